@@ -1,0 +1,161 @@
+//! Diagnostics: errors and warnings with a source location, rendered like
+//! clang (`<source>:3:9: error: ...`, the source line, a caret) into the build
+//! log. Every stage reports here and goes on where it can; nothing exits.
+
+use crate::token::{SourceMap, Span};
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// `None` for problems with no place in the source (e.g. bad options).
+    pub span: Option<Span>,
+    pub message: String,
+}
+
+/// The diagnostics of one compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    pub list: Vec<Diagnostic>,
+    /// `-w`: drop warnings.
+    pub suppress_warnings: bool,
+    /// `-Werror`: warnings count as errors.
+    pub warnings_are_errors: bool,
+}
+
+impl Diagnostics {
+    pub fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.push(Severity::Error, Some(span), message.into());
+    }
+
+    pub fn warning(&mut self, span: Span, message: impl Into<String>) {
+        self.push(Severity::Warning, Some(span), message.into());
+    }
+
+    pub fn note(&mut self, span: Span, message: impl Into<String>) {
+        self.push(Severity::Note, Some(span), message.into());
+    }
+
+    /// An error with no source location.
+    pub fn error_nowhere(&mut self, message: impl Into<String>) {
+        self.push(Severity::Error, None, message.into());
+    }
+
+    fn push(&mut self, severity: Severity, span: Option<Span>, message: String) {
+        let severity = match severity {
+            Severity::Warning if self.suppress_warnings => return,
+            Severity::Warning if self.warnings_are_errors => Severity::Error,
+            other => other,
+        };
+        self.list.push(Diagnostic {
+            severity,
+            span,
+            message,
+        });
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.list.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// The build log: every diagnostic, clang style.
+    pub fn render(&self, sources: &SourceMap) -> String {
+        let mut log = String::new();
+        for d in &self.list {
+            let label = match d.severity {
+                Severity::Note => "note",
+                Severity::Warning => "warning",
+                Severity::Error => "error",
+            };
+            let Some(span) = d.span else {
+                let _ = writeln!(log, "{label}: {}", d.message);
+                continue;
+            };
+            let file = sources.files.get(span.file as usize);
+            let name = file.map_or("<source>", |f| f.name.as_str());
+            let _ = writeln!(
+                log,
+                "{name}:{}:{}: {label}: {}",
+                span.line, span.col, d.message
+            );
+            let line = file.and_then(|f| f.text.lines().nth(span.line.saturating_sub(1) as usize));
+            if let Some(line) = line {
+                let _ = writeln!(log, "{line}");
+                // Keep tabs so that the caret lines up under the character.
+                let pad: String = line
+                    .chars()
+                    .take(span.col.saturating_sub(1) as usize)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                let _ = writeln!(log, "{pad}^");
+            }
+        }
+        let errors = self
+            .list
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        if errors > 0 {
+            let _ = writeln!(
+                log,
+                "{errors} error{} generated.",
+                if errors == 1 { "" } else { "s" }
+            );
+        }
+        log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::token::SourceFile;
+
+    #[test]
+    fn renders_like_clang() {
+        let sources = SourceMap {
+            files: vec![SourceFile {
+                name: "<source>".into(),
+                text: "kernel void f() {\n  int x = y;\n}\n".into(),
+            }],
+        };
+        let mut diags = Diagnostics::default();
+        diags.error(
+            Span {
+                file: 0,
+                offset: 28,
+                line: 2,
+                col: 11,
+            },
+            "use of undeclared identifier 'y'",
+        );
+        let log = diags.render(&sources);
+        assert_eq!(
+            log,
+            "<source>:2:11: error: use of undeclared identifier 'y'\n  int x = y;\n          ^\n1 error generated.\n"
+        );
+    }
+
+    #[test]
+    fn werror_promotes_and_w_drops() {
+        let mut d = Diagnostics {
+            warnings_are_errors: true,
+            ..Default::default()
+        };
+        d.warning(Span::default(), "w");
+        assert!(d.has_errors());
+        let mut d = Diagnostics {
+            suppress_warnings: true,
+            ..Default::default()
+        };
+        d.warning(Span::default(), "w");
+        assert!(d.list.is_empty());
+    }
+}

@@ -1,0 +1,236 @@
+//! OpenCL C → Vulkan SPIR-V.
+//!
+//! A pure library: no GPU, no global state, thread-safe. The runtime hands it
+//! source, build options, in-memory headers and a [`TargetCaps`] describing the
+//! device; it returns SPIR-V words plus per-kernel reflection, or a build log.
+//!
+//! Pipeline (each stage its own module): [`preprocess`] (tokens out) →
+//! parser → semantic analysis → lowering → SPIR-V emission → reflection.
+//!
+//! # The launch ABI (shared with the runtime; change both together)
+//!
+//! Every kernel reads a push-constant block laid out with scalar (C) layout:
+//!
+//! | offset | what |
+//! |---|---|
+//! | 0  | `global_offset: [u32; 3]` |
+//! | 12 | `global_size: [u32; 3]` (the whole NDRange, not the split part) |
+//! | 24 | `printf_buffer: u64` device address, 0 when the kernel has no printf |
+//! | 32 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
+//!
+//! Arguments are laid out in declaration order, each at the offset and size in
+//! [`KernelArg`]: scalars and vectors with their OpenCL size and alignment (a
+//! 3-vector takes the size of a 4-vector), `__global`/`__constant` pointers as
+//! 8-byte device addresses, structs by value with C layout. `__local` pointer
+//! arguments take no bytes: their size in bytes is the specialization constant
+//! [`KernelArg::local_size_spec_id`]. When the block would exceed
+//! [`TargetCaps::max_push_constants_size`], the arguments go to a buffer whose
+//! device address sits at offset 32, with the same layout starting at 0.
+//!
+//! The work-group size is specialization constants 0, 1, 2 (x, y, z), bound to
+//! the `WorkgroupSize` built-in. The group id comes from `WorkgroupId`, so a
+//! dispatch split with `vkCmdDispatchBase` needs no extra launch value.
+//!
+//! [`preprocess`]: crate::preprocess
+
+pub mod diag;
+pub mod driver;
+pub mod options;
+pub mod preprocess;
+pub mod token;
+
+use std::fmt;
+
+/// What the target device can do. Plain data: the compiler knows nothing of
+/// Vulkan objects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetCaps {
+    /// SPIR-V version of the module, e.g. `(1, 5)` for Vulkan 1.2.
+    pub spirv_version: (u8, u8),
+    /// `maxPushConstantsSize` of the device (128 on lavapipe, 256 on NVIDIA).
+    pub max_push_constants_size: u32,
+    /// cl_khr_fp64 (`shaderFloat64`).
+    pub fp64: bool,
+    /// cl_khr_fp16 arithmetic (`shaderFloat16` + 16-bit storage).
+    pub fp16: bool,
+    /// `shaderInt16`.
+    pub int16: bool,
+    /// cl_khr_int64_base_atomics / extended (`shaderBufferInt64Atomics`).
+    pub int64_atomics: bool,
+    /// `__IMAGE_SUPPORT__`.
+    pub images: bool,
+    /// Extensions to advertise through `cl_khr_*` macros and accept in
+    /// `#pragma OPENCL EXTENSION`.
+    pub extensions: Vec<String>,
+    /// OpenCL C 3.0 feature macros (`__opencl_c_*`) that the device supports.
+    pub features: Vec<String>,
+}
+
+impl Default for TargetCaps {
+    fn default() -> Self {
+        TargetCaps {
+            spirv_version: (1, 5),
+            max_push_constants_size: 128,
+            fp64: false,
+            fp16: false,
+            int16: false,
+            int64_atomics: false,
+            images: false,
+            extensions: Vec::new(),
+            features: Vec::new(),
+        }
+    }
+}
+
+/// One in-memory header, as passed to `clCompileProgram` (`input_headers`
+/// with `header_include_names`).
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub name: String,
+    pub source: String,
+}
+
+/// What to compile.
+#[derive(Clone, Debug, Default)]
+pub struct CompileRequest<'a> {
+    pub source: &'a str,
+    /// The options string of `clBuildProgram` / `clCompileProgram`.
+    pub options: &'a str,
+    pub headers: &'a [Header],
+}
+
+/// The result of a successful build.
+#[derive(Clone, Debug)]
+pub struct CompiledProgram {
+    /// The SPIR-V module: one entry point per kernel.
+    pub spirv: Vec<u32>,
+    pub kernels: Vec<KernelInfo>,
+    /// Warnings (may be empty): the build log of a successful build.
+    pub log: String,
+}
+
+/// Why a build failed: the build log, clang-style diagnostics with
+/// `file:line:col`, the source line and a caret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    pub log: String,
+    /// True when the options string itself was invalid
+    /// (`CL_INVALID_BUILD_OPTIONS` rather than `CL_BUILD_PROGRAM_FAILURE`).
+    pub invalid_options: bool,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.log)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Reflection of one `__kernel` function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Entry point name in the module (the kernel's OpenCL name).
+    pub name: String,
+    pub args: Vec<KernelArg>,
+    /// Where the arguments live at launch.
+    pub arg_block: ArgBlock,
+    /// Bytes of argument data (the layout described in the crate docs).
+    pub args_size: u32,
+    /// `__attribute__((reqd_work_group_size(x, y, z)))`.
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    /// `__attribute__((work_group_size_hint(x, y, z)))`.
+    pub work_group_size_hint: Option<[u32; 3]>,
+    /// `__attribute__((vec_type_hint(T)))`, as the type's name.
+    pub vec_type_hint: Option<String>,
+    /// The attribute string `CL_KERNEL_ATTRIBUTES` reports.
+    pub attributes: String,
+    /// Bytes of `__local` variables declared inside the kernel (not
+    /// arguments).
+    pub static_local_mem_size: u64,
+    /// Bytes of private memory per work-item the compiler knows of.
+    pub private_mem_size: u64,
+    /// The kernel calls `printf`.
+    pub uses_printf: bool,
+}
+
+/// Where a kernel's arguments are at launch (see the crate docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgBlock {
+    /// In the push-constant block from byte 32.
+    Push,
+    /// In a buffer whose device address is at byte 32 of the push-constant
+    /// block.
+    Buffer,
+}
+
+/// Byte offset of the arguments (or of the argument-buffer address) in the
+/// push-constant block.
+pub const ARGS_OFFSET: u32 = 32;
+/// Specialization constant ids of the work-group size.
+pub const SPEC_ID_WORK_GROUP_SIZE: [u32; 3] = [0, 1, 2];
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelArg {
+    pub name: String,
+    /// `CL_KERNEL_ARG_TYPE_NAME`: e.g. `float*`, `uint4`, `struct point`.
+    pub type_name: String,
+    pub address_qualifier: AddressQualifier,
+    pub access_qualifier: AccessQualifier,
+    /// `CL_KERNEL_ARG_TYPE_*` bits: const 1, restrict 2, volatile 4, pipe 8.
+    pub type_qualifier: u32,
+    pub kind: ArgKind,
+    /// Offset in the argument block; meaningless for [`ArgKind::LocalPointer`].
+    pub offset: u32,
+    /// Bytes `clSetKernelArg` must be given (8 for a pointer, the type size
+    /// for values); 0 for a `__local` pointer, whose size is free.
+    pub size: u32,
+    /// For a `__local` pointer: the specialization constant holding its size
+    /// in bytes.
+    pub local_size_spec_id: Option<u32>,
+}
+
+/// `CL_KERNEL_ARG_ADDRESS_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressQualifier {
+    Global,
+    Local,
+    Constant,
+    Private,
+}
+
+/// `CL_KERNEL_ARG_ACCESS_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessQualifier {
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+    None,
+}
+
+/// How the runtime passes an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A scalar, vector or struct passed by value: `size` bytes copied.
+    Value,
+    /// A `__global` or `__constant` pointer: a `cl_mem` (or NULL) whose device
+    /// address (plus sub-buffer offset) is written as 8 bytes.
+    Buffer,
+    /// A `__local` pointer: `clSetKernelArg(k, i, size, NULL)`.
+    LocalPointer,
+    /// `image*_t` (not yet supported by the code generator).
+    Image,
+    /// `sampler_t` (not yet supported by the code generator).
+    Sampler,
+}
+
+/// Compiles OpenCL C source to SPIR-V for `caps`.
+///
+/// Never panics on any input: every problem is a [`BuildError`].
+pub fn compile(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+) -> Result<CompiledProgram, BuildError> {
+    driver::compile(request, caps)
+}

@@ -1,0 +1,1 @@
+//! The OpenCL C ABI.

@@ -1,0 +1,2 @@
+//! The OpenCL object model.
+pub mod cl;
