@@ -1,2 +1,3 @@
 //! The OpenCL object model.
+pub mod api;
 pub mod cl;
