@@ -5,4 +5,5 @@
 //! lists them; `cl_int` error codes; `catch_unwind` at every entry point.
 //! It holds no state of its own: the objects live in `ferrocl-runtime`.
 
+pub mod entry;
 pub mod info;
