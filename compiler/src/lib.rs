@@ -15,8 +15,13 @@
 //! |---|---|
 //! | 0  | `global_offset: [u32; 3]` |
 //! | 12 | `global_size: [u32; 3]` (the whole NDRange, not the split part) |
-//! | 24 | `printf_buffer: u64` device address, 0 when the kernel has no printf |
+//! | 24 | `work_dim: u32` |
+//! | 28 | reserved, 0 |
 //! | 32 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
+//!
+//! Unused dimensions have global size 1 and offset 0. A kernel that calls
+//! `printf` receives its printf buffer's device address as a hidden trailing
+//! 8-byte argument.
 //!
 //! Arguments are laid out in declaration order, each at the offset and size in
 //! [`KernelArg`]: scalars and vectors with their OpenCL size and alignment (a
