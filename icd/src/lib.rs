@@ -7,3 +7,16 @@
 
 pub mod entry;
 pub mod info;
+pub mod platform;
+pub mod device;
+pub mod dispatch;
+pub mod extension;
+pub mod unsupported;
+pub mod context;
+pub mod queue;
+pub mod memory;
+pub mod program;
+pub mod kernel;
+pub mod event;
+pub mod enqueue;
+pub mod svm;

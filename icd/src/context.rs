@@ -1,0 +1,1 @@
+//! OpenCL context entry points.

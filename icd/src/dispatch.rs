@@ -1,0 +1,1 @@
+//! OpenCL dispatch entry points.

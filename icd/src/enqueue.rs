@@ -1,0 +1,1 @@
+//! OpenCL enqueue entry points.

@@ -1,0 +1,1 @@
+//! OpenCL event entry points.

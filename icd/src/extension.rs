@@ -1,0 +1,1 @@
+//! OpenCL extension entry points.

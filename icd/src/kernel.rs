@@ -1,0 +1,1 @@
+//! OpenCL kernel entry points.

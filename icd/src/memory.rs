@@ -1,0 +1,1 @@
+//! OpenCL memory entry points.

@@ -1,0 +1,1 @@
+//! OpenCL platform entry points.

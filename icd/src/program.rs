@@ -1,0 +1,1 @@
+//! OpenCL program entry points.

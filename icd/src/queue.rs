@@ -1,0 +1,1 @@
+//! OpenCL queue entry points.

@@ -1,0 +1,1 @@
+//! OpenCL svm entry points.

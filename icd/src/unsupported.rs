@@ -1,0 +1,1 @@
+//! OpenCL unsupported entry points.
