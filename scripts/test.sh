@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite: compiler, backend, runtime, the C API through the
+# ocl-icd loader, clinfo, and 30+ kernels compared with host references, all
+# under the Khronos validation layer (any validation message fails a test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+ferrocl_install_deps
+export FERROCL_VALIDATION=1
+# Two kernels at a time keep lavapipe's threads from fighting each other on
+# small machines; the tests themselves are independent.
+cargo test --workspace --no-fail-fast -- --test-threads="${FERROCL_TEST_THREADS:-2}"
