@@ -1,12 +1,63 @@
 //! Runs the pipeline: options → preprocessor → parser → semantic analysis →
 //! lowering → SPIR-V → reflection.
 
+use crate::diag::Diagnostics;
+use crate::options::BuildOptions;
+use crate::token::{SourceMap, Token};
 use crate::{BuildError, CompileRequest, CompiledProgram, TargetCaps};
 
 pub(crate) fn compile(
     request: &CompileRequest<'_>,
     caps: &TargetCaps,
 ) -> Result<CompiledProgram, BuildError> {
-    let _ = (request, caps);
-    unimplemented!("driver")
+    let options = BuildOptions::parse(request.options).map_err(|log| BuildError {
+        log,
+        invalid_options: true,
+    })?;
+    let mut diags = Diagnostics {
+        suppress_warnings: options.suppress_warnings,
+        warnings_are_errors: options.warnings_are_errors,
+        ..Default::default()
+    };
+    let (tokens, sources) =
+        crate::preprocess::preprocess(request.source, request.headers, &options, caps, &mut diags);
+    if diags.has_errors() {
+        return Err(BuildError {
+            log: diags.render(&sources),
+            invalid_options: false,
+        });
+    }
+    compile_tokens(&tokens, &sources, caps, diags)
+}
+
+/// Compiles already-preprocessed tokens: parse, check and lower, emit.
+/// `diags` may already hold the preprocessor's warnings.
+pub fn compile_tokens(
+    tokens: &[Token],
+    sources: &SourceMap,
+    caps: &TargetCaps,
+    mut diags: Diagnostics,
+) -> Result<CompiledProgram, BuildError> {
+    let tu = crate::parse::parse(tokens, caps.fp64, &mut diags);
+    let lowered = if diags.has_errors() {
+        None
+    } else {
+        crate::lower::lower(&tu, caps, &mut diags)
+    };
+    match lowered {
+        Some((spirv, kernels)) if !diags.has_errors() => Ok(CompiledProgram {
+            spirv,
+            kernels,
+            log: diags.render(sources),
+        }),
+        _ => {
+            if !diags.has_errors() {
+                diags.error_nowhere("compilation failed");
+            }
+            Err(BuildError {
+                log: diags.render(sources),
+                invalid_options: false,
+            })
+        }
+    }
 }

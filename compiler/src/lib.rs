@@ -38,10 +38,15 @@
 //!
 //! [`preprocess`]: crate::preprocess
 
+pub mod ast;
 pub mod diag;
 pub mod driver;
+pub mod lower;
 pub mod options;
+pub mod parse;
 pub mod preprocess;
+pub mod sema;
+pub mod spirv;
 pub mod token;
 
 use std::fmt;

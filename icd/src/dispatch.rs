@@ -1,1 +1,273 @@
-//! OpenCL dispatch entry points.
+//! The ICD dispatch table: `struct _cl_icd_dispatch` of the Khronos
+//! `cl_icd.h`, slot for slot, filled with ferrocl's entry points.
+//!
+//! The first word of every handle points here (see `ferrocl_runtime::api`);
+//! an ICD loader calls through it. [`ensure_registered`] hands the table to
+//! the runtime before any object exists.
+
+use std::ffi::c_void;
+use std::sync::Once;
+
+macro_rules! dispatch_table {
+    ($($(#[$doc:meta])* $slot:ident => $function:expr,)*) => {
+        /// `cl_icd_dispatch`: one function pointer per slot, in the header's
+        /// order.
+        #[repr(C)]
+        #[allow(non_snake_case)]
+        pub struct IcdDispatch {
+            $($(#[$doc])* pub $slot: *const c_void,)*
+        }
+
+        /// The table every ferrocl handle points to.
+        pub static DISPATCH: IcdDispatch = IcdDispatch {
+            $($slot: $function as *const c_void,)*
+        };
+
+        /// The slot names in table order (checked against `cl_icd.h`).
+        pub const SLOT_NAMES: &[&str] = &[$(stringify!($slot),)*];
+    };
+}
+
+// SAFETY: the table is immutable and holds only function addresses.
+unsafe impl Sync for IcdDispatch {}
+
+dispatch_table! {
+    // OpenCL 1.0
+    clGetPlatformIDs => crate::platform::clGetPlatformIDs,
+    clGetPlatformInfo => crate::platform::clGetPlatformInfo,
+    clGetDeviceIDs => crate::device::clGetDeviceIDs,
+    clGetDeviceInfo => crate::device::clGetDeviceInfo,
+    clCreateContext => crate::context::clCreateContext,
+    clCreateContextFromType => crate::context::clCreateContextFromType,
+    clRetainContext => crate::context::clRetainContext,
+    clReleaseContext => crate::context::clReleaseContext,
+    clGetContextInfo => crate::context::clGetContextInfo,
+    clCreateCommandQueue => crate::queue::clCreateCommandQueue,
+    clRetainCommandQueue => crate::queue::clRetainCommandQueue,
+    clReleaseCommandQueue => crate::queue::clReleaseCommandQueue,
+    clGetCommandQueueInfo => crate::queue::clGetCommandQueueInfo,
+    clSetCommandQueueProperty => crate::queue::clSetCommandQueueProperty,
+    clCreateBuffer => crate::memory::clCreateBuffer,
+    clCreateImage2D => crate::unsupported::clCreateImage2D,
+    clCreateImage3D => crate::unsupported::clCreateImage3D,
+    clRetainMemObject => crate::memory::clRetainMemObject,
+    clReleaseMemObject => crate::memory::clReleaseMemObject,
+    clGetSupportedImageFormats => crate::unsupported::clGetSupportedImageFormats,
+    clGetMemObjectInfo => crate::memory::clGetMemObjectInfo,
+    clGetImageInfo => crate::unsupported::clGetImageInfo,
+    clCreateSampler => crate::unsupported::clCreateSampler,
+    clRetainSampler => crate::unsupported::clRetainSampler,
+    clReleaseSampler => crate::unsupported::clReleaseSampler,
+    clGetSamplerInfo => crate::unsupported::clGetSamplerInfo,
+    clCreateProgramWithSource => std::ptr::null::<c_void>(),
+    clCreateProgramWithBinary => std::ptr::null::<c_void>(),
+    clRetainProgram => std::ptr::null::<c_void>(),
+    clReleaseProgram => std::ptr::null::<c_void>(),
+    clBuildProgram => std::ptr::null::<c_void>(),
+    clUnloadCompiler => std::ptr::null::<c_void>(),
+    clGetProgramInfo => std::ptr::null::<c_void>(),
+    clGetProgramBuildInfo => std::ptr::null::<c_void>(),
+    clCreateKernel => std::ptr::null::<c_void>(),
+    clCreateKernelsInProgram => std::ptr::null::<c_void>(),
+    clRetainKernel => std::ptr::null::<c_void>(),
+    clReleaseKernel => std::ptr::null::<c_void>(),
+    clSetKernelArg => std::ptr::null::<c_void>(),
+    clGetKernelInfo => std::ptr::null::<c_void>(),
+    clGetKernelWorkGroupInfo => std::ptr::null::<c_void>(),
+    clWaitForEvents => crate::event::clWaitForEvents,
+    clGetEventInfo => crate::event::clGetEventInfo,
+    clRetainEvent => crate::event::clRetainEvent,
+    clReleaseEvent => crate::event::clReleaseEvent,
+    clGetEventProfilingInfo => crate::event::clGetEventProfilingInfo,
+    clFlush => crate::queue::clFlush,
+    clFinish => crate::queue::clFinish,
+    clEnqueueReadBuffer => crate::memory::clEnqueueReadBuffer,
+    clEnqueueWriteBuffer => crate::memory::clEnqueueWriteBuffer,
+    clEnqueueCopyBuffer => crate::memory::clEnqueueCopyBuffer,
+    clEnqueueReadImage => crate::unsupported::clEnqueueReadImage,
+    clEnqueueWriteImage => crate::unsupported::clEnqueueWriteImage,
+    clEnqueueCopyImage => crate::unsupported::clEnqueueCopyImage,
+    clEnqueueCopyImageToBuffer => crate::unsupported::clEnqueueCopyImageToBuffer,
+    clEnqueueCopyBufferToImage => crate::unsupported::clEnqueueCopyBufferToImage,
+    clEnqueueMapBuffer => crate::memory::clEnqueueMapBuffer,
+    clEnqueueMapImage => crate::unsupported::clEnqueueMapImage,
+    clEnqueueUnmapMemObject => crate::memory::clEnqueueUnmapMemObject,
+    clEnqueueNDRangeKernel => crate::enqueue::clEnqueueNDRangeKernel,
+    clEnqueueTask => crate::enqueue::clEnqueueTask,
+    clEnqueueNativeKernel => crate::enqueue::clEnqueueNativeKernel,
+    clEnqueueMarker => crate::enqueue::clEnqueueMarker,
+    clEnqueueWaitForEvents => crate::enqueue::clEnqueueWaitForEvents,
+    clEnqueueBarrier => crate::enqueue::clEnqueueBarrier,
+    clGetExtensionFunctionAddress => crate::extension::clGetExtensionFunctionAddress,
+    clCreateFromGLBuffer => crate::unsupported::clCreateFromGLBuffer,
+    clCreateFromGLTexture2D => crate::unsupported::clCreateFromGLTexture2D,
+    clCreateFromGLTexture3D => crate::unsupported::clCreateFromGLTexture3D,
+    clCreateFromGLRenderbuffer => crate::unsupported::clCreateFromGLRenderbuffer,
+    clGetGLObjectInfo => crate::unsupported::clGetGLObjectInfo,
+    clGetGLTextureInfo => crate::unsupported::clGetGLTextureInfo,
+    clEnqueueAcquireGLObjects => crate::unsupported::clEnqueueAcquireGLObjects,
+    clEnqueueReleaseGLObjects => crate::unsupported::clEnqueueReleaseGLObjects,
+    clGetGLContextInfoKHR => crate::unsupported::clGetGLContextInfoKHR,
+    // cl_khr_d3d10_sharing
+    clGetDeviceIDsFromD3D10KHR => crate::unsupported::clGetDeviceIDsFromD3D10KHR,
+    clCreateFromD3D10BufferKHR => crate::unsupported::clCreateFromD3D10BufferKHR,
+    clCreateFromD3D10Texture2DKHR => crate::unsupported::clCreateFromD3D10Texture2DKHR,
+    clCreateFromD3D10Texture3DKHR => crate::unsupported::clCreateFromD3D10Texture3DKHR,
+    clEnqueueAcquireD3D10ObjectsKHR => crate::unsupported::clEnqueueAcquireD3D10ObjectsKHR,
+    clEnqueueReleaseD3D10ObjectsKHR => crate::unsupported::clEnqueueReleaseD3D10ObjectsKHR,
+    // OpenCL 1.1
+    clSetEventCallback => crate::event::clSetEventCallback,
+    clCreateSubBuffer => crate::memory::clCreateSubBuffer,
+    clSetMemObjectDestructorCallback => crate::memory::clSetMemObjectDestructorCallback,
+    clCreateUserEvent => crate::event::clCreateUserEvent,
+    clSetUserEventStatus => crate::event::clSetUserEventStatus,
+    clEnqueueReadBufferRect => crate::memory::clEnqueueReadBufferRect,
+    clEnqueueWriteBufferRect => crate::memory::clEnqueueWriteBufferRect,
+    clEnqueueCopyBufferRect => crate::memory::clEnqueueCopyBufferRect,
+    // cl_ext_device_fission
+    clCreateSubDevicesEXT => crate::unsupported::clCreateSubDevicesEXT,
+    clRetainDeviceEXT => crate::unsupported::clRetainDeviceEXT,
+    clReleaseDeviceEXT => crate::unsupported::clReleaseDeviceEXT,
+    // cl_khr_gl_event
+    clCreateEventFromGLsyncKHR => crate::unsupported::clCreateEventFromGLsyncKHR,
+    // OpenCL 1.2
+    clCreateSubDevices => crate::device::clCreateSubDevices,
+    clRetainDevice => crate::device::clRetainDevice,
+    clReleaseDevice => crate::device::clReleaseDevice,
+    clCreateImage => crate::unsupported::clCreateImage,
+    clCreateProgramWithBuiltInKernels => std::ptr::null::<c_void>(),
+    clCompileProgram => std::ptr::null::<c_void>(),
+    clLinkProgram => std::ptr::null::<c_void>(),
+    clUnloadPlatformCompiler => std::ptr::null::<c_void>(),
+    clGetKernelArgInfo => std::ptr::null::<c_void>(),
+    clEnqueueFillBuffer => crate::memory::clEnqueueFillBuffer,
+    clEnqueueFillImage => crate::unsupported::clEnqueueFillImage,
+    clEnqueueMigrateMemObjects => crate::memory::clEnqueueMigrateMemObjects,
+    clEnqueueMarkerWithWaitList => crate::enqueue::clEnqueueMarkerWithWaitList,
+    clEnqueueBarrierWithWaitList => crate::enqueue::clEnqueueBarrierWithWaitList,
+    clGetExtensionFunctionAddressForPlatform => crate::extension::clGetExtensionFunctionAddressForPlatform,
+    clCreateFromGLTexture => crate::unsupported::clCreateFromGLTexture,
+    // cl_khr_d3d11_sharing
+    clGetDeviceIDsFromD3D11KHR => crate::unsupported::clGetDeviceIDsFromD3D11KHR,
+    clCreateFromD3D11BufferKHR => crate::unsupported::clCreateFromD3D11BufferKHR,
+    clCreateFromD3D11Texture2DKHR => crate::unsupported::clCreateFromD3D11Texture2DKHR,
+    clCreateFromD3D11Texture3DKHR => crate::unsupported::clCreateFromD3D11Texture3DKHR,
+    clCreateFromDX9MediaSurfaceKHR => crate::unsupported::clCreateFromDX9MediaSurfaceKHR,
+    clEnqueueAcquireD3D11ObjectsKHR => crate::unsupported::clEnqueueAcquireD3D11ObjectsKHR,
+    clEnqueueReleaseD3D11ObjectsKHR => crate::unsupported::clEnqueueReleaseD3D11ObjectsKHR,
+    // cl_khr_dx9_media_sharing
+    clGetDeviceIDsFromDX9MediaAdapterKHR => crate::unsupported::clGetDeviceIDsFromDX9MediaAdapterKHR,
+    clEnqueueAcquireDX9MediaSurfacesKHR => crate::unsupported::clEnqueueAcquireDX9MediaSurfacesKHR,
+    clEnqueueReleaseDX9MediaSurfacesKHR => crate::unsupported::clEnqueueReleaseDX9MediaSurfacesKHR,
+    // cl_khr_egl_image
+    clCreateFromEGLImageKHR => crate::unsupported::clCreateFromEGLImageKHR,
+    clEnqueueAcquireEGLObjectsKHR => crate::unsupported::clEnqueueAcquireEGLObjectsKHR,
+    clEnqueueReleaseEGLObjectsKHR => crate::unsupported::clEnqueueReleaseEGLObjectsKHR,
+    // cl_khr_egl_event
+    clCreateEventFromEGLSyncKHR => crate::unsupported::clCreateEventFromEGLSyncKHR,
+    // OpenCL 2.0
+    clCreateCommandQueueWithProperties => crate::queue::clCreateCommandQueueWithProperties,
+    clCreatePipe => crate::unsupported::clCreatePipe,
+    clGetPipeInfo => crate::unsupported::clGetPipeInfo,
+    clSVMAlloc => std::ptr::null::<c_void>(),
+    clSVMFree => std::ptr::null::<c_void>(),
+    clEnqueueSVMFree => std::ptr::null::<c_void>(),
+    clEnqueueSVMMemcpy => std::ptr::null::<c_void>(),
+    clEnqueueSVMMemFill => std::ptr::null::<c_void>(),
+    clEnqueueSVMMap => std::ptr::null::<c_void>(),
+    clEnqueueSVMUnmap => std::ptr::null::<c_void>(),
+    clCreateSamplerWithProperties => crate::unsupported::clCreateSamplerWithProperties,
+    clSetKernelArgSVMPointer => std::ptr::null::<c_void>(),
+    clSetKernelExecInfo => std::ptr::null::<c_void>(),
+    // cl_khr_sub_groups
+    clGetKernelSubGroupInfoKHR => std::ptr::null::<c_void>(),
+    // OpenCL 2.1
+    clCloneKernel => std::ptr::null::<c_void>(),
+    clCreateProgramWithIL => std::ptr::null::<c_void>(),
+    clEnqueueSVMMigrateMem => std::ptr::null::<c_void>(),
+    clGetDeviceAndHostTimer => crate::device::clGetDeviceAndHostTimer,
+    clGetHostTimer => crate::device::clGetHostTimer,
+    clGetKernelSubGroupInfo => std::ptr::null::<c_void>(),
+    clSetDefaultDeviceCommandQueue => crate::device::clSetDefaultDeviceCommandQueue,
+    // OpenCL 2.2
+    clSetProgramReleaseCallback => std::ptr::null::<c_void>(),
+    clSetProgramSpecializationConstant => std::ptr::null::<c_void>(),
+    // OpenCL 3.0
+    clCreateBufferWithProperties => crate::memory::clCreateBufferWithProperties,
+    clCreateImageWithProperties => crate::unsupported::clCreateImageWithProperties,
+    clSetContextDestructorCallback => crate::context::clSetContextDestructorCallback,
+}
+
+static REGISTER: Once = Once::new();
+
+/// Registers [`DISPATCH`] with the runtime, once. Called by every entry
+/// point that can be an application's first call (`clGetPlatformIDs`,
+/// `clIcdGetPlatformIDsKHR`, ...) before the platform is created, and when
+/// the library is loaded.
+pub fn ensure_registered() {
+    REGISTER.call_once(|| ferrocl_runtime::api::set_dispatch_table(&DISPATCH as *const IcdDispatch as *const c_void));
+}
+
+/// Registers the table as soon as the dynamic loader maps libferrocl.so,
+/// so even an application whose first call names a context or queue
+/// entry point gets handles that carry it.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static REGISTER_ON_LOAD: extern "C" fn() = {
+    extern "C" fn register_on_load() {
+        ensure_registered();
+    }
+    register_on_load
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slot names of `struct _cl_icd_dispatch` in the installed
+    /// Khronos header, in order.
+    fn header_slots() -> Option<Vec<String>> {
+        let header = std::fs::read_to_string("/usr/include/CL/cl_icd.h").ok()?;
+        let start = header.find("typedef struct _cl_icd_dispatch")?;
+        let end = start + header[start..].find("} cl_icd_dispatch;")?;
+        let slots = header[start..end]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter_map(|word| word.strip_prefix("cl_api_"))
+            .map(str::to_string)
+            .collect();
+        Some(slots)
+    }
+
+    #[test]
+    fn slots_match_the_khronos_header() {
+        let Some(slots) = header_slots() else {
+            eprintln!("skipped: /usr/include/CL/cl_icd.h is not installed");
+            return;
+        };
+        assert_eq!(SLOT_NAMES, slots.as_slice());
+        assert_eq!(std::mem::size_of::<IcdDispatch>(), slots.len() * std::mem::size_of::<*const c_void>());
+    }
+
+    #[test]
+    fn every_slot_is_filled() {
+        let table = &DISPATCH as *const IcdDispatch as *const *const c_void;
+        for (i, name) in SLOT_NAMES.iter().enumerate() {
+            // SAFETY: IcdDispatch is repr(C) with SLOT_NAMES.len() pointer fields.
+            let slot = unsafe { table.add(i).read() };
+            assert!(!slot.is_null(), "{name} is empty");
+        }
+    }
+
+    #[test]
+    fn registration_is_idempotent() {
+        ensure_registered();
+        ensure_registered();
+        let mut platform = std::ptr::null_mut();
+        let status = unsafe { crate::platform::clGetPlatformIDs(1, &mut platform, std::ptr::null_mut()) };
+        assert_eq!(status, ferrocl_runtime::cl::CL_SUCCESS);
+        // The loader reads the table from the handle's first word.
+        let first_word = unsafe { *(platform as *const *const c_void) };
+        assert_eq!(first_word, &DISPATCH as *const IcdDispatch as *const c_void);
+    }
+}

@@ -1,1 +1,323 @@
-//! OpenCL enqueue entry points.
+//! Kernel launches, markers and barriers, and the checks every `clEnqueue*`
+//! shares (wait lists, returned events).
+
+use crate::entry::api_call;
+use ferrocl_runtime::api::{arc_from_handle, into_handle};
+use ferrocl_runtime::cl::*;
+use ferrocl_runtime::event::Event;
+use ferrocl_runtime::kernel::{enqueue_nd_range, pick_local_size, Kernel, NdRange};
+use ferrocl_runtime::queue::Queue;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// The events of `event_wait_list`, checked.
+///
+/// # Safety
+/// `list` is NULL or points to `num` handles.
+pub(crate) unsafe fn wait_list(queue: &Queue, num: cl_uint, list: *const *mut c_void) -> Result<Vec<Arc<Event>>, cl_int> {
+    // CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and
+    // num_events_in_wait_list > 0, or event_wait_list is not NULL and
+    // num_events_in_wait_list is 0.
+    if list.is_null() != (num == 0) {
+        return Err(CL_INVALID_EVENT_WAIT_LIST);
+    }
+    let mut events = Vec::with_capacity(num as usize);
+    for i in 0..num as usize {
+        // CL_INVALID_EVENT_WAIT_LIST if event objects in event_wait_list are
+        // not valid events.
+        // SAFETY: the list holds num handles per the contract.
+        let e = unsafe { arc_from_handle::<Event>(list.add(i).read_unaligned()) }.map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
+        // CL_INVALID_CONTEXT if the context associated with command_queue
+        // and events in event_wait_list are not the same.
+        if !Arc::ptr_eq(&e.context, &queue.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        events.push(e);
+    }
+    Ok(events)
+}
+
+/// Hands the command's event to the application when it asked for one.
+///
+/// # Safety
+/// `out` is NULL or writable.
+pub(crate) unsafe fn return_event(out: *mut *mut c_void, event: Arc<Event>) {
+    if !out.is_null() {
+        // SAFETY: per the contract.
+        unsafe { out.write_unaligned(into_handle(event)) };
+    }
+}
+
+/// The queue of a `command_queue` argument.
+///
+/// # Safety
+/// `handle` is NULL or a handle from this library.
+pub(crate) unsafe fn queue_arg(handle: *mut c_void) -> Result<Arc<Queue>, cl_int> {
+    // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+    // command-queue.
+    // SAFETY: forwarded contract.
+    unsafe { arc_from_handle::<Queue>(handle) }
+}
+
+/// Reads `n` `size_t` values (1 for the dimensions past `n`).
+///
+/// # Safety
+/// `ptr` points to `n` values.
+unsafe fn dims(ptr: *const usize, n: usize, fill: usize) -> [usize; 3] {
+    let mut out = [fill; 3];
+    for (d, slot) in out.iter_mut().enumerate().take(n) {
+        // SAFETY: per the contract.
+        *slot = unsafe { ptr.add(d).read_unaligned() };
+    }
+    out
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    command_queue: *mut c_void,
+    kernel: *mut c_void,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: the application's pointers, as the spec defines them.
+    api_call(|| unsafe {
+        let queue = queue_arg(command_queue)?;
+        // CL_INVALID_KERNEL if kernel is not a valid kernel.
+        let kernel = arc_from_handle::<Kernel>(kernel)?;
+        // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+        // program executable available for the device associated with
+        // command_queue.
+        let index = kernel.program.device_index(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        if kernel.program.executable(index).is_none() {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        // CL_INVALID_CONTEXT if the context associated with command_queue
+        // and kernel are not the same.
+        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not
+        // been set.
+        if !kernel.all_args_set() {
+            return Err(CL_INVALID_KERNEL_ARGS);
+        }
+        // CL_INVALID_WORK_DIMENSION if work_dim is not valid for the device
+        // associated with command_queue.
+        if !(1..=3).contains(&work_dim) {
+            return Err(CL_INVALID_WORK_DIMENSION);
+        }
+        let n = work_dim as usize;
+        // A NULL global_work_size is an empty NDRange (OpenCL 2.1 and newer).
+        let global = if global_work_size.is_null() { [0; 3] } else { dims(global_work_size, n, 1) };
+        let offset = if global_work_offset.is_null() { [0; 3] } else { dims(global_work_offset, n, 0) };
+        // CL_INVALID_GLOBAL_OFFSET if the value specified in
+        // global_work_size plus the corresponding value in
+        // global_work_offset for any dimensions is greater than the maximum
+        // value representable by size_t on the device.
+        for d in 0..3 {
+            if (offset[d] as u64) + (global[d] as u64) > u32::MAX as u64 + 1 {
+                return Err(CL_INVALID_GLOBAL_OFFSET);
+            }
+        }
+        // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
+        // global_work_size exceed the maximum value representable by size_t
+        // on the device (32-bit ids in the launch ABI).
+        if global.iter().any(|&g| g as u64 > u32::MAX as u64) {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        let info = queue.device.info();
+        let max_wg = info.max_work_group_size;
+        let reqd = kernel.info.reqd_work_group_size.map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
+        let local = if local_work_size.is_null() {
+            match reqd {
+                Some(r) => r,
+                None => pick_local_size(global.map(|g| g.max(1)), n, max_wg, info.max_work_item_sizes),
+            }
+        } else {
+            let local = dims(local_work_size, n, 1);
+            let total: usize = local.iter().product();
+            // CL_INVALID_WORK_GROUP_SIZE if local_work_size is not NULL and
+            // if the total number of work-items in the work-group is zero.
+            if total == 0 {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            // ... is greater than the maximum work-group size supported for
+            // kernel on the device.
+            if total > max_wg {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            // ... does not match the required work-group size for kernel.
+            if reqd.is_some_and(|r| r != local) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            // CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified
+            // in any dimension of local_work_size is not valid for the device.
+            if (0..3).any(|d| local[d] > info.max_work_item_sizes[d]) {
+                return Err(CL_INVALID_WORK_ITEM_SIZE);
+            }
+            local
+        };
+        // CL_INVALID_WORK_GROUP_SIZE if ... the work-group size must be
+        // uniform, and the global_work_size is not evenly divisible by the
+        // local_work_size (ferrocl runs uniform work-groups only).
+        if (0..3).any(|d| global[d] % local[d] != 0) {
+            return Err(CL_INVALID_WORK_GROUP_SIZE);
+        }
+        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        let e = if global.contains(&0) {
+            queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Box::new(|_| Ok(())))?
+        } else {
+            let range = NdRange {
+                work_dim,
+                offset,
+                global,
+                local,
+            };
+            enqueue_nd_range(&queue, &kernel, &range, &waits)?
+        };
+        return_event(event, e);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueTask(
+    command_queue: *mut c_void,
+    kernel: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    let one = 1usize;
+    // SAFETY: forwarded; `one` lives for the call.
+    unsafe {
+        clEnqueueNDRangeKernel(
+            command_queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            &one,
+            &one,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueNativeKernel(
+    command_queue: *mut c_void,
+    user_func: Option<unsafe extern "C" fn(*mut c_void)>,
+    args: *mut c_void,
+    cb_args: usize,
+    num_mem_objects: cl_uint,
+    mem_list: *const *mut c_void,
+    args_mem_loc: *const *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    let _ = (user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc);
+    let _ = (num_events_in_wait_list, event_wait_list, event);
+    api_call(|| {
+        // SAFETY: a handle the application got from this library.
+        unsafe { queue_arg(command_queue)? };
+        // CL_INVALID_OPERATION if the device associated with command_queue
+        // cannot execute the native kernel (no CL_EXEC_NATIVE_KERNEL).
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+/// A command that does no GPU work: it completes after the commands before
+/// it (in order) and its wait list.
+///
+/// # Safety
+/// As the entry points' pointers.
+unsafe fn enqueue_sync_point(
+    command_queue: *mut c_void,
+    command_type: cl_uint,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> Result<(), cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let queue = queue_arg(command_queue)?;
+        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        let e = queue.enqueue(command_type, &waits, Box::new(|_| Ok(())))?;
+        return_event(event, e);
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
+    command_queue: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: the application's pointers.
+    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list, event_wait_list, event) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
+    command_queue: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: the application's pointers.
+    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list, event_wait_list, event) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueMarker(command_queue: *mut c_void, event: *mut *mut c_void) -> cl_int {
+    api_call(|| {
+        // CL_INVALID_VALUE if event is NULL.
+        if event.is_null() {
+            // SAFETY: validates the handle only.
+            unsafe { queue_arg(command_queue)? };
+            return Err(CL_INVALID_VALUE);
+        }
+        // SAFETY: the application's pointers.
+        unsafe { enqueue_sync_point(command_queue, CL_COMMAND_MARKER, 0, std::ptr::null(), event) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueBarrier(command_queue: *mut c_void) -> cl_int {
+    // SAFETY: the application's pointers.
+    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_BARRIER, 0, std::ptr::null(), std::ptr::null_mut()) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueWaitForEvents(command_queue: *mut c_void, num_events: cl_uint, event_list: *const *mut c_void) -> cl_int {
+    api_call(|| {
+        // SAFETY: a handle the application got from this library.
+        let queue = unsafe { queue_arg(command_queue)? };
+        // CL_INVALID_VALUE if num_events is 0 or event_list is NULL.
+        if num_events == 0 || event_list.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        // CL_INVALID_EVENT if event objects specified in event_list are not
+        // valid events.
+        // SAFETY: the application gives num_events handles.
+        let waits = unsafe { wait_list(&queue, num_events, event_list) }.map_err(|e| {
+            if e == CL_INVALID_EVENT_WAIT_LIST {
+                CL_INVALID_EVENT
+            } else {
+                e
+            }
+        })?;
+        queue.enqueue(CL_COMMAND_BARRIER, &waits, Box::new(|_| Ok(())))?;
+        Ok(())
+    })
+}

@@ -1,1 +1,96 @@
-//! OpenCL extension entry points.
+//! Extension entry points: `clGetExtensionFunctionAddress`,
+//! `clGetExtensionFunctionAddressForPlatform` and `clIcdGetPlatformIDsKHR`
+//! (cl_khr_icd), the first function an ICD loader calls.
+
+use crate::entry::api_call;
+use crate::platform::{get_platform_ids, platform};
+use ferrocl_runtime::api::from_handle;
+use ferrocl_runtime::cl::*;
+use ferrocl_runtime::platform::Platform;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The extension functions ferrocl provides, by name. Only extensions that
+/// the platform or a device reports belong here.
+fn extension_function(name: &[u8]) -> Option<*mut c_void> {
+    match name {
+        b"clIcdGetPlatformIDsKHR" => Some(clIcdGetPlatformIDsKHR as *mut c_void),
+        _ => None,
+    }
+}
+
+/// # Safety
+/// `func_name` is NULL or a NUL-terminated string.
+unsafe fn lookup(func_name: *const c_char) -> *mut c_void {
+    if func_name.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: the caller guarantees a NUL-terminated string.
+    let name = unsafe { CStr::from_ptr(func_name) };
+    extension_function(name.to_bytes()).unwrap_or(std::ptr::null_mut())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
+    // SAFETY: the application's string, as the spec defines it.
+    catch_unwind(AssertUnwindSafe(|| unsafe { lookup(func_name) })).unwrap_or(std::ptr::null_mut())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
+    platform_id: *mut c_void,
+    func_name: *const c_char,
+) -> *mut c_void {
+    catch_unwind(AssertUnwindSafe(|| {
+        // A return value of NULL indicates that platform is not a valid
+        // platform.
+        let platform = platform();
+        // SAFETY: the application's handle.
+        match unsafe { from_handle::<Platform>(platform_id) } {
+            Ok(given) if std::ptr::eq(given, &**platform) => {}
+            _ => return std::ptr::null_mut(),
+        }
+        // SAFETY: the application's string.
+        unsafe { lookup(func_name) }
+    }))
+    .unwrap_or(std::ptr::null_mut())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    num_entries: cl_uint,
+    platforms: *mut *mut c_void,
+    num_platforms: *mut cl_uint,
+) -> cl_int {
+    // SAFETY: the loader's pointers, as the spec defines them.
+    api_call(|| unsafe { get_platform_ids(num_entries, platforms, num_platforms) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ptr::null_mut;
+
+    #[test]
+    fn icd_entry_point_is_found_and_others_are_not() {
+        unsafe {
+            let f = clGetExtensionFunctionAddress(c"clIcdGetPlatformIDsKHR".as_ptr());
+            assert_eq!(f, clIcdGetPlatformIDsKHR as *mut c_void);
+            assert!(clGetExtensionFunctionAddress(c"clCreateCommandBufferKHR".as_ptr()).is_null());
+            assert!(clGetExtensionFunctionAddress(std::ptr::null()).is_null());
+        }
+    }
+
+    #[test]
+    fn for_platform_needs_our_platform() {
+        let mut platform = null_mut();
+        unsafe {
+            assert_eq!(clIcdGetPlatformIDsKHR(1, &mut platform, null_mut()), CL_SUCCESS);
+            let name = c"clIcdGetPlatformIDsKHR".as_ptr();
+            assert!(!clGetExtensionFunctionAddressForPlatform(platform, name).is_null());
+            assert!(clGetExtensionFunctionAddressForPlatform(null_mut(), name).is_null());
+            let mut bogus = [0u64; 4];
+            assert!(clGetExtensionFunctionAddressForPlatform(bogus.as_mut_ptr().cast(), name).is_null());
+        }
+    }
+}

@@ -1,1 +1,360 @@
-//! OpenCL kernel entry points.
+//! Kernel entry points: creation, arguments, info queries.
+
+use crate::entry::{api_call, api_create};
+use crate::info::write_info;
+use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::cl::*;
+use ferrocl_runtime::device::Device;
+use ferrocl_runtime::kernel::{AccessQualifier, AddressQualifier, ArgKind, ArgValue, Kernel};
+use ferrocl_runtime::memory::Mem;
+use ferrocl_runtime::program::Program;
+use std::ffi::{c_char, c_void, CStr};
+
+#[no_mangle]
+pub unsafe extern "C" fn clCreateKernel(program: *mut c_void, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> *mut c_void {
+    // SAFETY: the application's pointers, as the spec defines them.
+    unsafe {
+        api_create(errcode_ret, || {
+            // CL_INVALID_PROGRAM if program is not a valid program object.
+            let p = arc_from_handle::<Program>(program)?;
+            // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+            // executable for program.
+            if p.any_executable().is_none() {
+                return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+            }
+            // CL_INVALID_VALUE if kernel_name is NULL.
+            if kernel_name.is_null() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // CL_INVALID_KERNEL_NAME if kernel_name is not found in program.
+            let name = CStr::from_ptr(kernel_name).to_str().map_err(|_| CL_INVALID_KERNEL_NAME)?;
+            Ok(into_handle(Kernel::new(&p, name)?))
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clCreateKernelsInProgram(
+    program: *mut c_void,
+    num_kernels: cl_uint,
+    kernels: *mut *mut c_void,
+    num_kernels_ret: *mut cl_uint,
+) -> cl_int {
+    // SAFETY: the application's pointers, as the spec defines them.
+    api_call(|| unsafe {
+        // CL_INVALID_PROGRAM if program is not a valid program object.
+        let p = arc_from_handle::<Program>(program)?;
+        // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+        // executable for any device in program.
+        let exe = p.any_executable().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let n = exe.kernels.len();
+        // CL_INVALID_VALUE if kernels is not NULL and num_kernels is less
+        // than the number of kernels in program.
+        if !kernels.is_null() && (num_kernels as usize) < n {
+            return Err(CL_INVALID_VALUE);
+        }
+        if !kernels.is_null() {
+            let mut made = Vec::with_capacity(n);
+            for k in &exe.kernels {
+                made.push(Kernel::new(&p, &k.name)?);
+            }
+            for (i, k) in made.into_iter().enumerate() {
+                kernels.add(i).write_unaligned(into_handle(k));
+            }
+        }
+        if !num_kernels_ret.is_null() {
+            num_kernels_ret.write_unaligned(n as cl_uint);
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clCloneKernel(source_kernel: *mut c_void, errcode_ret: *mut cl_int) -> *mut c_void {
+    // SAFETY: the application's pointers, as the spec defines them.
+    unsafe {
+        api_create(errcode_ret, || {
+            // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+            let k = from_handle::<Kernel>(source_kernel)?;
+            Ok(into_handle(k.clone_kernel()))
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clRetainKernel(kernel: *mut c_void) -> cl_int {
+    // SAFETY: a handle the application got from this library.
+    api_call(|| unsafe { retain::<Kernel>(kernel) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clReleaseKernel(kernel: *mut c_void) -> cl_int {
+    // SAFETY: a handle the application got from this library.
+    api_call(|| unsafe { release::<Kernel>(kernel) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clSetKernelArg(kernel: *mut c_void, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+    // SAFETY: the application's pointers, as the spec defines them.
+    api_call(|| unsafe {
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+        let k = from_handle::<Kernel>(kernel)?;
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let value = match arg.kind {
+            ArgKind::LocalPointer => {
+                // CL_INVALID_ARG_VALUE if the argument is declared with the
+                // local qualifier and arg_value is not NULL.
+                if !arg_value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                // CL_INVALID_ARG_SIZE if the argument is declared with the
+                // local qualifier and arg_size is zero.
+                if arg_size == 0 {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                ArgValue::Local(arg_size)
+            }
+            ArgKind::Buffer => {
+                // CL_INVALID_ARG_SIZE if arg_size does not match the size of
+                // the data type for an argument that is a memory object.
+                if arg_size != std::mem::size_of::<*mut c_void>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                // A NULL arg_value, or a NULL cl_mem, is a NULL pointer
+                // argument.
+                let handle = if arg_value.is_null() { std::ptr::null_mut() } else { (arg_value as *const *mut c_void).read_unaligned() };
+                if handle.is_null() {
+                    ArgValue::Buffer(None)
+                } else {
+                    // CL_INVALID_MEM_OBJECT for an argument declared to be a
+                    // memory object when the specified arg_value is not a
+                    // valid memory object.
+                    let m = arc_from_handle::<Mem>(handle)?;
+                    ArgValue::Buffer(Some(m))
+                }
+            }
+            ArgKind::Value => {
+                // CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+                // value.
+                if arg_value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                // CL_INVALID_ARG_SIZE if arg_size does not match the size of
+                // the data type for an argument that is not a memory object.
+                if arg_size != arg.size as usize {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                ArgValue::Bytes(std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec())
+            }
+            // CL_INVALID_MEM_OBJECT for an argument declared to be a memory
+            // object when the specified arg_value is not a valid memory
+            // object: no image objects exist on ferrocl devices.
+            ArgKind::Image => return Err(CL_INVALID_MEM_OBJECT),
+            // CL_INVALID_SAMPLER for an argument declared to be of type
+            // sampler_t when the specified arg_value is not a valid sampler
+            // object.
+            ArgKind::Sampler => return Err(CL_INVALID_SAMPLER),
+        };
+        k.set_arg(arg_index as usize, value);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetKernelInfo(
+    kernel: *mut c_void,
+    param_name: cl_uint,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        // SAFETY: a handle the application got from this library.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
+        // SAFETY: the application's output pointers.
+        unsafe {
+            match param_name {
+                CL_KERNEL_FUNCTION_NAME => write_info(&k.info.name, size, ptr, ret),
+                CL_KERNEL_NUM_ARGS => write_info(&(k.info.args.len() as cl_uint), size, ptr, ret),
+                CL_KERNEL_REFERENCE_COUNT => write_info(&reference_count(k), size, ptr, ret),
+                CL_KERNEL_CONTEXT => write_info(&handle_of(&*k.program.context), size, ptr, ret),
+                CL_KERNEL_PROGRAM => write_info(&handle_of(&*k.program), size, ptr, ret),
+                CL_KERNEL_ATTRIBUTES => write_info(&k.info.attributes, size, ptr, ret),
+                // CL_INVALID_VALUE if param_name is not valid.
+                _ => Err(CL_INVALID_VALUE),
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetKernelArgInfo(
+    kernel: *mut c_void,
+    arg_index: cl_uint,
+    param_name: cl_uint,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        // SAFETY: a handle the application got from this library.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
+        // SAFETY: the application's output pointers.
+        unsafe {
+            match param_name {
+                CL_KERNEL_ARG_ADDRESS_QUALIFIER => {
+                    let q = match arg.address_qualifier {
+                        AddressQualifier::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                        AddressQualifier::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                        AddressQualifier::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                        AddressQualifier::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+                    };
+                    write_info(&q, size, ptr, ret)
+                }
+                CL_KERNEL_ARG_ACCESS_QUALIFIER => {
+                    let q = match arg.access_qualifier {
+                        AccessQualifier::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                        AccessQualifier::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                        AccessQualifier::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                        AccessQualifier::None => CL_KERNEL_ARG_ACCESS_NONE,
+                    };
+                    write_info(&q, size, ptr, ret)
+                }
+                CL_KERNEL_ARG_TYPE_NAME => write_info(&arg.type_name, size, ptr, ret),
+                CL_KERNEL_ARG_TYPE_QUALIFIER => write_info(&(arg.type_qualifier as cl_bitfield), size, ptr, ret),
+                CL_KERNEL_ARG_NAME => write_info(&arg.name, size, ptr, ret),
+                // CL_INVALID_VALUE if param_name is not valid.
+                _ => Err(CL_INVALID_VALUE),
+            }
+        }
+    })
+}
+
+/// The device of a per-device kernel query: NULL is allowed when the
+/// program has a single device.
+///
+/// # Safety
+/// `device` is NULL or a handle from this library.
+unsafe fn kernel_device(k: &Kernel, device: *mut c_void) -> Result<&Device, cl_int> {
+    // CL_INVALID_DEVICE if device is not in the list of devices associated
+    // with kernel or if device is NULL but there is more than one device
+    // associated with kernel.
+    if device.is_null() {
+        return match k.program.devices.as_slice() {
+            [only] => Ok(only),
+            _ => Err(CL_INVALID_DEVICE),
+        };
+    }
+    // SAFETY: per the contract.
+    let d = unsafe { from_handle::<Device>(device)? };
+    let index = k.program.device_index(d).ok_or(CL_INVALID_DEVICE)?;
+    Ok(&k.program.devices[index])
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
+    kernel: *mut c_void,
+    device: *mut c_void,
+    param_name: cl_uint,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        // SAFETY: handles the application got from this library.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        // SAFETY: as above.
+        let d = unsafe { kernel_device(k, device)? };
+        let info = d.info();
+        let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
+        let reqd = k.info.reqd_work_group_size.map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
+        // SAFETY: the application's output pointers.
+        unsafe {
+            match param_name {
+                CL_KERNEL_WORK_GROUP_SIZE => {
+                    let max = reqd.map_or(info.max_work_group_size, |r| r.iter().product());
+                    write_info(&max, size, ptr, ret)
+                }
+                CL_KERNEL_COMPILE_WORK_GROUP_SIZE => write_info(&reqd.unwrap_or([0; 3]), size, ptr, ret),
+                CL_KERNEL_LOCAL_MEM_SIZE => write_info(&k.local_mem_size(), size, ptr, ret),
+                CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(&info.preferred_work_group_size_multiple, size, ptr, ret),
+                CL_KERNEL_PRIVATE_MEM_SIZE => write_info(&k.info.private_mem_size, size, ptr, ret),
+                // CL_INVALID_VALUE if param_name is
+                // CL_KERNEL_GLOBAL_WORK_SIZE and device is not a custom device
+                // and kernel is not a built-in kernel.
+                // CL_INVALID_VALUE if param_name is not valid.
+                _ => Err(CL_INVALID_VALUE),
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clGetKernelSubGroupInfo(
+    kernel: *mut c_void,
+    device: *mut c_void,
+    param_name: cl_uint,
+    input_value_size: usize,
+    input_value: *const c_void,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        // SAFETY: handles the application got from this library.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        // SAFETY: as above.
+        unsafe { kernel_device(k, device)? };
+        // CL_INVALID_OPERATION if device does not support subgroups.
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clSetKernelExecInfo(
+    kernel: *mut c_void,
+    param_name: cl_uint,
+    param_value_size: usize,
+    param_value: *const c_void,
+) -> cl_int {
+    let _ = param_value_size;
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
+        // SAFETY: a handle the application got from this library.
+        unsafe { from_handle::<Kernel>(kernel)? };
+        match param_name {
+            // CL_INVALID_VALUE if param_value is NULL.
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if param_value.is_null() => Err(CL_INVALID_VALUE),
+            // CL_INVALID_OPERATION if no devices in the context associated
+            // with kernel support SVM.
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Err(CL_INVALID_OPERATION),
+            // CL_INVALID_VALUE if param_name is not valid.
+            _ => Err(CL_INVALID_VALUE),
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: *mut c_void, arg_index: cl_uint, arg_value: *const c_void) -> cl_int {
+    let _ = arg_value;
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+        // SAFETY: a handle the application got from this library.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        // CL_INVALID_OPERATION if no devices in the context associated with
+        // kernel support SVM.
+        let _ = arg_index;
+        let _ = k;
+        Err(CL_INVALID_OPERATION)
+    })
+}

@@ -5,6 +5,10 @@
 //! lists them; `cl_int` error codes; `catch_unwind` at every entry point.
 //! It holds no state of its own: the objects live in `ferrocl-runtime`.
 
+// Every `extern "C"` entry point is unsafe with one contract: the pointers
+// and handles are what the OpenCL specification says they are.
+#![allow(clippy::missing_safety_doc)]
+
 pub mod entry;
 pub mod info;
 pub mod platform;
@@ -20,3 +24,10 @@ pub mod kernel;
 pub mod event;
 pub mod enqueue;
 pub mod svm;
+
+/// Number of Vulkan validation-layer messages seen in this process (with
+/// `FERROCL_VALIDATION=1`), for C tests that fail on any.
+#[no_mangle]
+pub extern "C" fn ferrocl_validation_message_count() -> usize {
+    std::panic::catch_unwind(ferrocl_vk::validation_message_count).unwrap_or(usize::MAX)
+}

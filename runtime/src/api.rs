@@ -87,7 +87,7 @@ pub fn into_handle<T: ApiObject>(object: Arc<T>) -> *mut c_void {
 /// dangling handle is undefined behaviour, as the spec allows; the tag check
 /// catches most such misuse without crashing while the memory is mapped).
 pub unsafe fn from_handle<'a, T: ApiObject>(handle: *const c_void) -> Result<&'a T, cl_int> {
-    if handle.is_null() || (handle as usize) % std::mem::align_of::<ApiHeader>() != 0 {
+    if handle.is_null() || !(handle as usize).is_multiple_of(std::mem::align_of::<ApiHeader>()) {
         return Err(T::INVALID);
     }
     // SAFETY: per the contract, a non-NULL handle points to at least an

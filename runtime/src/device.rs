@@ -1,1 +1,714 @@
-//! The OpenCL device.
+//! The OpenCL device: one per qualifying Vulkan physical device.
+//!
+//! Owns the derivation of every `CL_DEVICE_*` value and of the compiler's
+//! [`TargetCaps`] from the backend's [`PhysicalDeviceInfo`] (pure functions,
+//! [`derive_device_info`] and [`derive_target_caps`], so that both can be
+//! checked without a GPU), and the lazily opened Vulkan device. It makes no
+//! Vulkan call itself.
+
+use crate::api::{ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::event::host_time_ns;
+use crate::platform::Platform;
+use ferrocl_compiler::TargetCaps;
+use ferrocl_vk::{DeviceType, PhysicalDeviceInfo};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// `CL_MAKE_VERSION(major, minor, patch)`: a packed `cl_version`.
+pub const fn make_version(major: u32, minor: u32, patch: u32) -> u32 {
+    (major << 22) | (minor << 12) | patch
+}
+
+/// `CL_NAME_VERSION_MAX_NAME_SIZE`: the name field of `cl_name_version`.
+pub const NAME_VERSION_MAX_NAME_SIZE: usize = 64;
+
+/// One `cl_name_version` (an extension, an OpenCL C version or feature).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameVersion {
+    pub version: u32,
+    pub name: String,
+}
+
+impl NameVersion {
+    pub fn new(name: &str, version: u32) -> NameVersion {
+        NameVersion {
+            version,
+            name: name.to_string(),
+        }
+    }
+
+    /// The C layout of an array of `cl_name_version`: a `cl_version` then
+    /// a NUL-padded `char[64]` for each entry.
+    pub fn to_c_bytes(list: &[NameVersion]) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(list.len() * (4 + NAME_VERSION_MAX_NAME_SIZE));
+        for entry in list {
+            bytes.extend_from_slice(&entry.version.to_ne_bytes());
+            let mut name = [0u8; NAME_VERSION_MAX_NAME_SIZE];
+            // Names are ours and short; the last byte always stays NUL.
+            let len = entry.name.len().min(NAME_VERSION_MAX_NAME_SIZE - 1);
+            name[..len].copy_from_slice(&entry.name.as_bytes()[..len]);
+            bytes.extend_from_slice(&name);
+        }
+        bytes
+    }
+}
+
+/// Preferred or native vector widths, per scalar type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorWidths {
+    pub char: u32,
+    pub short: u32,
+    pub int: u32,
+    pub long: u32,
+    pub float: u32,
+    pub double: u32,
+    pub half: u32,
+}
+
+/// Every `CL_DEVICE_*` value that depends on the device, computed once.
+/// Queries whose answer is the same for every device (no images, no pipes,
+/// no on-device queues, ...) are answered by the ICD directly.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// `CL_DEVICE_TYPE`; never includes `CL_DEVICE_TYPE_DEFAULT`.
+    pub device_type: cl_bitfield,
+    pub vendor_id: u32,
+    pub max_compute_units: u32,
+    pub max_work_item_sizes: [usize; 3],
+    pub max_work_group_size: usize,
+    pub preferred_vector_widths: VectorWidths,
+    pub native_vector_widths: VectorWidths,
+    /// MHz; 0 where the driver does not tell.
+    pub max_clock_frequency: u32,
+    pub address_bits: u32,
+    pub max_mem_alloc_size: u64,
+    pub image_support: bool,
+    pub max_parameter_size: usize,
+    /// In bits, as `CL_DEVICE_MEM_BASE_ADDR_ALIGN` reports it (sub-buffer
+    /// offsets must be multiples of `mem_base_addr_align / 8` bytes).
+    pub mem_base_addr_align: u32,
+    /// In bytes.
+    pub min_data_type_align_size: u32,
+    pub single_fp_config: cl_bitfield,
+    pub double_fp_config: cl_bitfield,
+    pub global_mem_cache_type: u32,
+    pub global_mem_cacheline_size: u32,
+    pub global_mem_cache_size: u64,
+    pub global_mem_size: u64,
+    pub max_constant_buffer_size: u64,
+    pub max_constant_args: u32,
+    pub local_mem_type: u32,
+    pub local_mem_size: u64,
+    pub host_unified_memory: bool,
+    /// Nanoseconds per device timestamp tick, rounded up.
+    pub profiling_timer_resolution: usize,
+    pub queue_properties: cl_bitfield,
+    pub name: String,
+    pub vendor: String,
+    pub driver_version: String,
+    pub profile: String,
+    pub version: String,
+    pub numeric_version: u32,
+    pub opencl_c_version: String,
+    pub opencl_c_numeric_version: u32,
+    pub opencl_c_all_versions: Vec<NameVersion>,
+    pub opencl_c_features: Vec<NameVersion>,
+    /// `CL_DEVICE_EXTENSIONS`: space separated.
+    pub extensions: String,
+    pub extensions_with_version: Vec<NameVersion>,
+    pub printf_buffer_size: usize,
+    pub svm_capabilities: cl_bitfield,
+    pub atomic_memory_capabilities: cl_bitfield,
+    pub atomic_fence_capabilities: cl_bitfield,
+    pub preferred_work_group_size_multiple: usize,
+    pub device_uuid: [u8; 16],
+    pub driver_uuid: [u8; 16],
+    pub device_luid: Option<[u8; 8]>,
+    pub node_mask: u32,
+    /// `cl_device_pci_bus_info_khr` (domain, bus, device, function) where
+    /// the backend knows it; `cl_khr_pci_bus_info` is exposed only then.
+    pub pci_bus_info: Option<[u32; 4]>,
+}
+
+impl DeviceInfo {
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extensions_with_version.iter().any(|e| e.name == name)
+    }
+}
+
+/// The OpenCL C extensions ferrocl's compiler implements on every device.
+/// These are also the macros and pragmas the compiler accepts.
+const OPENCL_C_EXTENSIONS: [&str; 5] = [
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+];
+
+/// The API-only extensions every ferrocl device has.
+const API_EXTENSIONS: [&str; 2] = ["cl_khr_device_uuid", "cl_khr_extended_versioning"];
+
+/// Size of the printf buffer a kernel writes into (the full profile minimum).
+const PRINTF_BUFFER_SIZE: usize = 1024 * 1024;
+
+/// What `clSetKernelArg` data may total. Arguments that do not fit the push
+/// constants go to an argument buffer, so the push-constant budget is not
+/// the limit; 1024 is the spec's minimum, which keeps the launch block small.
+const MAX_PARAMETER_SIZE: usize = 1024;
+
+/// The largest OpenCL C type, `long16`, in bytes: loads and stores carry
+/// their C alignment, so a sub-buffer must start on this boundary.
+const LARGEST_TYPE_SIZE: u32 = 128;
+
+/// Compute work-groups wider than this gain nothing on any target and
+/// would make per-work-item local arrays and barriers costlier.
+const MAX_WORK_GROUP_SIZE: u32 = 1024;
+
+fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
+    let mut names = OPENCL_C_EXTENSIONS.to_vec();
+    if vk.features.float64 {
+        names.push("cl_khr_fp64");
+    }
+    names
+}
+
+fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
+    // Only what the compiler implements today: 64-bit integers are required
+    // of every full-profile device; fp64 follows shaderFloat64.
+    let mut names = vec!["__opencl_c_int64"];
+    if vk.features.float64 {
+        names.push("__opencl_c_fp64");
+    }
+    names
+}
+
+fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
+    let v1 = make_version(1, 0, 0);
+    let mut list: Vec<NameVersion> = opencl_c_extension_names(vk)
+        .into_iter()
+        .chain(API_EXTENSIONS)
+        .map(|name| NameVersion::new(name, v1))
+        .collect();
+    if vk.pci_bus_info.is_some() {
+        list.push(NameVersion::new("cl_khr_pci_bus_info", v1));
+    }
+    list.sort_by(|a, b| a.name.cmp(&b.name));
+    list
+}
+
+/// The vendor string for a PCI (or Khronos) vendor id.
+fn vendor_name(vendor_id: u32) -> String {
+    match vendor_id {
+        0x10de => "NVIDIA Corporation".to_string(),
+        0x1002 | 0x1022 => "Advanced Micro Devices, Inc.".to_string(),
+        0x8086 => "Intel(R) Corporation".to_string(),
+        0x13b5 => "ARM".to_string(),
+        0x5143 => "Qualcomm".to_string(),
+        0x106b => "Apple".to_string(),
+        0x1010 => "Imagination Technologies".to_string(),
+        0x14e4 => "Broadcom".to_string(),
+        // VK_VENDOR_ID_MESA, a Khronos vendor id (lavapipe, venus, ...).
+        0x10005 => "Mesa".to_string(),
+        other => format!("Vulkan vendor 0x{other:04x}"),
+    }
+}
+
+/// `CL_DEVICE_VENDOR_ID`: a PCI id in the low 16 bits, or a Khronos id
+/// (≥ 0x10000) as Vulkan already reports it.
+fn cl_vendor_id(vendor_id: u32) -> u32 {
+    if vendor_id >= 0x10000 {
+        vendor_id
+    } else {
+        vendor_id & 0xffff
+    }
+}
+
+/// Derives every device-dependent `CL_DEVICE_*` value from what the Vulkan
+/// backend found.
+pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
+    let limits = &vk.limits;
+    let device_type = match vk.device_type {
+        DeviceType::Cpu => CL_DEVICE_TYPE_CPU,
+        DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu => {
+            CL_DEVICE_TYPE_GPU
+        }
+        DeviceType::Other => CL_DEVICE_TYPE_ACCELERATOR,
+    };
+
+    let max_work_group_size = limits
+        .max_compute_work_group_invocations
+        .clamp(1, MAX_WORK_GROUP_SIZE);
+    let max_work_item_sizes = limits
+        .max_compute_work_group_size
+        .map(|n| n.clamp(1, max_work_group_size) as usize);
+
+    let global_mem_size = vk.device_local_heap_size;
+    // Buffers are addressed through their device address, so only the
+    // largest single allocation bounds a memory object, not
+    // maxStorageBufferRange.
+    let max_mem_alloc_size = if limits.max_buffer_size == 0 {
+        global_mem_size
+    } else {
+        limits.max_buffer_size.min(global_mem_size)
+    };
+
+    let fp64 = vk.features.float64;
+    let vector_widths = VectorWidths {
+        // Both lavapipe (which vectorises across work-items) and GPUs run
+        // scalar code best.
+        char: 1,
+        short: 1,
+        int: 1,
+        long: 1,
+        float: 1,
+        double: u32::from(fp64),
+        half: 0,
+    };
+
+    // Denormals are neither probed nor requested (Vulkan's
+    // shaderDenormPreserveFloat32 is optional), and fma() is not promised
+    // to be a hardware fused operation, so single precision reports the
+    // full-profile minimum.
+    let single_fp_config = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
+    // A device that offers doubles must give at least this much.
+    let double_fp_config = if fp64 {
+        CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
+    } else {
+        0
+    };
+
+    let extensions_with_version = extension_list(vk);
+    let extensions = extensions_with_version
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+
+    let c_version = |major, minor| NameVersion::new("OpenCL C", make_version(major, minor, 0));
+    let opencl_c_all_versions = vec![c_version(1, 0), c_version(1, 1), c_version(1, 2), c_version(3, 0)];
+    let opencl_c_features = opencl_c_feature_names(vk)
+        .into_iter()
+        .map(|name| NameVersion::new(name, make_version(3, 0, 0)))
+        .collect();
+
+    let version = env!("CARGO_PKG_VERSION");
+    let vulkan_driver = [vk.driver_name.trim(), vk.driver_info.trim()]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let driver_version = format!("ferrocl {version} (Vulkan driver: {vulkan_driver})");
+
+    DeviceInfo {
+        device_type,
+        vendor_id: cl_vendor_id(vk.vendor_id),
+        max_compute_units: vk.compute_units.max(1),
+        max_work_item_sizes,
+        max_work_group_size: max_work_group_size as usize,
+        preferred_vector_widths: vector_widths,
+        native_vector_widths: vector_widths,
+        max_clock_frequency: vk.max_clock_mhz,
+        address_bits: 64,
+        max_mem_alloc_size,
+        image_support: false,
+        max_parameter_size: MAX_PARAMETER_SIZE,
+        // Descriptors, where a sub-buffer is bound through one, need
+        // minStorageBufferOffsetAlignment as well.
+        mem_base_addr_align: (u64::from(LARGEST_TYPE_SIZE).max(limits.min_storage_buffer_offset_alignment) * 8)
+            .min(u64::from(u32::MAX)) as u32,
+        min_data_type_align_size: LARGEST_TYPE_SIZE,
+        single_fp_config,
+        double_fp_config,
+        // Vulkan does not describe the cache hierarchy.
+        global_mem_cache_type: CL_NONE,
+        global_mem_cacheline_size: 0,
+        global_mem_cache_size: 0,
+        global_mem_size,
+        // `__constant` pointers are device addresses like `__global` ones, so
+        // any buffer can be a constant buffer.
+        max_constant_buffer_size: max_mem_alloc_size,
+        // Each one is an 8-byte address in the argument block; the
+        // parameter budget allows 128 of them.
+        max_constant_args: (MAX_PARAMETER_SIZE / 8) as u32,
+        local_mem_type: CL_LOCAL,
+        local_mem_size: u64::from(limits.max_compute_shared_memory_size),
+        host_unified_memory: vk.unified_memory,
+        profiling_timer_resolution: (limits.timestamp_period.ceil() as usize).max(1),
+        queue_properties: CL_QUEUE_PROFILING_ENABLE,
+        name: vk.name.clone(),
+        vendor: vendor_name(vk.vendor_id),
+        driver_version,
+        profile: "FULL_PROFILE".to_string(),
+        version: "OpenCL 3.0 ferrocl".to_string(),
+        numeric_version: make_version(3, 0, 0),
+        opencl_c_version: "OpenCL C 1.2 ferrocl".to_string(),
+        opencl_c_numeric_version: make_version(1, 2, 0),
+        opencl_c_all_versions,
+        opencl_c_features,
+        extensions,
+        extensions_with_version,
+        printf_buffer_size: PRINTF_BUFFER_SIZE,
+        svm_capabilities: 0,
+        // What OpenCL C 1.x atomics and barriers give: relaxed atomics,
+        // acquire-release fences, both at work-group scope.
+        atomic_memory_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        atomic_fence_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        preferred_work_group_size_multiple: limits.subgroup_size.max(1) as usize,
+        device_uuid: vk.device_uuid,
+        driver_uuid: vk.driver_uuid,
+        device_luid: vk.device_luid,
+        node_mask: vk.device_node_mask,
+        pci_bus_info: vk.pci_bus_info.map(|(domain, bus, device, function)| [domain, bus, device, function]),
+    }
+}
+
+/// The compiler's view of the same device facts.
+pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
+    TargetCaps {
+        spirv_version: vk.spirv_version,
+        max_push_constants_size: vk.limits.max_push_constants_size,
+        fp64: vk.features.float64,
+        fp16: false,
+        int16: vk.features.int16,
+        int64_atomics: vk.features.int64_atomics,
+        images: false,
+        extensions: opencl_c_extension_names(vk).into_iter().map(String::from).collect(),
+        features: opencl_c_feature_names(vk).into_iter().map(String::from).collect(),
+    }
+}
+
+/// A `cl_device_id`. Root devices live as long as the platform (the whole
+/// process); `clRetainDevice`/`clReleaseDevice` do not change them.
+#[repr(C)]
+pub struct Device {
+    header: ApiHeader,
+    /// Index in the backend instance's device list.
+    index: usize,
+    vk_info: PhysicalDeviceInfo,
+    info: DeviceInfo,
+    caps: TargetCaps,
+    backend: OnceLock<ferrocl_vk::Device>,
+    /// Serialises opening the Vulkan device; a failed open is retried by
+    /// the next caller rather than remembered.
+    opening: Mutex<()>,
+}
+
+// SAFETY: repr(C) with ApiHeader first; the tag is Device's alone.
+unsafe impl ApiObject for Device {
+    const TAG: Tag = Tag::Device;
+    const INVALID: cl_int = CL_INVALID_DEVICE;
+}
+
+impl Device {
+    /// A device for entry `index` of the backend instance's device list.
+    pub(crate) fn new(index: usize, vk_info: PhysicalDeviceInfo) -> Device {
+        Device {
+            header: ApiHeader::new(Tag::Device),
+            index,
+            info: derive_device_info(&vk_info),
+            caps: derive_target_caps(&vk_info),
+            vk_info,
+            backend: OnceLock::new(),
+            opening: Mutex::new(()),
+        }
+    }
+
+    pub fn platform(&self) -> &'static Arc<Platform> {
+        Platform::get()
+    }
+
+    /// The Vulkan device, opened on first use.
+    pub fn backend(&self) -> Result<&ferrocl_vk::Device, cl_int> {
+        if let Some(device) = self.backend.get() {
+            return Ok(device);
+        }
+        let _guard = self.opening.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(device) = self.backend.get() {
+            return Ok(device);
+        }
+        match self.platform().instance().open_device(self.index) {
+            Ok(device) => Ok(self.backend.get_or_init(|| device)),
+            Err(ferrocl_vk::Error::OutOfHostMemory) => Err(CL_OUT_OF_HOST_MEMORY),
+            Err(error) => {
+                if crate::platform::debug_enabled() {
+                    eprintln!("ferrocl: opening Vulkan device {} failed: {error:?}", self.vk_info.name);
+                }
+                Err(CL_OUT_OF_RESOURCES)
+            }
+        }
+    }
+
+    pub fn target_caps(&self) -> &TargetCaps {
+        &self.caps
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn vk_info(&self) -> &PhysicalDeviceInfo {
+        &self.vk_info
+    }
+
+    /// `clGetDeviceAndHostTimer`: (device timer, host timer) in
+    /// nanoseconds. The device timer is the timebase of this device's event
+    /// profiling times, which the queues place on the host's monotonic
+    /// clock ([`host_time_ns`]); so the two are one reading of that clock,
+    /// which is as close together as the spec asks.
+    pub fn device_and_host_timer(&self) -> (u64, u64) {
+        let now = host_time_ns();
+        (now, now)
+    }
+
+    /// Whether this is the platform's `CL_DEVICE_TYPE_DEFAULT` device.
+    pub fn is_default(&self) -> bool {
+        self.platform()
+            .devices()
+            .first()
+            .is_some_and(|first| std::ptr::eq(Arc::as_ptr(first), self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrocl_vk::{Features, Limits};
+
+    fn lavapipe_like() -> PhysicalDeviceInfo {
+        PhysicalDeviceInfo {
+            name: "llvmpipe (LLVM 15.0.6, 256 bits)".to_string(),
+            vendor_id: 0x10005,
+            device_id: 0,
+            device_type: DeviceType::Cpu,
+            api_version: (1 << 22) | (3 << 12),
+            driver_version: 1,
+            driver_name: "llvmpipe".to_string(),
+            driver_info: "Mesa 22.3.6 (LLVM 15.0.6)".to_string(),
+            device_uuid: [1; 16],
+            driver_uuid: [2; 16],
+            device_luid: None,
+            device_node_mask: 0,
+            pci_bus_info: None,
+            limits: Limits {
+                max_push_constants_size: 128,
+                max_compute_shared_memory_size: 32768,
+                max_compute_work_group_invocations: 1024,
+                max_compute_work_group_size: [1024, 1024, 1024],
+                max_compute_work_group_count: [65535, 65535, 65535],
+                max_buffer_size: 2 << 30,
+                max_storage_buffer_range: 1 << 27,
+                timestamp_period: 1.0,
+                subgroup_size: 8,
+                min_subgroup_size: 8,
+                max_subgroup_size: 8,
+                ..Limits::default()
+            },
+            features: Features {
+                float64: true,
+                int16: true,
+                int64_atomics: true,
+                ..Features::default()
+            },
+            device_local_heap_size: 16 << 30,
+            host_visible_device_local: true,
+            unified_memory: true,
+            compute_units: 2,
+            max_clock_mhz: 0,
+            spirv_version: (1, 6),
+        }
+    }
+
+    fn h100_like() -> PhysicalDeviceInfo {
+        PhysicalDeviceInfo {
+            name: "NVIDIA H100 80GB HBM3".to_string(),
+            vendor_id: 0x10de,
+            device_id: 0x2330,
+            device_type: DeviceType::DiscreteGpu,
+            api_version: (1 << 22) | (4 << 12),
+            driver_version: 0,
+            driver_name: "NVIDIA".to_string(),
+            driver_info: "580.65.06".to_string(),
+            device_uuid: [3; 16],
+            driver_uuid: [4; 16],
+            device_luid: None,
+            device_node_mask: 0,
+            pci_bus_info: Some((0, 0x1b, 0, 0)),
+            limits: Limits {
+                max_push_constants_size: 256,
+                max_compute_shared_memory_size: 49152,
+                max_compute_work_group_invocations: 1024,
+                max_compute_work_group_size: [1024, 1024, 64],
+                max_compute_work_group_count: [u32::MAX >> 1, 65535, 65535],
+                max_buffer_size: (4 << 30) - 4096,
+                max_storage_buffer_range: u32::MAX,
+                timestamp_period: 1.0,
+                subgroup_size: 32,
+                min_subgroup_size: 32,
+                max_subgroup_size: 32,
+                ..Limits::default()
+            },
+            features: Features {
+                float64: true,
+                float16: true,
+                int16: true,
+                int64_atomics: true,
+                subgroup_basic: true,
+                workgroup_memory_explicit_layout: true,
+                push_descriptor: true,
+                ..Features::default()
+            },
+            device_local_heap_size: 80 << 30,
+            host_visible_device_local: false,
+            unified_memory: false,
+            compute_units: 132,
+            max_clock_mhz: 1980,
+            spirv_version: (1, 6),
+        }
+    }
+
+    /// Minimums of the OpenCL 3.0 full profile that hold on any device.
+    fn check_full_profile_minimums(info: &DeviceInfo) {
+        assert!(info.max_compute_units >= 1);
+        assert!(info.max_work_group_size >= 1);
+        assert!(info.max_work_item_sizes.iter().all(|&n| n >= 1 && n <= info.max_work_group_size));
+        assert!(info.max_parameter_size >= 1024);
+        assert!(info.mem_base_addr_align >= 1024);
+        assert!(info.max_constant_buffer_size >= 64 * 1024);
+        assert!(info.max_constant_args >= 8);
+        assert!(info.local_mem_size >= 32 * 1024);
+        assert!(info.printf_buffer_size >= 1024 * 1024);
+        assert_eq!(info.single_fp_config & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN), CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
+        assert_ne!(info.queue_properties & CL_QUEUE_PROFILING_ENABLE, 0);
+        let needed_memory = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+        assert_eq!(info.atomic_memory_capabilities & needed_memory, needed_memory);
+        let needed_fence = needed_memory | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+        assert_eq!(info.atomic_fence_capabilities & needed_fence, needed_fence);
+        let min_alloc = (info.global_mem_size / 4).min(1 << 30).max(32 << 20);
+        assert!(info.max_mem_alloc_size >= min_alloc);
+        assert!(info.max_mem_alloc_size <= info.global_mem_size);
+        assert_eq!(info.device_type & CL_DEVICE_TYPE_DEFAULT, 0);
+        for v in [(1, 0), (1, 1), (1, 2), (3, 0)] {
+            let version = make_version(v.0, v.1, 0);
+            assert!(info.opencl_c_all_versions.iter().any(|e| e.name == "OpenCL C" && e.version == version));
+        }
+        // The string and the versioned list name the same extensions once each.
+        let mut names: Vec<&str> = info.extensions.split(' ').collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), info.extensions_with_version.len());
+        assert!(names.iter().all(|n| info.has_extension(n)));
+        assert!(info.version.starts_with("OpenCL 3.0 "));
+        assert!(info.opencl_c_version.starts_with("OpenCL C 1.2 "));
+    }
+
+    #[test]
+    fn lavapipe_is_a_cpu_device_with_its_own_limits() {
+        let info = derive_device_info(&lavapipe_like());
+        check_full_profile_minimums(&info);
+        assert_eq!(info.device_type, CL_DEVICE_TYPE_CPU);
+        assert_eq!(info.vendor_id, 0x10005);
+        assert_eq!(info.vendor, "Mesa");
+        assert_eq!(info.max_compute_units, 2);
+        assert_eq!(info.max_work_group_size, 1024);
+        assert_eq!(info.max_work_item_sizes, [1024, 1024, 1024]);
+        assert_eq!(info.global_mem_size, 16 << 30);
+        assert_eq!(info.max_mem_alloc_size, 2 << 30);
+        assert_eq!(info.local_mem_size, 32768);
+        assert_eq!(info.preferred_work_group_size_multiple, 8);
+        assert!(info.host_unified_memory);
+        assert!(!info.has_extension("cl_khr_pci_bus_info"));
+        assert_eq!(info.pci_bus_info, None);
+        assert_eq!(info.driver_version, "ferrocl 0.1.0 (Vulkan driver: llvmpipe Mesa 22.3.6 (LLVM 15.0.6))");
+    }
+
+    #[test]
+    fn h100_is_a_gpu_device_with_its_own_limits() {
+        let info = derive_device_info(&h100_like());
+        check_full_profile_minimums(&info);
+        assert_eq!(info.device_type, CL_DEVICE_TYPE_GPU);
+        assert_eq!(info.vendor_id, 0x10de);
+        assert_eq!(info.vendor, "NVIDIA Corporation");
+        assert_eq!(info.max_compute_units, 132);
+        assert_eq!(info.max_clock_frequency, 1980);
+        assert_eq!(info.max_work_item_sizes, [1024, 1024, 64]);
+        assert_eq!(info.max_mem_alloc_size, (4 << 30) - 4096);
+        assert_eq!(info.local_mem_size, 49152);
+        assert_eq!(info.preferred_work_group_size_multiple, 32);
+        assert!(!info.host_unified_memory);
+        assert!(info.has_extension("cl_khr_pci_bus_info"));
+        assert_eq!(info.pci_bus_info, Some([0, 0x1b, 0, 0]));
+        // Half precision is not offered yet even where Vulkan has it.
+        assert!(!info.has_extension("cl_khr_fp16"));
+        assert_eq!(info.preferred_vector_widths.half, 0);
+    }
+
+    #[test]
+    fn fp64_follows_shader_float64() {
+        let mut vk = lavapipe_like();
+        let info = derive_device_info(&vk);
+        assert!(info.has_extension("cl_khr_fp64"));
+        assert_ne!(info.double_fp_config, 0);
+        assert_eq!(info.preferred_vector_widths.double, 1);
+        assert!(info.opencl_c_features.iter().any(|f| f.name == "__opencl_c_fp64"));
+        let caps = derive_target_caps(&vk);
+        assert!(caps.fp64);
+        assert!(caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
+        assert!(caps.features.iter().any(|f| f == "__opencl_c_fp64"));
+
+        vk.features.float64 = false;
+        let info = derive_device_info(&vk);
+        assert!(!info.has_extension("cl_khr_fp64"));
+        assert_eq!(info.double_fp_config, 0);
+        assert_eq!(info.preferred_vector_widths.double, 0);
+        assert_eq!(info.native_vector_widths.double, 0);
+        assert!(!info.opencl_c_features.iter().any(|f| f.name == "__opencl_c_fp64"));
+        let caps = derive_target_caps(&vk);
+        assert!(!caps.fp64);
+        assert!(!caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
+        assert_eq!(caps.features, vec!["__opencl_c_int64".to_string()]);
+    }
+
+    #[test]
+    fn target_caps_carry_the_push_constant_budget_and_spirv_version() {
+        let caps = derive_target_caps(&h100_like());
+        assert_eq!(caps.max_push_constants_size, 256);
+        assert_eq!(caps.spirv_version, (1, 6));
+        assert!(caps.int64_atomics);
+        assert!(!caps.images);
+        assert!(!caps.fp16);
+        // API-only extensions are not OpenCL C extensions.
+        assert!(!caps.extensions.iter().any(|e| e == "cl_khr_device_uuid"));
+        assert!(caps.extensions.iter().any(|e| e == "cl_khr_global_int32_base_atomics"));
+    }
+
+    #[test]
+    fn limits_are_clamped_to_sane_values() {
+        let mut vk = lavapipe_like();
+        vk.limits.max_compute_work_group_invocations = 4096;
+        vk.limits.max_compute_work_group_size = [4096, 0, 16];
+        vk.limits.timestamp_period = 0.25;
+        vk.limits.subgroup_size = 0;
+        vk.compute_units = 0;
+        vk.device_local_heap_size = 1 << 30;
+        let info = derive_device_info(&vk);
+        assert_eq!(info.max_work_group_size, 1024);
+        assert_eq!(info.max_work_item_sizes, [1024, 1, 16]);
+        assert_eq!(info.profiling_timer_resolution, 1);
+        assert_eq!(info.preferred_work_group_size_multiple, 1);
+        assert_eq!(info.max_compute_units, 1);
+        // The allocation limit never exceeds the memory there is.
+        assert_eq!(info.max_mem_alloc_size, 1 << 30);
+    }
+
+    #[test]
+    fn name_version_has_the_c_layout() {
+        let bytes = NameVersion::to_c_bytes(&[NameVersion::new("cl_khr_icd", make_version(1, 0, 0))]);
+        assert_eq!(bytes.len(), 68);
+        assert_eq!(u32::from_ne_bytes(bytes[0..4].try_into().unwrap()), 1 << 22);
+        assert_eq!(&bytes[4..15], b"cl_khr_icd\0");
+        assert!(bytes[15..].iter().all(|&b| b == 0));
+    }
+}

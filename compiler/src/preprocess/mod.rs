@@ -3,11 +3,41 @@
 //! Owns: lexing source text into preprocessing tokens, directives, macro
 //! expansion, `#include` from in-memory headers and `-I` directories, the
 //! predefined macros of the target. Produces the parser's [`Token`]s.
+//!
+//! Macro expansion follows Prosser's algorithm: every token carries the set
+//! of macro names it must not be expanded by again (its hide set), which is
+//! how C99 6.10.3.4's "painted blue" rule survives rescanning. Expansions go
+//! back onto a token stack in front of the rest of the input, so a
+//! function-like macro name at the end of an expansion can take its
+//! arguments from the source that follows.
+//!
+//! Output conventions the parser relies on:
+//! - Adjacent string literals are concatenated; the span is the first one's.
+//! - A token produced by a macro's replacement list has the span of the macro
+//!   name where it was expanded; tokens from arguments keep their own.
+//! - `#pragma OPENCL ...`, `#pragma STDC ...`, `#pragma FP_CONTRACT ...`,
+//!   `#pragma unroll ...` and `#pragma nounroll` become
+//!   [`TokenKind::Pragma`] with their tokens joined by single spaces
+//!   (`OPENCL EXTENSION cl_khr_fp64 : enable`); other pragmas are dropped.
+//! - After `#line`, spans carry the presumed line and a new file id whose
+//!   [`SourceFile`](crate::token::SourceFile) has the presumed name and no
+//!   text, so that diagnostics never show a line that is not the one meant.
+
+mod directives;
+mod expr;
+mod lexer;
+mod literal;
+mod macros;
+mod predefined;
 
 use crate::diag::Diagnostics;
 use crate::options::BuildOptions;
-use crate::token::{SourceMap, Token};
+use crate::token::{FileId, SourceFile, SourceMap, Span, Token, TokenKind};
 use crate::{Header, TargetCaps};
+use lexer::{Interner, Lexer, PpKind, PpTok, Sym};
+use macros::{Builtin, Macro};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// Preprocesses `source` (named `<source>` in diagnostics). Returns the tokens
 /// (ending with [`TokenKind::Eof`](crate::token::TokenKind::Eof)) and every
@@ -19,6 +49,274 @@ pub fn preprocess(
     caps: &TargetCaps,
     diags: &mut Diagnostics,
 ) -> (Vec<Token>, SourceMap) {
-    let _ = (source, headers, options, caps, diags);
-    unimplemented!("preprocessor")
+    run(source, headers, options, caps, diags, |pp, pp_tokens| {
+        let tokens = pp.convert(pp_tokens);
+        (tokens, pp.source_map())
+    })
 }
+
+/// Runs the preprocessor over `source` and hands its tokens, before
+/// conversion, to `finish`.
+fn run<R>(
+    source: &str,
+    headers: &[Header],
+    options: &BuildOptions,
+    caps: &TargetCaps,
+    diags: &mut Diagnostics,
+    finish: impl FnOnce(&mut Preprocessor<'_>, Vec<PpTok>) -> R,
+) -> R {
+    let mut pp = Preprocessor::new(diags, headers, options);
+    // File 0 is the program source; the predefined macros and the `-D`
+    // options are read first, as if included before its first line.
+    let main = pp.add_file("<source>", Rc::from(source));
+    let builtin = pp.add_file(
+        "<built-in>",
+        Rc::from(predefined::builtin_source(options, caps)),
+    );
+    let command_line = pp.add_file(
+        "<command line>",
+        Rc::from(predefined::command_line_source(options)),
+    );
+    pp.push_file(main);
+    pp.push_file(command_line);
+    pp.push_file(builtin);
+    let mut pp_tokens = Vec::new();
+    pp.expand_loop(&mut pp_tokens, true);
+    finish(&mut pp, pp_tokens)
+}
+
+/// One file being read.
+struct FileCtx {
+    lexer: Lexer,
+    /// How many conditionals were open when the file was entered: its own
+    /// must all be closed at its end.
+    cond_base: usize,
+    /// The file itself (not a `#line` name), for `#pragma once`.
+    file: FileId,
+}
+
+/// An open `#if` group.
+#[derive(Clone, Copy, Debug)]
+struct Cond {
+    span: Span,
+    /// One of its groups has been taken: the rest are skipped.
+    taken: bool,
+    seen_else: bool,
+}
+
+/// Identifiers the preprocessor itself treats specially.
+struct KnownSyms {
+    defined: Sym,
+    va_args: Sym,
+    pragma_operator: Sym,
+}
+
+struct Preprocessor<'a> {
+    diags: &'a mut Diagnostics,
+    headers: &'a [Header],
+    include_dirs: &'a [String],
+    interner: Interner,
+    sym: KnownSyms,
+    /// Name and text of every file, indexed by [`FileId`].
+    files: Vec<(String, Rc<str>)>,
+    /// File ids of headers already read, by where they came from.
+    file_ids: HashMap<String, FileId>,
+    /// Files with `#pragma once`.
+    once: HashSet<FileId>,
+    /// Files being read, innermost last.
+    stack: Vec<FileCtx>,
+    /// Tokens to read before the files: expansions waiting to be rescanned,
+    /// top last.
+    pending: Vec<PpTok>,
+    macros: HashMap<Sym, Rc<Macro>>,
+    conds: Vec<Cond>,
+    in_if_expression: bool,
+    if_expression_failed: bool,
+    /// Tokens produced by macro expansion so far.
+    produced: usize,
+    /// Expansion blew past its limit: stop.
+    aborted: bool,
+    /// Nesting of isolated expansions (macro arguments, directive lines).
+    arg_depth: u32,
+}
+
+impl<'a> Preprocessor<'a> {
+    fn new(diags: &'a mut Diagnostics, headers: &'a [Header], options: &'a BuildOptions) -> Self {
+        let mut interner = Interner::default();
+        let sym = KnownSyms {
+            defined: interner.intern("defined"),
+            va_args: interner.intern("__VA_ARGS__"),
+            pragma_operator: interner.intern("_Pragma"),
+        };
+        let mut macros = HashMap::new();
+        macros.insert(
+            interner.intern("__FILE__"),
+            Rc::new(Macro::builtin(Builtin::File)),
+        );
+        macros.insert(
+            interner.intern("__LINE__"),
+            Rc::new(Macro::builtin(Builtin::Line)),
+        );
+        Preprocessor {
+            diags,
+            headers,
+            include_dirs: &options.include_dirs,
+            interner,
+            sym,
+            files: Vec::new(),
+            file_ids: HashMap::new(),
+            once: HashSet::new(),
+            stack: Vec::new(),
+            pending: Vec::new(),
+            macros,
+            conds: Vec::new(),
+            in_if_expression: false,
+            if_expression_failed: false,
+            produced: 0,
+            aborted: false,
+            arg_depth: 0,
+        }
+    }
+
+    fn add_file(&mut self, name: &str, text: Rc<str>) -> FileId {
+        self.files.push((name.to_string(), text));
+        (self.files.len() - 1) as FileId
+    }
+
+    fn source_map(&self) -> SourceMap {
+        SourceMap {
+            files: self
+                .files
+                .iter()
+                .map(|(name, text)| SourceFile {
+                    name: name.clone(),
+                    text: text.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The next token: a pending one, else from the innermost file. The end
+    /// of an included file is [`PpKind::EndOfFile`], once.
+    fn next(&mut self) -> PpTok {
+        if self.aborted {
+            return PpTok::new(PpKind::Eof, Span::default());
+        }
+        if let Some(t) = self.pending.pop() {
+            return t;
+        }
+        let Some(file) = self.stack.last_mut() else {
+            return PpTok::new(PpKind::Eof, Span::default());
+        };
+        let t = file.lexer.next(&mut self.interner, self.diags);
+        if t.kind != PpKind::Eof {
+            return t;
+        }
+        let base = file.cond_base;
+        self.close_conditionals(base);
+        if self.stack.len() == 1 {
+            return t;
+        }
+        self.stack.pop();
+        PpTok::new(PpKind::EndOfFile, t.span)
+    }
+
+    /// At the end of a file, its open conditionals are errors.
+    fn close_conditionals(&mut self, base: usize) {
+        while self.conds.len() > base {
+            if let Some(c) = self.conds.pop() {
+                self.diags.error(c.span, "unterminated conditional directive");
+            }
+        }
+    }
+
+    /// Turns preprocessing tokens into the parser's tokens (translation
+    /// phases 5–7): literal values, string concatenation, and errors for
+    /// what is no token at all.
+    fn convert(&mut self, toks: Vec<PpTok>) -> Vec<Token> {
+        let mut out: Vec<Token> = Vec::with_capacity(toks.len() + 1);
+        let mut last_eof = Span::default();
+        for t in toks {
+            last_eof = t.span;
+            let kind = match &t.kind {
+                PpKind::Ident(sym) => TokenKind::Identifier(self.interner.name(*sym).to_string()),
+                PpKind::Number(text) => match literal::parse_number(text) {
+                    Ok(literal::Number::Int {
+                        value,
+                        suffix,
+                        radix,
+                    }) => TokenKind::IntLiteral {
+                        value,
+                        suffix,
+                        radix,
+                    },
+                    Ok(literal::Number::Float) => TokenKind::FloatLiteral {
+                        text: text.to_string(),
+                    },
+                    Err(message) => {
+                        self.diags.error(t.span, message);
+                        continue;
+                    }
+                },
+                PpKind::Char(text) => {
+                    let (value, warnings) = literal::char_value(text);
+                    for w in warnings {
+                        self.diags.warning(t.span, w);
+                    }
+                    match value {
+                        Ok(v) => TokenKind::CharLiteral(v),
+                        Err(message) => {
+                            self.diags.error(t.span, message);
+                            continue;
+                        }
+                    }
+                }
+                PpKind::Str(text) => {
+                    let decoded = literal::decode_escapes(&text[1..text.len() - 1]);
+                    for w in decoded.warnings {
+                        self.diags.warning(t.span, w);
+                    }
+                    if let Some(e) = decoded.error {
+                        self.diags.error(t.span, e);
+                    }
+                    if let Some(Token {
+                        kind: TokenKind::StringLiteral(prev),
+                        ..
+                    }) = out.last_mut()
+                    {
+                        prev.extend_from_slice(&decoded.bytes);
+                        continue;
+                    }
+                    TokenKind::StringLiteral(decoded.bytes)
+                }
+                PpKind::Punct(p) => TokenKind::Punct(p),
+                PpKind::Pragma(text) => TokenKind::Pragma(text.to_string()),
+                PpKind::Other(c) => {
+                    self.diags
+                        .error(t.span, format!("unexpected character '{}'", c.escape_default()));
+                    continue;
+                }
+                PpKind::Invalid(_, why) => {
+                    self.diags.error(t.span, *why);
+                    continue;
+                }
+                PpKind::Placemarker | PpKind::Barrier | PpKind::EndOfFile | PpKind::Eof => {
+                    continue
+                }
+            };
+            out.push(Token { kind, span: t.span });
+        }
+        let eof_span = self
+            .stack
+            .first()
+            .map_or(last_eof, |f| f.lexer.end_span());
+        out.push(Token {
+            kind: TokenKind::Eof,
+            span: eof_span,
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

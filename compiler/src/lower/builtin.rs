@@ -1,0 +1,1100 @@
+//! Calls to built-in functions: the lowering of each entry of
+//! [`crate::sema::builtins`].
+
+use super::*;
+use crate::sema::builtins::{glsl, AtomicOp, Builtin, Fence, Rounding, WorkItem};
+
+/// Memory semantics bits.
+const SEM_ACQ_REL: u32 = 0x8;
+const SEM_UNIFORM: u32 = 0x40;
+const SEM_WORKGROUP: u32 = 0x100;
+const SEM_AVAILABLE: u32 = 0x2000;
+const SEM_VISIBLE: u32 = 0x4000;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn builtin(&mut self, b: Builtin, name: &str, args: &'a [Expr], span: Span) -> R<Val> {
+        if b == Builtin::Special("printf") {
+            self.error(span, "printf is not supported yet");
+            return None;
+        }
+        if let Builtin::Fence(kind) = b {
+            return self.fence(kind, args, span);
+        }
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let want = match b {
+            Builtin::WorkItem(WorkItem::WorkDim)
+            | Builtin::WorkItem(WorkItem::GlobalLinearId)
+            | Builtin::WorkItem(WorkItem::LocalLinearId) => Some(0),
+            Builtin::WorkItem(_) => Some(1),
+            Builtin::Atomic(AtomicOp::Inc | AtomicOp::Dec) => Some(1),
+            Builtin::Atomic(AtomicOp::CmpXchg) => Some(3),
+            Builtin::Atomic(_) => Some(2),
+            Builtin::FloatGlsl { arity, .. } | Builtin::MinMax { arity, .. } => Some(arity as usize),
+            Builtin::Convert { .. } | Builtin::AsType(_) => Some(1),
+            Builtin::VLoad(_) => Some(2),
+            Builtin::VStore(_) => Some(3),
+            Builtin::Special(n) => Some(match n {
+                "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
+                "round" | "exp10" | "log10" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length"
+                | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit" | "any" | "all" => 1,
+                _ => 2,
+            }),
+            Builtin::Fence(_) => None,
+        };
+        if let Some(n) = want {
+            if vals.len() != n {
+                self.error(
+                    span,
+                    format!("'{name}' takes {n} argument{}, {} given", if n == 1 { "" } else { "s" }, vals.len()),
+                );
+                return None;
+            }
+        }
+        match b {
+            Builtin::WorkItem(w) => self.work_item(w, vals.first().cloned(), span),
+            Builtin::Atomic(op) => self.atomic(op, vals, span),
+            Builtin::FloatGlsl { op, f32_only, .. } => {
+                let t = self.float_gentype(&vals, span)?;
+                if f32_only && t.elem_scalar() == Some(Scalar::Double) {
+                    self.error(span, format!("'{name}' is not supported for double yet"));
+                    return None;
+                }
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                Some(Val::new(self.glsl(ty, op, &ids), t))
+            }
+            Builtin::MinMax { fop, sop, uop, .. } => {
+                let t = self.gentype(&vals, span)?;
+                let s = t.elem_scalar()?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let op = if s.is_float() { fop } else if s.is_signed() { sop } else { uop };
+                let ty = self.sty(&t);
+                Some(Val::new(self.glsl(ty, op, &ids), t))
+            }
+            Builtin::Convert { to, sat, rounding } => {
+                let v = vals.remove(0);
+                self.convert_builtin(v, &to, sat, rounding, span)
+            }
+            Builtin::AsType(to) => {
+                let v = vals.remove(0);
+                self.as_type(v, &to, span)
+            }
+            Builtin::VLoad(n) => self.vload(n, vals, span),
+            Builtin::VStore(n) => self.vstore(n, vals, span),
+            Builtin::Special(n) => self.special(n, vals, span),
+            Builtin::Fence(_) => None,
+        }
+    }
+
+    /// The float type a math built-in works in: the first vector argument's
+    /// shape, integer arguments taken as float.
+    fn float_gentype(&mut self, vals: &[Val], span: Span) -> R<Type> {
+        let t = self.gentype(vals, span)?;
+        if t.is_float() {
+            Some(t)
+        } else {
+            Some(t.with_elem(Scalar::Float))
+        }
+    }
+
+    fn gentype(&mut self, vals: &[Val], span: Span) -> R<Type> {
+        let mut t: Option<Type> = None;
+        for v in vals {
+            if !v.ty.is_arith() {
+                let n = self.types.name(&v.ty);
+                self.error(span, format!("invalid argument of type '{n}' to a built-in function"));
+                return None;
+            }
+            t = Some(match t {
+                None => v.ty.clone(),
+                Some(cur) => {
+                    if cur.is_vector() && v.ty.is_vector() && cur.width() != v.ty.width() {
+                        self.error(span, "built-in arguments have different vector sizes");
+                        return None;
+                    }
+                    let w = cur.width().max(v.ty.width());
+                    let (a, b) = (cur.elem_scalar()?, v.ty.elem_scalar()?);
+                    // A vector argument fixes the element type; scalars follow it.
+                    let s = if cur.is_vector() {
+                        a
+                    } else if v.ty.is_vector() {
+                        b
+                    } else {
+                        crate::sema::types::common_scalar(a, b)
+                    };
+                    Type::vector_or_scalar(s, w)
+                }
+            });
+        }
+        let t = t?;
+        if t.elem_scalar() == Some(Scalar::Double) && !self.caps.fp64 {
+            self.error(span, "type 'double' requires cl_khr_fp64 support");
+            return None;
+        }
+        Some(t)
+    }
+
+    fn convert_all(&mut self, vals: Vec<Val>, t: &Type, span: Span) -> R<Vec<Word>> {
+        let mut ids = Vec::new();
+        for v in vals {
+            let v = if v.ty.is_vector() && v.ty.elem_scalar() != t.elem_scalar() && v.ty.width() == t.width() {
+                let from = v.ty.elem_scalar()?;
+                let to = t.elem_scalar()?;
+                Val::new(self.convert_elems(v.id, from, to, t.width()), t.clone())
+            } else {
+                self.convert(v, t, span, false)?
+            };
+            ids.push(v.id);
+        }
+        Some(ids)
+    }
+
+    // ---- work-item functions ---------------------------------------------------
+
+    /// Component `d` of a `uint3`, or `default` when `d` is not 0, 1 or 2.
+    fn select_dim(&mut self, vec: Word, d: &Val, default: u32, span: Span) -> R<Word> {
+        let u = self.m.ty(TypeKey::Int(32));
+        let d = self.convert(d.clone(), &Type::UINT, span, false)?;
+        let three = self.u32c(3);
+        let two = self.u32c(2);
+        let dflt = self.u32c(default);
+        let bt = self.bool_ty(1);
+        let in_range = self.op(Op::ULessThan, bt, &[d.id, three]);
+        let clamped = self.glsl(u, glsl::UMIN, &[d.id, two]);
+        let x = self.op(Op::VectorExtractDynamic, u, &[vec, clamped]);
+        Some(self.op(Op::Select, u, &[in_range, x, dflt]))
+    }
+
+    fn header_vec(&mut self, first_word: u32) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let comps: Vec<Word> = (0..3).map(|i| self.push_word_at(first_word + i)).collect();
+        self.op(Op::CompositeConstruct, v3, &comps)
+    }
+
+    fn local_size_vec(&mut self) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let ws = self.workgroup_size();
+        let gs = self.header_vec(3);
+        let grp = self.builtin_input(BuiltIn::WorkgroupId);
+        let start = self.op(Op::IMul, v3, &[grp, ws]);
+        let left = self.op(Op::ISub, v3, &[gs, start]);
+        self.glsl(v3, glsl::UMIN, &[ws, left])
+    }
+
+    fn work_item(&mut self, w: WorkItem, d: Option<Val>, span: Span) -> R<Val> {
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let ul = self.sty(&Type::ULONG);
+        let size_t = |l: &mut Self, id: Word| Val::new(l.op(Op::UConvert, ul, &[id]), Type::ULONG);
+        let (vec, default) = match w {
+            WorkItem::WorkDim => {
+                let id = self.push_word_at(6);
+                return Some(Val::new(id, Type::UINT));
+            }
+            WorkItem::GlobalLinearId | WorkItem::LocalLinearId => {
+                let (id, size) = if w == WorkItem::GlobalLinearId {
+                    let gid = self.builtin_input(BuiltIn::GlobalInvocationId);
+                    (gid, self.header_vec(3))
+                } else {
+                    let lid = self.builtin_input(BuiltIn::LocalInvocationId);
+                    (lid, self.local_size_vec())
+                };
+                let c = |l: &mut Self, v: Word, i: u32| {
+                    let x = l.op(Op::CompositeExtract, u, &[v, i]);
+                    l.op(Op::UConvert, ul, &[x])
+                };
+                let (i0, i1, i2) = (c(self, id, 0), c(self, id, 1), c(self, id, 2));
+                let (s0, s1) = (c(self, size, 0), c(self, size, 1));
+                let a = self.op(Op::IMul, ul, &[i2, s1]);
+                let a = self.op(Op::IAdd, ul, &[a, i1]);
+                let a = self.op(Op::IMul, ul, &[a, s0]);
+                let a = self.op(Op::IAdd, ul, &[a, i0]);
+                return Some(Val::new(a, Type::ULONG));
+            }
+            WorkItem::GlobalId => {
+                // WorkgroupId includes the dispatch base, so this is the
+                // id within the whole NDRange; the offset is added on top.
+                let gid = self.builtin_input(BuiltIn::GlobalInvocationId);
+                let off = self.header_vec(0);
+                (self.op(Op::IAdd, v3, &[gid, off]), 0)
+            }
+            WorkItem::LocalId => (self.builtin_input(BuiltIn::LocalInvocationId), 0),
+            WorkItem::GroupId => (self.builtin_input(BuiltIn::WorkgroupId), 0),
+            WorkItem::GlobalSize => (self.header_vec(3), 1),
+            WorkItem::GlobalOffset => (self.header_vec(0), 0),
+            WorkItem::EnqueuedLocalSize => (self.workgroup_size(), 1),
+            WorkItem::LocalSize => (self.local_size_vec(), 1),
+            WorkItem::NumGroups => {
+                let ws = self.workgroup_size();
+                let gs = self.header_vec(3);
+                let one = self.u32c(1);
+                let ones = self.m.constant(ConstKey::Composite(v3, vec![one; 3]));
+                let a = self.op(Op::IAdd, v3, &[gs, ws]);
+                let a = self.op(Op::ISub, v3, &[a, ones]);
+                (self.op(Op::UDiv, v3, &[a, ws]), 1)
+            }
+        };
+        let d = d?;
+        let x = self.select_dim(vec, &d, default, span)?;
+        Some(size_t(self, x))
+    }
+
+    // ---- synchronisation ---------------------------------------------------------
+
+    fn fence(&mut self, kind: Fence, args: &'a [Expr], span: Span) -> R<Val> {
+        if args.is_empty() || args.len() > 2 {
+            self.error(span, "expected a cl_mem_fence_flags argument");
+            return None;
+        }
+        let flags = match consteval::eval(&args[0], self.types) {
+            Some(v) => v.as_i64() as u32,
+            None => match &args[0].kind {
+                ExprKind::Ident(n) if n == "CLK_LOCAL_MEM_FENCE" => 1,
+                ExprKind::Ident(n) if n == "CLK_GLOBAL_MEM_FENCE" => 2,
+                _ => {
+                    // Flags known only at run time: order both kinds.
+                    self.expr(&args[0])?;
+                    3
+                }
+            },
+        };
+        let flags = if let ExprKind::Binary(BinOp::BitOr, a, b) = &args[0].kind {
+            let name_bits = |e: &Expr| match &e.kind {
+                ExprKind::Ident(n) if n == "CLK_LOCAL_MEM_FENCE" => 1,
+                ExprKind::Ident(n) if n == "CLK_GLOBAL_MEM_FENCE" => 2,
+                _ => 0,
+            };
+            flags | name_bits(a) | name_bits(b)
+        } else {
+            flags
+        };
+        let mut sem = SEM_ACQ_REL | SEM_WORKGROUP | SEM_AVAILABLE | SEM_VISIBLE;
+        if flags & 2 != 0 {
+            sem |= SEM_UNIFORM;
+        }
+        let wg = self.u32c(SCOPE_WORKGROUP);
+        let sem = self.u32c(sem);
+        match kind {
+            Fence::Barrier => self.op_void(Op::ControlBarrier, &[wg, wg, sem]),
+            Fence::MemFence => self.op_void(Op::MemoryBarrier, &[wg, sem]),
+        }
+        Some(Val::new(0, Type::Void))
+    }
+
+    /// A SPIR-V pointer to the object `p` points at, and its scope.
+    fn atomic_pointer(&mut self, p: Val, span: Span) -> R<(Word, Type, u32)> {
+        let Type::Pointer(pt, space, _) = &p.ty else {
+            self.error(span, "the first argument of an atomic function must be a pointer");
+            return None;
+        };
+        let elem = (**pt).clone();
+        let ok = match elem.scalar() {
+            Some(Scalar::Int | Scalar::UInt | Scalar::Float) => true,
+            Some(Scalar::Long | Scalar::ULong) => self.caps.int64_atomics,
+            _ => false,
+        };
+        if !ok {
+            let n = self.types.name(&elem);
+            self.error(span, format!("atomic functions on '{n}' are not supported"));
+            return None;
+        }
+        match space {
+            AddrSpace::Global => {
+                let t = self.sty(&elem);
+                let pt = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let ptr = self.op(Op::ConvertUToPtr, pt, &[p.id]);
+                self.m.capability(Capability::VulkanMemoryModelDeviceScope);
+                Some((ptr, elem, SCOPE_DEVICE))
+            }
+            AddrSpace::Local => {
+                let place = self.deref(p, span)?;
+                let Place::Var { root, sc, path, ty, .. } = place else { return None };
+                let ptr = self.var_pointer(root, sc, &path, &ty);
+                Some((ptr, elem, SCOPE_WORKGROUP))
+            }
+            _ => {
+                self.error(span, "atomic functions need a __global or __local pointer");
+                None
+            }
+        }
+    }
+
+    fn atomic(&mut self, op: AtomicOp, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.remove(0);
+        let (ptr, elem, scope) = self.atomic_pointer(p, span)?;
+        if elem.is_float() && op != AtomicOp::Xchg {
+            self.error(span, "only atomic_xchg takes a float");
+            return None;
+        }
+        let t = self.sty(&elem);
+        let scope = self.u32c(scope);
+        let relaxed = self.u32c(0);
+        let mut args = Vec::new();
+        for v in vals {
+            args.push(self.convert(v, &elem, span, false)?.id);
+        }
+        let signed = elem.scalar().is_some_and(|s| s.is_signed());
+        let id = match op {
+            AtomicOp::Inc => self.op(Op::AtomicIIncrement, t, &[ptr, scope, relaxed]),
+            AtomicOp::Dec => self.op(Op::AtomicIDecrement, t, &[ptr, scope, relaxed]),
+            AtomicOp::CmpXchg => {
+                self.op(Op::AtomicCompareExchange, t, &[ptr, scope, relaxed, relaxed, args[1], args[0]])
+            }
+            _ => {
+                let o = match op {
+                    AtomicOp::Add => Op::AtomicIAdd,
+                    AtomicOp::Sub => Op::AtomicISub,
+                    AtomicOp::Xchg => Op::AtomicExchange,
+                    AtomicOp::Min => if signed { Op::AtomicSMin } else { Op::AtomicUMin },
+                    AtomicOp::Max => if signed { Op::AtomicSMax } else { Op::AtomicUMax },
+                    AtomicOp::And => Op::AtomicAnd,
+                    AtomicOp::Or => Op::AtomicOr,
+                    _ => Op::AtomicXor,
+                };
+                self.op(o, t, &[ptr, scope, relaxed, args[0]])
+            }
+        };
+        if elem.scalar().is_some_and(|s| s.bits() == 64) {
+            self.m.capability(Capability::Int64Atomics);
+        }
+        Some(Val::new(id, elem))
+    }
+
+    // ---- conversions ---------------------------------------------------------------
+
+    fn convert_builtin(&mut self, v: Val, to: &Type, sat: bool, rounding: Rounding, span: Span) -> R<Val> {
+        if !v.ty.is_arith() || v.ty.width() != to.width() {
+            let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+            self.error(span, format!("cannot convert '{a}' to '{b}': the number of components differs"));
+            return None;
+        }
+        self.check_type_supported(to, span)?;
+        let from = v.ty.elem_scalar()?;
+        let dst = to.elem_scalar()?;
+        let n = to.width();
+        let src_t = v.ty.clone();
+        let sty = self.sty(&src_t);
+        let mut x = v.id;
+        if from.is_float() && !dst.is_float() {
+            let r = match rounding {
+                Rounding::Rte => Some(glsl::ROUND_EVEN),
+                Rounding::Rtp => Some(glsl::CEIL),
+                Rounding::Rtn => Some(glsl::FLOOR),
+                Rounding::Default | Rounding::Rtz => None,
+            };
+            if let Some(r) = r {
+                x = self.glsl(sty, r, &[x]);
+            }
+            if sat {
+                let (lo, hi) = int_range_f64(dst);
+                let lo_c = self.constant(&src_t, ConstVal::Float(lo));
+                let hi_c = self.constant(&src_t, ConstVal::Float(hi));
+                let clamped = self.glsl(sty, glsl::FCLAMP, &[x, lo_c, hi_c]);
+                let conv = self.convert_elems(clamped, from, dst, n);
+                let tt = self.sty(to);
+                let bt = self.bool_ty(n);
+                let too_big = self.op(Op::FOrdGreaterThanEqual, bt, &[x, hi_c]);
+                let max = self.constant(to, ConstVal::Int(int_max(dst)));
+                let r = self.op(Op::Select, tt, &[too_big, max, conv]);
+                let nan = self.op(Op::IsNan, bt, &[x]);
+                let zero = self.constant(to, ConstVal::Int(0));
+                let r = self.op(Op::Select, tt, &[nan, zero, r]);
+                return Some(Val::new(r, to.clone()));
+            }
+        }
+        if sat && from.is_integer() && dst.is_integer() {
+            x = self.saturate_int(x, &src_t, dst);
+        }
+        let id = self.convert_elems(x, from, dst, n);
+        Some(Val::new(id, to.clone()))
+    }
+
+    /// Clamps integer `x` of type `t` into the range of `dst`, in `t`.
+    fn saturate_int(&mut self, x: Word, t: &Type, dst: Scalar) -> Word {
+        let src = match t.elem_scalar() {
+            Some(s) => s,
+            None => return x,
+        };
+        let ty = self.sty(t);
+        let mut x = x;
+        let (smin, smax) = (int_min(src) as i128, int_max(src) as i128);
+        let (dmin, dmax) = (int_min(dst) as i128, int_max(dst) as i128);
+        if dmin > smin {
+            let c = self.constant(t, ConstVal::Int(dmin as i64));
+            x = self.glsl(ty, if src.is_signed() { glsl::SMAX } else { glsl::UMAX }, &[x, c]);
+        }
+        if dmax < smax {
+            let c = self.constant(t, ConstVal::Int(dmax as i64));
+            x = self.glsl(ty, if src.is_signed() { glsl::SMIN } else { glsl::UMIN }, &[x, c]);
+        }
+        x
+    }
+
+    fn as_type(&mut self, v: Val, to: &Type, span: Span) -> R<Val> {
+        let (fs, ts) = (self.types.size(&v.ty), self.types.size(to));
+        if fs != ts || !v.ty.is_arith() {
+            let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+            self.error(span, format!("invalid reinterpretation: sizes of '{a}' and '{b}' must match"));
+            return None;
+        }
+        self.check_type_supported(to, span)?;
+        let mut x = v.id;
+        let mut from = v.ty.clone();
+        if let Type::Vector(s, 3) = from {
+            let t4 = Type::Vector(s, 4);
+            let ty = self.sty(&t4);
+            x = self.op(Op::VectorShuffle, ty, &[x, x, 0, 1, 2, 0xffff_ffff]);
+            from = t4;
+        }
+        let _ = from;
+        if let Type::Vector(s, 3) = to {
+            let t4 = Type::Vector(*s, 4);
+            let ty4 = self.sty(&t4);
+            let y = self.op(Op::Bitcast, ty4, &[x]);
+            let ty = self.sty(to);
+            return Some(Val::new(self.op(Op::VectorShuffle, ty, &[y, y, 0, 1, 2]), to.clone()));
+        }
+        let ty = self.sty(to);
+        Some(Val::new(self.op(Op::Bitcast, ty, &[x]), to.clone()))
+    }
+
+    // ---- vload / vstore -----------------------------------------------------------
+
+    fn vload(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.remove(1);
+        let off = vals.remove(0);
+        let Type::Pointer(elem, space, _) = p.ty.clone() else {
+            self.error(span, "vload needs a pointer argument");
+            return None;
+        };
+        let Type::Scalar(s) = *elem else {
+            self.error(span, "vload needs a pointer to a scalar type");
+            return None;
+        };
+        let vt = Type::Vector(s, n);
+        let off = self.convert(off, &Type::ULONG, span, false)?;
+        let ul = self.sty(&Type::ULONG);
+        let nn = self.m.u64_const(n as u64);
+        let first = self.op(Op::IMul, ul, &[off.id, nn]);
+        let first = Val::new(first, Type::ULONG);
+        let base = self.pointer_add(p, first, false, span)?;
+        if space.is_addressed() {
+            let id = self.load_addr(base.id, &vt, s.size(), space, span)?;
+            return Some(Val::new(id, vt));
+        }
+        let mut comps = Vec::new();
+        for i in 0..n as i64 {
+            let iv = self.const_val(&Type::INT, i);
+            let pi = self.pointer_add(base.clone(), iv, false, span)?;
+            let place = self.deref(pi, span)?;
+            comps.push(self.load(&place, span)?.id);
+        }
+        let ty = self.sty(&vt);
+        Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), vt))
+    }
+
+    fn vstore(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.remove(2);
+        let off = vals.remove(1);
+        let data = vals.remove(0);
+        let Type::Pointer(elem, space, _) = p.ty.clone() else {
+            self.error(span, "vstore needs a pointer argument");
+            return None;
+        };
+        let Type::Scalar(s) = *elem else {
+            self.error(span, "vstore needs a pointer to a scalar type");
+            return None;
+        };
+        let vt = Type::Vector(s, n);
+        if data.ty != vt {
+            let (a, b) = (self.types.name(&data.ty), self.types.name(&vt));
+            self.error(span, format!("vstore{n} of '{a}' into a '{b}' pointer"));
+            return None;
+        }
+        let off = self.convert(off, &Type::ULONG, span, false)?;
+        let ul = self.sty(&Type::ULONG);
+        let nn = self.m.u64_const(n as u64);
+        let first = self.op(Op::IMul, ul, &[off.id, nn]);
+        let base = self.pointer_add(p, Val::new(first, Type::ULONG), false, span)?;
+        if space == AddrSpace::Constant {
+            self.error(span, "cannot store to __constant memory");
+            return None;
+        }
+        if space.is_addressed() {
+            self.store_addr(base.id, &vt, s.size(), data.id, span);
+            return Some(Val::new(0, Type::Void));
+        }
+        let et = self.sty(&Type::Scalar(s));
+        for i in 0..n as i64 {
+            let iv = self.const_val(&Type::INT, i);
+            let pi = self.pointer_add(base.clone(), iv, false, span)?;
+            let place = self.deref(pi, span)?;
+            let c = self.op(Op::CompositeExtract, et, &[data.id, i as u32]);
+            self.store(&place, &Val::new(c, Type::Scalar(s)), span);
+        }
+        Some(Val::new(0, Type::Void))
+    }
+
+    // ---- everything else -------------------------------------------------------------
+
+    fn int_gentype(&mut self, vals: &[Val], span: Span, name: &str) -> R<Type> {
+        let t = self.gentype(vals, span)?;
+        if !t.is_integer() {
+            self.error(span, format!("'{name}' needs integer arguments"));
+            return None;
+        }
+        Some(t)
+    }
+
+    fn special(&mut self, name: &'static str, vals: Vec<Val>, span: Span) -> R<Val> {
+        match name {
+            "round" | "exp10" | "log10" | "cbrt" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
+                let t = self.float_gentype(&vals, span)?;
+                let f32_only = matches!(name, "exp10" | "log10" | "cbrt");
+                if f32_only && t.elem_scalar() == Some(Scalar::Double) {
+                    self.error(span, format!("'{name}' is not supported for double yet"));
+                    return None;
+                }
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                let id = match name {
+                    "round" => {
+                        // Halfway cases round away from zero.
+                        let x = ids[0];
+                        let tr = self.glsl(ty, glsl::TRUNC, &[x]);
+                        let d = self.op(Op::FSub, ty, &[x, tr]);
+                        let ad = self.glsl(ty, glsl::FABS, &[d]);
+                        let half = self.constant(&t, ConstVal::Float(0.5));
+                        let bt = self.bool_ty(t.width());
+                        let up = self.op(Op::FOrdGreaterThanEqual, bt, &[ad, half]);
+                        let sg = self.glsl(ty, glsl::FSIGN, &[x]);
+                        let away = self.op(Op::FAdd, ty, &[tr, sg]);
+                        self.op(Op::Select, ty, &[up, away, tr])
+                    }
+                    "exp10" => {
+                        let k = self.constant(&t, ConstVal::Float(std::f64::consts::LOG2_10));
+                        let y = self.op(Op::FMul, ty, &[ids[0], k]);
+                        self.glsl(ty, glsl::EXP2, &[y])
+                    }
+                    "log10" => {
+                        let k = self.constant(&t, ConstVal::Float(std::f64::consts::LOG10_2));
+                        let y = self.glsl(ty, glsl::LOG2, &[ids[0]]);
+                        self.op(Op::FMul, ty, &[y, k])
+                    }
+                    "cbrt" => {
+                        let a = self.glsl(ty, glsl::FABS, &[ids[0]]);
+                        let third = self.constant(&t, ConstVal::Float(1.0 / 3.0));
+                        let p = self.glsl(ty, glsl::POW, &[a, third]);
+                        let s = self.glsl(ty, glsl::FSIGN, &[ids[0]]);
+                        self.op(Op::FMul, ty, &[p, s])
+                    }
+                    "fmod" => self.op(Op::FRem, ty, &[ids[0], ids[1]]),
+                    "hypot" => {
+                        let a = self.op(Op::FMul, ty, &[ids[0], ids[0]]);
+                        let b = self.op(Op::FMul, ty, &[ids[1], ids[1]]);
+                        let s = self.op(Op::FAdd, ty, &[a, b]);
+                        self.glsl(ty, glsl::SQRT, &[s])
+                    }
+                    "copysign" => {
+                        let s = t.elem_scalar()?;
+                        let it = t.with_elem(Scalar::int(s.bits(), false));
+                        let ity = self.sty(&it);
+                        let xa = self.op(Op::Bitcast, ity, &[ids[0]]);
+                        let ya = self.op(Op::Bitcast, ity, &[ids[1]]);
+                        let sign = self.constant(&it, ConstVal::Int(1i64.wrapping_shl(s.bits() - 1)));
+                        let mag = self.op(Op::Not, ity, &[sign]);
+                        let xm = self.op(Op::BitwiseAnd, ity, &[xa, mag]);
+                        let ys = self.op(Op::BitwiseAnd, ity, &[ya, sign]);
+                        let r = self.op(Op::BitwiseOr, ity, &[xm, ys]);
+                        self.op(Op::Bitcast, ty, &[r])
+                    }
+                    "fdim" => {
+                        let d = self.op(Op::FSub, ty, &[ids[0], ids[1]]);
+                        let zero = self.constant(&t, ConstVal::Float(0.0));
+                        let bt = self.bool_ty(t.width());
+                        let le = self.op(Op::FOrdLessThanEqual, bt, &[ids[0], ids[1]]);
+                        self.op(Op::Select, ty, &[le, zero, d])
+                    }
+                    _ => {
+                        let m = self.op(Op::FMul, ty, &[ids[0], ids[1]]);
+                        self.op(Op::FAdd, ty, &[m, ids[2]])
+                    }
+                };
+                Some(Val::new(id, t))
+            }
+            "pown" | "ldexp" => {
+                let mut vals = vals;
+                let n = vals.remove(1);
+                let x = vals.remove(0);
+                let t = self.float_gentype(std::slice::from_ref(&x), span)?;
+                let x = self.convert(x, &t, span, false)?;
+                let it = t.with_elem(Scalar::Int);
+                let n = self.convert(n, &it, span, false)?;
+                let ty = self.sty(&t);
+                if name == "ldexp" {
+                    return Some(Val::new(self.glsl(ty, glsl::LDEXP, &[x.id, n.id]), t));
+                }
+                if t.elem_scalar() == Some(Scalar::Double) {
+                    self.error(span, "'pown' is not supported for double yet");
+                    return None;
+                }
+                let nf = self.convert_elems(n.id, Scalar::Int, Scalar::Float, t.width());
+                let ax = self.glsl(ty, glsl::FABS, &[x.id]);
+                let p = self.glsl(ty, glsl::POW, &[ax, nf]);
+                let ity = self.sty(&it);
+                let one = self.constant(&it, ConstVal::Int(1));
+                let odd = self.op(Op::BitwiseAnd, ity, &[n.id, one]);
+                let bt = self.bool_ty(t.width());
+                let izero = self.constant(&it, ConstVal::Int(0));
+                let is_odd = self.op(Op::INotEqual, bt, &[odd, izero]);
+                let fzero = self.constant(&t, ConstVal::Float(0.0));
+                let neg = self.op(Op::FOrdLessThan, bt, &[x.id, fzero]);
+                let flip = self.op(Op::LogicalAnd, bt, &[is_odd, neg]);
+                let np = self.op(Op::FNegate, ty, &[p]);
+                Some(Val::new(self.op(Op::Select, ty, &[flip, np, p]), t))
+            }
+            "abs" => {
+                let v = vals.into_iter().next()?;
+                let t = v.ty.clone();
+                if t.is_float() {
+                    let ty = self.sty(&t);
+                    return Some(Val::new(self.glsl(ty, glsl::FABS, &[v.id]), t));
+                }
+                let s = t.elem_scalar()?;
+                let ut = t.with_elem(s.to_unsigned());
+                if !s.is_signed() {
+                    return Some(Val::new(v.id, ut));
+                }
+                let ty = self.sty(&t);
+                Some(Val::new(self.glsl(ty, glsl::SABS, &[v.id]), ut))
+            }
+            "abs_diff" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                let ty = self.sty(&t);
+                let bt = self.bool_ty(t.width());
+                let gt = self.op(if s.is_signed() { Op::SGreaterThan } else { Op::UGreaterThan }, bt, &[ids[0], ids[1]]);
+                let a = self.op(Op::ISub, ty, &[ids[0], ids[1]]);
+                let b = self.op(Op::ISub, ty, &[ids[1], ids[0]]);
+                let r = self.op(Op::Select, ty, &[gt, a, b]);
+                Some(Val::new(r, t.with_elem(s.to_unsigned())))
+            }
+            "mad24" | "mul24" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                let m = self.op(Op::IMul, ty, &[ids[0], ids[1]]);
+                let r = if name == "mad24" { self.op(Op::IAdd, ty, &[m, ids[2]]) } else { m };
+                Some(Val::new(r, t))
+            }
+            "popcount" | "clz" | "ctz" => {
+                let v = vals.into_iter().next()?;
+                if !v.ty.is_integer() {
+                    self.error(span, format!("'{name}' needs an integer argument"));
+                    return None;
+                }
+                let t = v.ty.clone();
+                let id = self.bit_count(name, v.id, &t);
+                Some(Val::new(id, t))
+            }
+            "rotate" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                let ty = self.sty(&t);
+                let mask = self.constant(&t, ConstVal::Int(s.bits() as i64 - 1));
+                let bits = self.constant(&t, ConstVal::Int(s.bits() as i64));
+                let n = self.op(Op::BitwiseAnd, ty, &[ids[1], mask]);
+                let l = self.op(Op::ShiftLeftLogical, ty, &[ids[0], n]);
+                let rn = self.op(Op::ISub, ty, &[bits, n]);
+                let rn = self.op(Op::BitwiseAnd, ty, &[rn, mask]);
+                let r = self.op(Op::ShiftRightLogical, ty, &[ids[0], rn]);
+                // A rotate by 0 must not OR in the unshifted value twice.
+                let bt = self.bool_ty(t.width());
+                let zero = self.constant(&t, ConstVal::Int(0));
+                let is0 = self.op(Op::IEqual, bt, &[n, zero]);
+                let r = self.op(Op::Select, ty, &[is0, zero, r]);
+                Some(Val::new(self.op(Op::BitwiseOr, ty, &[l, r]), t))
+            }
+            "add_sat" | "sub_sat" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let id = self.saturating(name == "add_sat", ids[0], ids[1], &t);
+                Some(Val::new(id, t))
+            }
+            "hadd" | "rhadd" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                let ty = self.sty(&t);
+                let one = self.constant(&t, ConstVal::Int(1));
+                let sh = if s.is_signed() { Op::ShiftRightArithmetic } else { Op::ShiftRightLogical };
+                let a = self.op(sh, ty, &[ids[0], one]);
+                let b = self.op(sh, ty, &[ids[1], one]);
+                let sum = self.op(Op::IAdd, ty, &[a, b]);
+                let c = self.op(if name == "hadd" { Op::BitwiseAnd } else { Op::BitwiseOr }, ty, &[ids[0], ids[1]]);
+                let c = self.op(Op::BitwiseAnd, ty, &[c, one]);
+                Some(Val::new(self.op(Op::IAdd, ty, &[sum, c]), t))
+            }
+            "mul_hi" | "mad_hi" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let hi = self.mul_hi(ids[0], ids[1], &t);
+                let ty = self.sty(&t);
+                let r = if name == "mad_hi" { self.op(Op::IAdd, ty, &[hi, ids[2]]) } else { hi };
+                Some(Val::new(r, t))
+            }
+            "upsample" => {
+                let mut vals = vals;
+                let lo = vals.remove(1);
+                let hi = vals.remove(0);
+                let s = hi.ty.elem_scalar()?;
+                if !s.is_integer() || s.bits() == 64 || lo.ty.elem_scalar().map(|x| x.bits()) != Some(s.bits()) {
+                    self.error(span, "upsample needs 8-, 16- or 32-bit integers of one size");
+                    return None;
+                }
+                let wide = Scalar::int(s.bits() * 2, s.is_signed());
+                let wt = hi.ty.with_elem(wide);
+                let n = hi.ty.width();
+                let ty = self.sty(&wt);
+                let h = self.convert_elems(hi.id, s, wide, n);
+                let l = self.convert_elems(lo.id, lo.ty.elem_scalar()?.to_unsigned(), wide.to_unsigned(), n);
+                let sh = self.constant(&wt, ConstVal::Int(s.bits() as i64));
+                let h = self.op(Op::ShiftLeftLogical, ty, &[h, sh]);
+                Some(Val::new(self.op(Op::BitwiseOr, ty, &[h, l]), wt))
+            }
+            "dot" | "cross" | "length" | "normalize" | "distance" => {
+                let t = self.float_gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                let st = Type::Scalar(s);
+                let sty = self.sty(&st);
+                let ty = self.sty(&t);
+                match name {
+                    "dot" => {
+                        let id = if t.is_vector() {
+                            self.op(Op::Dot, sty, &[ids[0], ids[1]])
+                        } else {
+                            self.op(Op::FMul, sty, &[ids[0], ids[1]])
+                        };
+                        Some(Val::new(id, st))
+                    }
+                    "cross" => match t.width() {
+                        3 => Some(Val::new(self.glsl(ty, glsl::CROSS, &[ids[0], ids[1]]), t)),
+                        4 => {
+                            let t3 = Type::Vector(s, 3);
+                            let ty3 = self.sty(&t3);
+                            let a = self.op(Op::VectorShuffle, ty3, &[ids[0], ids[0], 0, 1, 2]);
+                            let b = self.op(Op::VectorShuffle, ty3, &[ids[1], ids[1], 0, 1, 2]);
+                            let c = self.glsl(ty3, glsl::CROSS, &[a, b]);
+                            let zero = self.constant(&st, ConstVal::Float(0.0));
+                            let e: Vec<Word> = (0..3).map(|i| self.op(Op::CompositeExtract, sty, &[c, i])).collect();
+                            let r = self.op(Op::CompositeConstruct, ty, &[e[0], e[1], e[2], zero]);
+                            Some(Val::new(r, t))
+                        }
+                        _ => {
+                            self.error(span, "cross needs 3- or 4-component vectors");
+                            None
+                        }
+                    },
+                    "length" => Some(Val::new(self.glsl(sty, glsl::LENGTH, &[ids[0]]), st)),
+                    "distance" => Some(Val::new(self.glsl(sty, glsl::DISTANCE, &[ids[0], ids[1]]), st)),
+                    _ => Some(Val::new(self.glsl(ty, glsl::NORMALIZE, &[ids[0]]), t)),
+                }
+            }
+            "isnan" | "isinf" | "isfinite" | "signbit" => {
+                let t = self.float_gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let bt = self.bool_ty(t.width());
+                let b = match name {
+                    "isnan" => self.op(Op::IsNan, bt, &[ids[0]]),
+                    "isinf" => self.op(Op::IsInf, bt, &[ids[0]]),
+                    "isfinite" => {
+                        let a = self.op(Op::IsNan, bt, &[ids[0]]);
+                        let b = self.op(Op::IsInf, bt, &[ids[0]]);
+                        let o = self.op(Op::LogicalOr, bt, &[a, b]);
+                        self.op(Op::LogicalNot, bt, &[o])
+                    }
+                    _ => {
+                        let s = t.elem_scalar()?;
+                        let it = t.with_elem(Scalar::int(s.bits(), true));
+                        let ity = self.sty(&it);
+                        let bits = self.op(Op::Bitcast, ity, &[ids[0]]);
+                        let zero = self.constant(&it, ConstVal::Int(0));
+                        self.op(Op::SLessThan, bt, &[bits, zero])
+                    }
+                };
+                Some(self.bool_to_relational_pub(b, &t))
+            }
+            "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless" | "islessequal"
+            | "islessgreater" | "isordered" | "isunordered" => {
+                let t = self.float_gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let bt = self.bool_ty(t.width());
+                let b = match name {
+                    "isordered" | "isunordered" => {
+                        let a = self.op(Op::IsNan, bt, &[ids[0]]);
+                        let b = self.op(Op::IsNan, bt, &[ids[1]]);
+                        let u = self.op(Op::LogicalOr, bt, &[a, b]);
+                        if name == "isordered" {
+                            self.op(Op::LogicalNot, bt, &[u])
+                        } else {
+                            u
+                        }
+                    }
+                    _ => {
+                        let o = match name {
+                            "isequal" => Op::FOrdEqual,
+                            "isnotequal" => Op::FUnordNotEqual,
+                            "isgreater" => Op::FOrdGreaterThan,
+                            "isgreaterequal" => Op::FOrdGreaterThanEqual,
+                            "isless" => Op::FOrdLessThan,
+                            "islessequal" => Op::FOrdLessThanEqual,
+                            _ => Op::FOrdNotEqual,
+                        };
+                        self.op(o, bt, &[ids[0], ids[1]])
+                    }
+                };
+                Some(self.bool_to_relational_pub(b, &t))
+            }
+            "any" | "all" => {
+                let v = vals.into_iter().next()?;
+                if !v.ty.is_integer() {
+                    self.error(span, format!("'{name}' needs a signed integer argument"));
+                    return None;
+                }
+                let s = v.ty.elem_scalar()?.signed_int_of_size();
+                let t = v.ty.with_elem(s);
+                let zero = self.constant(&t, ConstVal::Int(0));
+                let bt = self.bool_ty(t.width());
+                let neg = self.op(Op::SLessThan, bt, &[v.id, zero]);
+                let b = if t.is_vector() {
+                    let b1 = self.bool_ty(1);
+                    self.op(if name == "any" { Op::Any } else { Op::All }, b1, &[neg])
+                } else {
+                    neg
+                };
+                Some(self.bool_to_relational_pub(b, &Type::INT))
+            }
+            "select" => {
+                let mut vals = vals;
+                let c = vals.remove(2);
+                let b = vals.remove(1);
+                let a = vals.remove(0);
+                if c.ty.is_vector() {
+                    return self.vector_select(c, b, a, span);
+                }
+                let cb = self.convert(c, &Type::BOOL, span, false)?;
+                let t = self.gentype(&[a.clone(), b.clone()], span)?;
+                let ids = self.convert_all(vec![a, b], &t, span)?;
+                let ty = self.sty(&t);
+                Some(Val::new(self.op(Op::Select, ty, &[cb.id, ids[1], ids[0]]), t))
+            }
+            "bitselect" => {
+                let t = self.gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                let it = t.with_elem(Scalar::int(s.bits(), false));
+                let ity = self.sty(&it);
+                let ty = self.sty(&t);
+                let cast = |l: &mut Self, id: Word| if s.is_float() { l.op(Op::Bitcast, ity, &[id]) } else { id };
+                let (a, b, c) = (cast(self, ids[0]), cast(self, ids[1]), cast(self, ids[2]));
+                let nc = self.op(Op::Not, ity, &[c]);
+                let x = self.op(Op::BitwiseAnd, ity, &[a, nc]);
+                let y = self.op(Op::BitwiseAnd, ity, &[b, c]);
+                let r = self.op(Op::BitwiseOr, ity, &[x, y]);
+                let r = if s.is_float() { self.op(Op::Bitcast, ty, &[r]) } else { r };
+                Some(Val::new(r, t))
+            }
+            _ => {
+                self.error(span, format!("built-in '{name}' is not supported yet"));
+                None
+            }
+        }
+    }
+
+    pub(super) fn bool_to_relational_pub(&mut self, b: Word, operand: &Type) -> Val {
+        let n = operand.width();
+        let rt = if n == 1 {
+            Type::INT
+        } else {
+            Type::Vector(operand.elem_scalar().unwrap_or(Scalar::Int).signed_int_of_size(), n as u8)
+        };
+        let t = self.sty(&rt);
+        let one = self.constant(&rt, ConstVal::Int(if n == 1 { 1 } else { -1 }));
+        let zero = self.constant(&rt, ConstVal::Int(0));
+        Val::new(self.op(Op::Select, t, &[b, one, zero]), rt)
+    }
+
+    /// popcount, clz, ctz. Vulkan's bit instructions take 32-bit operands
+    /// only, so other widths go through 32-bit halves or widening.
+    fn bit_count(&mut self, name: &str, x: Word, t: &Type) -> Word {
+        let s = t.elem_scalar().unwrap_or(Scalar::UInt);
+        let n = t.width();
+        let bits = s.bits();
+        let u32t = Type::vector_or_scalar(Scalar::UInt, n);
+        let uty = self.sty(&u32t);
+        let ty = self.sty(t);
+        let bt = self.bool_ty(n);
+        let one32 = |l: &mut Self, v: Word, name: &str| -> Word {
+            match name {
+                "popcount" => l.op(Op::BitCount, uty, &[v]),
+                "clz" => {
+                    let msb = l.glsl(uty, glsl::FIND_UMSB, &[v]);
+                    let k = l.constant(&u32t, ConstVal::Int(31));
+                    l.op(Op::ISub, uty, &[k, msb])
+                }
+                _ => {
+                    let lsb = l.glsl(uty, glsl::FIND_ILSB, &[v]);
+                    let zero = l.constant(&u32t, ConstVal::Int(0));
+                    let is0 = l.op(Op::IEqual, bt, &[v, zero]);
+                    let k = l.constant(&u32t, ConstVal::Int(32));
+                    l.op(Op::Select, uty, &[is0, k, lsb])
+                }
+            }
+        };
+        if bits == 64 {
+            let lo = self.op(Op::UConvert, uty, &[x]);
+            let sh = self.constant(t, ConstVal::Int(32));
+            let hi = self.op(Op::ShiftRightLogical, ty, &[x, sh]);
+            let hi = self.op(Op::UConvert, uty, &[hi]);
+            let (cl, ch) = (one32(self, lo, name), one32(self, hi, name));
+            let k32 = self.constant(&u32t, ConstVal::Int(32));
+            let zero = self.constant(&u32t, ConstVal::Int(0));
+            let r = match name {
+                "popcount" => self.op(Op::IAdd, uty, &[cl, ch]),
+                "clz" => {
+                    let hz = self.op(Op::IEqual, bt, &[hi, zero]);
+                    let alt = self.op(Op::IAdd, uty, &[k32, cl]);
+                    self.op(Op::Select, uty, &[hz, alt, ch])
+                }
+                _ => {
+                    let lz = self.op(Op::IEqual, bt, &[lo, zero]);
+                    let alt = self.op(Op::IAdd, uty, &[k32, ch]);
+                    self.op(Op::Select, uty, &[lz, alt, cl])
+                }
+            };
+            return self.op(Op::UConvert, ty, &[r]);
+        }
+        let w = if bits < 32 { self.op(Op::UConvert, uty, &[x]) } else { x };
+        let mut r = one32(self, w, name);
+        if bits < 32 {
+            match name {
+                "clz" => {
+                    let k = self.constant(&u32t, ConstVal::Int(32 - bits as i64));
+                    r = self.op(Op::ISub, uty, &[r, k]);
+                }
+                "ctz" => {
+                    let k = self.constant(&u32t, ConstVal::Int(bits as i64));
+                    r = self.glsl(uty, glsl::UMIN, &[r, k]);
+                }
+                _ => {}
+            }
+            return self.op(Op::UConvert, ty, &[r]);
+        }
+        r
+    }
+
+    fn saturating(&mut self, add: bool, a: Word, b: Word, t: &Type) -> Word {
+        let s = t.elem_scalar().unwrap_or(Scalar::Int);
+        let n = t.width();
+        let ty = self.sty(t);
+        let op = if add { Op::IAdd } else { Op::ISub };
+        if s.bits() < 64 {
+            let wide = Scalar::int(s.bits() * 2, s.is_signed());
+            let wt = t.with_elem(wide);
+            let wty = self.sty(&wt);
+            let (wa, wb) = (self.convert_elems(a, s, wide, n), self.convert_elems(b, s, wide, n));
+            let r = self.op(op, wty, &[wa, wb]);
+            let lo = self.constant(&wt, ConstVal::Int(int_min(s)));
+            let hi = self.constant(&wt, ConstVal::Int(int_max(s)));
+            let c = if s.is_signed() {
+                self.glsl(wty, glsl::SCLAMP, &[r, lo, hi])
+            } else if add {
+                self.glsl(wty, glsl::UMIN, &[r, hi])
+            } else {
+                // Unsigned subtraction wrapped above the range means below 0.
+                let bt = self.bool_ty(n);
+                let under = self.op(Op::UGreaterThan, bt, &[r, hi]);
+                self.op(Op::Select, wty, &[under, lo, r])
+            };
+            return self.convert_elems(c, wide, s, n);
+        }
+        let r = self.op(op, ty, &[a, b]);
+        let bt = self.bool_ty(n);
+        if !s.is_signed() {
+            let (over, lim) = if add {
+                (self.op(Op::ULessThan, bt, &[r, a]), self.constant(t, ConstVal::Int(-1)))
+            } else {
+                (self.op(Op::ULessThan, bt, &[a, b]), self.constant(t, ConstVal::Int(0)))
+            };
+            return self.op(Op::Select, ty, &[over, lim, r]);
+        }
+        let x1 = self.op(Op::BitwiseXor, ty, &[a, r]);
+        let x2 = if add { self.op(Op::BitwiseXor, ty, &[b, r]) } else { self.op(Op::BitwiseXor, ty, &[a, b]) };
+        let both = self.op(Op::BitwiseAnd, ty, &[x1, x2]);
+        let zero = self.constant(t, ConstVal::Int(0));
+        let over = self.op(Op::SLessThan, bt, &[both, zero]);
+        let aneg = self.op(Op::SLessThan, bt, &[a, zero]);
+        let min = self.constant(t, ConstVal::Int(i64::MIN));
+        let max = self.constant(t, ConstVal::Int(i64::MAX));
+        let lim = self.op(Op::Select, ty, &[aneg, min, max]);
+        self.op(Op::Select, ty, &[over, lim, r])
+    }
+
+    fn mul_hi(&mut self, a: Word, b: Word, t: &Type) -> Word {
+        let s = t.elem_scalar().unwrap_or(Scalar::Int);
+        let n = t.width();
+        let ty = self.sty(t);
+        if s.bits() < 64 {
+            let wide = Scalar::int(s.bits() * 2, s.is_signed());
+            let wt = t.with_elem(wide);
+            let wty = self.sty(&wt);
+            let (wa, wb) = (self.convert_elems(a, s, wide, n), self.convert_elems(b, s, wide, n));
+            let p = self.op(Op::IMul, wty, &[wa, wb]);
+            let sh = self.constant(&wt, ConstVal::Int(s.bits() as i64));
+            let hi = self.op(Op::ShiftRightLogical, wty, &[p, sh]);
+            return self.op(Op::UConvert, ty, &[hi]);
+        }
+        let st = self.m.ty(TypeKey::Struct(vec![ty, ty]));
+        let o = if s.is_signed() { Op::SMulExtended } else { Op::UMulExtended };
+        let r = self.op(o, st, &[a, b]);
+        self.op(Op::CompositeExtract, ty, &[r, 1])
+    }
+}
+
+fn int_min(s: Scalar) -> i64 {
+    if s.is_signed() && s.bits() < 64 {
+        -(1i64 << (s.bits() - 1))
+    } else if s.is_signed() {
+        i64::MIN
+    } else {
+        0
+    }
+}
+
+fn int_max(s: Scalar) -> i64 {
+    match (s.is_signed(), s.bits()) {
+        (true, 64) => i64::MAX,
+        (false, 64) => -1,
+        (true, b) => (1i64 << (b - 1)) - 1,
+        (false, b) => (1i64 << b) - 1,
+    }
+}
+
+/// The range of integer type `s` as exactly representable floats: the
+/// minimum and one past the maximum.
+fn int_range_f64(s: Scalar) -> (f64, f64) {
+    let b = s.bits() as i32;
+    if s.is_signed() {
+        (-(2f64.powi(b - 1)), 2f64.powi(b - 1))
+    } else {
+        (0.0, 2f64.powi(b))
+    }
+}

@@ -1,0 +1,1227 @@
+//! Expressions: typing by the OpenCL C rules, implicit conversions, and the
+//! instructions that compute them.
+
+use super::*;
+use crate::sema::types::{common_scalar, promote};
+
+/// An expression's result before loads: a place (lvalue) or a value.
+pub(super) enum Operand {
+    Place(Place),
+    Val(Val),
+}
+
+const MAX_SWIZZLE: usize = 16;
+
+/// The component indices a swizzle names on an `n`-vector, or `None`.
+pub(crate) fn swizzle_comps(name: &str, n: u32) -> Option<Vec<u32>> {
+    let half = n.next_power_of_two() / 2;
+    let comps: Vec<u32> = match name {
+        "lo" => (0..half).collect(),
+        "hi" => (half..2 * half).collect(),
+        "even" => (0..n.next_power_of_two()).step_by(2).collect(),
+        "odd" => (1..n.next_power_of_two()).step_by(2).collect(),
+        _ => {
+            if let Some(digits) = name.strip_prefix('s').or_else(|| name.strip_prefix('S')) {
+                if digits.is_empty() {
+                    return None;
+                }
+                let mut v = Vec::new();
+                for c in digits.chars() {
+                    let d = c.to_digit(16)?;
+                    if d >= n {
+                        return None;
+                    }
+                    v.push(d);
+                }
+                v
+            } else {
+                let xyzw = name.chars().all(|c| "xyzw".contains(c));
+                let rgba = name.chars().all(|c| "rgba".contains(c));
+                if !xyzw && !rgba || name.is_empty() {
+                    return None;
+                }
+                let set = if xyzw { "xyzw" } else { "rgba" };
+                let mut v = Vec::new();
+                for c in name.chars() {
+                    let d = set.find(c)? as u32;
+                    if d >= n {
+                        return None;
+                    }
+                    v.push(d);
+                }
+                v
+            }
+        }
+    };
+    if comps.is_empty() || comps.len() > MAX_SWIZZLE || !matches!(comps.len(), 1 | 2 | 3 | 4 | 8 | 16) {
+        return None;
+    }
+    Some(comps)
+}
+
+fn space_of(sc: StorageClass) -> AddrSpace {
+    match sc {
+        StorageClass::Workgroup => AddrSpace::Local,
+        StorageClass::Private => AddrSpace::Constant,
+        _ => AddrSpace::Private,
+    }
+}
+
+/// Could evaluating `e` change anything (so both arms of `?:` may not both
+/// be computed)?
+pub(super) fn has_side_effects(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assign(..) => true,
+        ExprKind::Unary(op, inner) => {
+            matches!(op, UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec)
+                || has_side_effects(inner)
+        }
+        ExprKind::Call(name, args) => {
+            !matches!(
+                crate::sema::builtins::lookup(name),
+                Some(
+                    crate::sema::builtins::Builtin::FloatGlsl { .. }
+                        | crate::sema::builtins::Builtin::MinMax { .. }
+                        | crate::sema::builtins::Builtin::Convert { .. }
+                        | crate::sema::builtins::Builtin::AsType(_)
+                        | crate::sema::builtins::Builtin::WorkItem(_)
+                )
+            ) || args.iter().any(has_side_effects)
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) | ExprKind::Index(a, b) => {
+            has_side_effects(a) || has_side_effects(b)
+        }
+        ExprKind::Cond(a, b, c) => has_side_effects(a) || has_side_effects(b) || has_side_effects(c),
+        ExprKind::Member(a, _, _) | ExprKind::Cast(_, a) => has_side_effects(a),
+        ExprKind::VecLit(_, items) => items.iter().any(has_side_effects),
+        ExprKind::SizeofExpr(_) | ExprKind::VecStepExpr(_) => false,
+        _ => false,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Lowers `e` to a value (arrays decay to pointers).
+    pub(super) fn expr(&mut self, e: &'a Expr) -> R<Val> {
+        match self.operand(e)? {
+            Operand::Val(v) => Some(v),
+            Operand::Place(p) => self.place_value(p, e),
+        }
+    }
+
+    fn place_value(&mut self, p: Place, e: &'a Expr) -> R<Val> {
+        if let Type::Array(elem, _) = p.ty().clone() {
+            return self.decay(p, &elem, e.span);
+        }
+        let mut v = self.load(&p, e.span)?;
+        if let ExprKind::Ident(name) = &e.kind {
+            if let Some(sym) = self.lookup(name) {
+                v.base = sym.base.clone();
+            }
+        }
+        Some(v)
+    }
+
+    fn decay(&mut self, p: Place, elem: &Type, span: Span) -> R<Val> {
+        match p {
+            Place::Addr { addr, space, .. } => {
+                Some(Val::new(addr, Type::Pointer(Box::new(elem.clone()), space, 0)))
+            }
+            Place::Var { root, sc, path, dynamic, .. } => {
+                if sc == StorageClass::Private {
+                    self.error(span, "taking the address of a program-scope __constant variable is not supported yet; index it directly");
+                    return None;
+                }
+                if dynamic.iter().any(|d| *d) {
+                    self.error(span, "a pointer into an array selected by a run-time index is not supported yet");
+                    return None;
+                }
+                let base = LBase { root, sc, path, elem: elem.clone(), is_array: true };
+                let zero = self.u32c(0);
+                Some(Val {
+                    id: zero,
+                    ty: Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
+                    base: Some(Rc::new(base)),
+                })
+            }
+            Place::Swizzle { .. } => {
+                self.error(span, "cannot take the address of a vector component");
+                None
+            }
+        }
+    }
+
+    /// Lowers `e` to a place where it is an lvalue, else to a value.
+    pub(super) fn operand(&mut self, e: &'a Expr) -> R<Operand> {
+        match &e.kind {
+            ExprKind::Ident(name) => match self.lookup(name) {
+                Some(sym) => Some(Operand::Place(Place::Var {
+                    root: sym.root,
+                    sc: sym.sc,
+                    path: Vec::new(),
+                    dynamic: Vec::new(),
+                    in_array: false,
+                    ty: sym.ty,
+                })),
+                None => {
+                    if let Some(v) = self.named_constant(name) {
+                        return Some(Operand::Val(v));
+                    }
+                    self.error(e.span, format!("use of undeclared identifier '{name}'"));
+                    None
+                }
+            },
+            ExprKind::Index(a, i) => {
+                let base = self.operand(a)?;
+                let idx = self.expr(i)?;
+                if !idx.ty.scalar().is_some_and(|s| s.is_integer() || s == Scalar::Bool) {
+                    self.error(i.span, "array subscript is not an integer");
+                    return None;
+                }
+                match base {
+                    Operand::Place(p) if matches!(p.ty(), Type::Array(..) | Type::Vector(..)) => {
+                        self.index_dynamic(p, idx, e.span).map(Operand::Place)
+                    }
+                    Operand::Place(p) => {
+                        let v = self.place_value(p, a)?;
+                        self.subscript_value(v, idx, e.span)
+                    }
+                    Operand::Val(v) => self.subscript_value(v, idx, e.span),
+                }
+            }
+            ExprKind::Member(base, name, arrow) => {
+                if *arrow {
+                    let v = self.expr(base)?;
+                    if !matches!(v.ty.pointee(), Some(Type::Struct(_))) {
+                        self.error(e.span, "member reference type is not a pointer to a struct or union");
+                        return None;
+                    }
+                    let p = self.deref(v, e.span)?;
+                    return self.member(Operand::Place(p), name, e.span);
+                }
+                let b = self.operand(base)?;
+                self.member(b, name, e.span)
+            }
+            ExprKind::Unary(UnOp::Deref, inner) => {
+                let v = self.expr(inner)?;
+                self.deref(v, e.span).map(Operand::Place)
+            }
+            _ => self.rvalue(e).map(Operand::Val),
+        }
+    }
+
+    /// `CLK_*` flags and other names the headers would define, when the
+    /// preprocessor has not already replaced them.
+    fn named_constant(&mut self, name: &str) -> R<Val> {
+        let v = match name {
+            "CLK_LOCAL_MEM_FENCE" => 1,
+            "CLK_GLOBAL_MEM_FENCE" => 2,
+            "CLK_IMAGE_MEM_FENCE" => 4,
+            "NULL" => {
+                let zero = self.m.u64_const(0);
+                return Some(Val::new(zero, Type::Pointer(Box::new(Type::Void), AddrSpace::Global, 0)));
+            }
+            "true" => 1,
+            "false" => 0,
+            _ => return None,
+        };
+        Some(self.const_val(&Type::INT, v))
+    }
+
+    fn subscript_value(&mut self, v: Val, idx: Val, span: Span) -> R<Operand> {
+        match &v.ty {
+            Type::Pointer(..) => {
+                let p = self.pointer_add(v, idx, false, span)?;
+                self.deref(p, span).map(Operand::Place)
+            }
+            Type::Vector(s, _) => {
+                let i = self.convert(idx, &Type::UINT, span, false)?;
+                let t = self.sty(&Type::Scalar(*s));
+                Some(Operand::Val(Val::new(
+                    self.op(Op::VectorExtractDynamic, t, &[v.id, i.id]),
+                    Type::Scalar(*s),
+                )))
+            }
+            _ => {
+                self.error(span, "subscripted value is not an array, pointer, or vector");
+                None
+            }
+        }
+    }
+
+    fn index_dynamic(&mut self, p: Place, idx: Val, span: Span) -> R<Place> {
+        let elem = match p.ty() {
+            Type::Array(e, _) => (**e).clone(),
+            Type::Vector(s, _) => Type::Scalar(*s),
+            _ => return None,
+        };
+        match p {
+            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+                let i = self.convert(idx, &Type::UINT, span, false)?;
+                path.push(i.id);
+                dynamic.push(true);
+                Some(Place::Var { root, sc, path, dynamic, in_array: true, ty: elem })
+            }
+            Place::Addr { addr, space, align, .. } => {
+                let i = self.convert(idx, &Type::LONG, span, false)?;
+                let size = self.types.size(&elem) as u64;
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let s = self.m.u64_const(size);
+                let off = self.op(Op::IMul, u64t, &[i.id, s]);
+                let a = self.op(Op::IAdd, u64t, &[addr, off]);
+                let ealign = self.types.align(&elem).min(align.max(1));
+                Some(Place::Addr { addr: a, ty: elem, align: ealign, space })
+            }
+            Place::Swizzle { .. } => {
+                self.error(span, "indexing a swizzle is not supported; copy it to a variable first");
+                None
+            }
+        }
+    }
+
+    fn member(&mut self, base: Operand, name: &str, span: Span) -> R<Operand> {
+        let ty = match &base {
+            Operand::Place(p) => p.ty().clone(),
+            Operand::Val(v) => v.ty.clone(),
+        };
+        match ty {
+            Type::Struct(id) => {
+                let def = &self.types.structs[id];
+                let Some(idx) = def.members.iter().position(|m| m.name == name) else {
+                    let tn = self.types.name(&ty);
+                    self.error(span, format!("no member named '{name}' in '{tn}'"));
+                    return None;
+                };
+                let mty = def.members[idx].ty.clone();
+                let is_union = def.is_union;
+                match base {
+                    Operand::Place(p) => {
+                        if is_union && !matches!(p, Place::Addr { .. }) {
+                            self.error(span, "unions in __private or __local memory are not supported yet");
+                            return None;
+                        }
+                        Some(Operand::Place(self.member_place(p, idx as u32, mty)))
+                    }
+                    Operand::Val(v) => {
+                        let t = self.sty(&mty);
+                        Some(Operand::Val(Val::new(
+                            self.op(Op::CompositeExtract, t, &[v.id, idx as u32]),
+                            mty,
+                        )))
+                    }
+                }
+            }
+            Type::Vector(s, n) => {
+                let Some(comps) = swizzle_comps(name, n as u32) else {
+                    self.error(span, format!("invalid vector component or swizzle '.{name}' on a {}-component vector", n));
+                    return None;
+                };
+                let rty = Type::vector_or_scalar(s, comps.len() as u32);
+                match base {
+                    Operand::Place(p) => {
+                        if comps.iter().any(|c| *c >= n as u32) {
+                            self.error(span, "this swizzle names a component the vector does not have");
+                            return None;
+                        }
+                        let place = match p {
+                            Place::Swizzle { base, comps: inner, .. } => Place::Swizzle {
+                                base,
+                                comps: comps.iter().map(|c| inner[*c as usize]).collect(),
+                                ty: rty,
+                            },
+                            p => Place::Swizzle { base: Box::new(p), comps, ty: rty },
+                        };
+                        Some(Operand::Place(place))
+                    }
+                    Operand::Val(v) => Some(Operand::Val(self.swizzle_value(&v, &comps, &rty))),
+                }
+            }
+            _ => {
+                let tn = self.types.name(&ty);
+                self.error(span, format!("member reference base type '{tn}' is not a structure, union or vector"));
+                None
+            }
+        }
+    }
+
+    pub(super) fn swizzle_value(&mut self, v: &Val, comps: &[u32], ty: &Type) -> Val {
+        let t = self.sty(ty);
+        let n = v.ty.width();
+        if comps.len() == 1 {
+            let c = comps[0].min(n - 1);
+            return Val::new(self.op(Op::CompositeExtract, t, &[v.id, c]), ty.clone());
+        }
+        let mut args = vec![v.id, v.id];
+        args.extend(comps.iter().map(|c| if *c < n { *c } else { 0xffff_ffff }));
+        Val::new(self.op(Op::VectorShuffle, t, &args), ty.clone())
+    }
+
+    pub(super) fn deref(&mut self, v: Val, span: Span) -> R<Place> {
+        let Type::Pointer(pointee, space, _) = &v.ty else {
+            let tn = self.types.name(&v.ty);
+            self.error(span, format!("indirection requires pointer operand ('{tn}' invalid)"));
+            return None;
+        };
+        if **pointee == Type::Void {
+            self.error(span, "cannot dereference a void pointer");
+            return None;
+        }
+        if space.is_addressed() {
+            let align = self.types.align(pointee);
+            return Some(Place::Addr { addr: v.id, ty: (**pointee).clone(), align, space: *space });
+        }
+        let Some(base) = v.base.clone() else {
+            self.error(
+                span,
+                "cannot tell which __local/__private object this pointer points into; \
+                 such pointers are not supported yet",
+            );
+            return None;
+        };
+        if base.elem != **pointee {
+            let (a, b) = (self.types.name(pointee), self.types.name(&base.elem));
+            self.error(
+                span,
+                format!("accessing '{b}' memory through a '{a}*' pointer is not supported yet for __local/__private memory"),
+            );
+            return None;
+        }
+        let mut path = base.path.clone();
+        let mut dynamic = vec![false; path.len()];
+        if base.is_array {
+            path.push(v.id);
+            dynamic.push(true);
+        }
+        Some(Place::Var {
+            root: base.root,
+            sc: base.sc,
+            path,
+            dynamic,
+            in_array: base.is_array,
+            ty: base.elem.clone(),
+        })
+    }
+
+    fn address_of(&mut self, e: &'a Expr) -> R<Val> {
+        let p = match self.operand(e)? {
+            Operand::Place(p) => p,
+            Operand::Val(_) => {
+                self.error(e.span, "cannot take the address of an rvalue");
+                return None;
+            }
+        };
+        match p {
+            Place::Addr { addr, ty, space, .. } => {
+                Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0)))
+            }
+            Place::Var { root, sc, mut path, mut dynamic, in_array, ty } => {
+                if sc == StorageClass::Private {
+                    self.error(e.span, "taking the address of a program-scope __constant variable is not supported yet");
+                    return None;
+                }
+                let space = space_of(sc);
+                let (index, is_array) = if in_array && !path.is_empty() {
+                    let last = path.pop().unwrap_or_default();
+                    dynamic.pop();
+                    (last, true)
+                } else {
+                    (self.u32c(0), false)
+                };
+                if dynamic.iter().any(|d| *d) {
+                    self.error(e.span, "a pointer into an array selected by a run-time index is not supported yet");
+                    return None;
+                }
+                let base = LBase { root, sc, path, elem: ty.clone(), is_array };
+                Some(Val {
+                    id: index,
+                    ty: Type::Pointer(Box::new(ty), space, 0),
+                    base: Some(Rc::new(base)),
+                })
+            }
+            Place::Swizzle { .. } => {
+                self.error(e.span, "cannot take the address of a vector component");
+                None
+            }
+        }
+    }
+
+    /// Expressions that are never lvalues.
+    fn rvalue(&mut self, e: &'a Expr) -> R<Val> {
+        match &e.kind {
+            ExprKind::Error => None,
+            ExprKind::IntLit(v, s) => Some(self.const_val(&Type::Scalar(*s), *v as i64)),
+            ExprKind::FloatLit(f, s) => {
+                if *s == Scalar::Double && !self.caps.fp64 {
+                    self.error(e.span, "double precision literals need cl_khr_fp64");
+                    return None;
+                }
+                if *s == Scalar::Half && !self.caps.fp16 {
+                    self.error(e.span, "half precision literals need cl_khr_fp16");
+                    return None;
+                }
+                let t = Type::Scalar(*s);
+                let id = self.constant(&t, ConstVal::Float(*f));
+                Some(Val::new(id, t))
+            }
+            ExprKind::StrLit(_) => {
+                self.error(e.span, "string literals are only supported as printf formats");
+                None
+            }
+            ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(..) => self.expr(e),
+            ExprKind::Unary(op, inner) => self.unary(*op, inner, e.span),
+            ExprKind::Binary(BinOp::LogAnd, a, b) => self.logical(true, a, b, e.span),
+            ExprKind::Binary(BinOp::LogOr, a, b) => self.logical(false, a, b, e.span),
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                self.binary(*op, x, y, e.span)
+            }
+            ExprKind::Assign(op, l, r) => self.assign(*op, l, r, e.span),
+            ExprKind::Cond(c, a, b) => self.conditional(c, a, b, e.span),
+            ExprKind::Call(name, args) => self.call(name, args, e.span),
+            ExprKind::Cast(t, inner) => {
+                let v = self.expr(inner)?;
+                if *t == Type::Void {
+                    return Some(Val::new(0, Type::Void));
+                }
+                self.check_type_supported(t, e.span)?;
+                self.convert(v, t, e.span, true)
+            }
+            ExprKind::VecLit(t, items) => self.vector_literal(t, items, e.span),
+            ExprKind::SizeofType(t) => {
+                let n = self.types.size(t);
+                Some(self.const_val(&Type::ULONG, n as i64))
+            }
+            ExprKind::AlignofType(t) => {
+                let n = self.types.align(t);
+                Some(self.const_val(&Type::ULONG, n as i64))
+            }
+            ExprKind::VecStepType(t) => {
+                let n = t.width();
+                Some(self.const_val(&Type::INT, n as i64))
+            }
+            ExprKind::SizeofExpr(inner) | ExprKind::VecStepExpr(inner) => {
+                if has_side_effects(inner) {
+                    self.error(e.span, "sizeof/vec_step of an expression with side effects is not supported");
+                    return None;
+                }
+                let t = match self.operand(inner)? {
+                    Operand::Place(p) => p.ty().clone(),
+                    Operand::Val(v) => v.ty,
+                };
+                if matches!(e.kind, ExprKind::SizeofExpr(_)) {
+                    let n = self.types.size(&t);
+                    Some(self.const_val(&Type::ULONG, n as i64))
+                } else {
+                    Some(self.const_val(&Type::INT, t.width() as i64))
+                }
+            }
+            ExprKind::Comma(a, b) => {
+                self.expr(a);
+                self.expr(b)
+            }
+        }
+    }
+
+    pub(super) fn check_type_supported(&mut self, t: &Type, span: Span) -> R<()> {
+        match t.elem_scalar() {
+            Some(Scalar::Double) if !self.caps.fp64 => {
+                self.error(span, "type 'double' requires cl_khr_fp64 support");
+                None
+            }
+            _ => Some(()),
+        }
+    }
+
+    /// A boolean condition (`if`, loops, `!`, `&&`, `?:`).
+    pub(super) fn cond(&mut self, e: &'a Expr) -> R<Word> {
+        let v = self.expr(e)?;
+        self.to_bool(v, e.span)
+    }
+
+    fn to_bool(&mut self, v: Val, span: Span) -> R<Word> {
+        match &v.ty {
+            Type::Scalar(Scalar::Bool) => Some(v.id),
+            Type::Scalar(_) | Type::Pointer(..) => {
+                let b = self.convert(v, &Type::BOOL, span, false)?;
+                Some(b.id)
+            }
+            _ => {
+                let tn = self.types.name(&v.ty);
+                self.error(span, format!("statement requires expression of scalar type ('{tn}' invalid)"));
+                None
+            }
+        }
+    }
+
+    /// Converts `v` to `to`: the implicit conversions of assignment and
+    /// argument passing, and (with `explicit`) casts.
+    pub(super) fn convert(&mut self, v: Val, to: &Type, span: Span, explicit: bool) -> R<Val> {
+        if v.ty == *to {
+            return Some(v);
+        }
+        match (&v.ty, to) {
+            (Type::Scalar(_) | Type::Vector(..), Type::Scalar(_) | Type::Vector(..)) => {
+                let (n1, n2) = (v.ty.width(), to.width());
+                if n1 == n2 {
+                    if n1 > 1 && v.ty.elem_scalar() != to.elem_scalar() {
+                        let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+                        self.error(
+                            span,
+                            format!("cannot convert between vector types '{a}' and '{b}'; use convert_{b}()"),
+                        );
+                        return None;
+                    }
+                    let id = self.convert_elems(v.id, v.ty.elem_scalar()?, to.elem_scalar()?, n1);
+                    return Some(Val::new(id, to.clone()));
+                }
+                if n1 == 1 {
+                    let s = v.ty.scalar()?;
+                    let e = to.elem_scalar()?;
+                    let c = self.convert_elems(v.id, s, e, 1);
+                    let t = self.sty(to);
+                    let comps = vec![c; n2 as usize];
+                    return Some(Val::new(self.op(Op::CompositeConstruct, t, &comps), to.clone()));
+                }
+                let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+                self.error(span, format!("cannot convert '{a}' to '{b}'"));
+                None
+            }
+            (Type::Pointer(_, s1, _), Type::Pointer(_, s2, _)) => {
+                if s1.is_addressed() == s2.is_addressed() {
+                    if s1 != s2 && !explicit && !(s1.is_addressed() && v.ty.pointee() == Some(&Type::Void)) {
+                        self.diags.warning(
+                            span,
+                            format!("conversion between pointers to the {} and {} address spaces", s1.keyword(), s2.keyword()),
+                        );
+                    }
+                    return Some(Val { id: v.id, ty: to.clone(), base: v.base });
+                }
+                if v.base.is_none() && !s1.is_addressed() {
+                    let t = self.sty(to);
+                    return Some(Val::new(self.op(Op::UConvert, t, &[v.id]), to.clone()));
+                }
+                if v.base.is_none() && s1.is_addressed() {
+                    // A null pointer constant of another address space.
+                    let t = self.sty(to);
+                    return Some(Val::new(self.op(Op::UConvert, t, &[v.id]), to.clone()));
+                }
+                self.error(
+                    span,
+                    format!("cannot convert a pointer to the {} address space into one to {}", s1.keyword(), s2.keyword()),
+                );
+                None
+            }
+            (Type::Scalar(s), Type::Pointer(_, space, _)) if s.is_integer() || *s == Scalar::Bool => {
+                let bits = if space.is_addressed() { 64 } else { 32 };
+                let id = self.convert_elems(v.id, *s, Scalar::int(bits, false), 1);
+                Some(Val::new(id, to.clone()))
+            }
+            (Type::Pointer(_, space, _), Type::Scalar(s)) => {
+                if *s == Scalar::Bool {
+                    if !space.is_addressed() {
+                        let t = self.m.constant(ConstKey::True);
+                        return Some(Val::new(t, Type::BOOL));
+                    }
+                    let zero = self.m.u64_const(0);
+                    let b = self.bool_ty(1);
+                    return Some(Val::new(self.op(Op::INotEqual, b, &[v.id, zero]), Type::BOOL));
+                }
+                if !space.is_addressed() || s.is_float() {
+                    self.error(span, "cannot convert this pointer to an arithmetic type");
+                    return None;
+                }
+                let id = self.convert_elems(v.id, Scalar::ULong, *s, 1);
+                Some(Val::new(id, to.clone()))
+            }
+            _ => {
+                let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+                self.error(span, format!("cannot convert '{a}' to '{b}'"));
+                None
+            }
+        }
+    }
+
+    /// Converts `n` components from scalar `from` to `to`.
+    pub(super) fn convert_elems(&mut self, id: Word, from: Scalar, to: Scalar, n: u32) -> Word {
+        if from == to {
+            return id;
+        }
+        let tt = self.sty(&Type::vector_or_scalar(to, n));
+        if to == Scalar::Bool {
+            let ft = Type::vector_or_scalar(from, n);
+            let zero = self.constant(&ft, ConstVal::Int(0));
+            let op = if from.is_float() { Op::FUnordNotEqual } else { Op::INotEqual };
+            return self.op(op, tt, &[id, zero]);
+        }
+        if from == Scalar::Bool {
+            let t = Type::vector_or_scalar(to, n);
+            let one = self.constant(&t, ConstVal::Int(1));
+            let zero = self.constant(&t, ConstVal::Int(0));
+            return self.op(Op::Select, tt, &[id, one, zero]);
+        }
+        match (from.is_float(), to.is_float()) {
+            (false, false) => {
+                if from.bits() == to.bits() {
+                    id
+                } else if from.bits() < to.bits() && from.is_signed() {
+                    self.op(Op::SConvert, tt, &[id])
+                } else {
+                    self.op(Op::UConvert, tt, &[id])
+                }
+            }
+            (false, true) => {
+                let op = if from.is_signed() { Op::ConvertSToF } else { Op::ConvertUToF };
+                self.op(op, tt, &[id])
+            }
+            (true, false) => {
+                let op = if to.is_signed() { Op::ConvertFToS } else { Op::ConvertFToU };
+                self.op(op, tt, &[id])
+            }
+            (true, true) => self.op(Op::FConvert, tt, &[id]),
+        }
+    }
+
+    /// The operand type of a binary arithmetic operator (usual arithmetic
+    /// conversions with scalar-to-vector widening).
+    fn common_type(&mut self, a: &Type, b: &Type, span: Span) -> R<Type> {
+        match (a, b) {
+            (Type::Vector(..), Type::Vector(..)) => {
+                if a != b {
+                    let (x, y) = (self.types.name(a), self.types.name(b));
+                    self.error(span, format!("invalid operands to binary expression ('{x}' and '{y}')"));
+                    return None;
+                }
+                Some(a.clone())
+            }
+            (Type::Vector(..), Type::Scalar(_)) => Some(a.clone()),
+            (Type::Scalar(_), Type::Vector(..)) => Some(b.clone()),
+            (Type::Scalar(x), Type::Scalar(y)) => Some(Type::Scalar(common_scalar(*x, *y))),
+            _ => {
+                let (x, y) = (self.types.name(a), self.types.name(b));
+                self.error(span, format!("invalid operands to binary expression ('{x}' and '{y}')"));
+                None
+            }
+        }
+    }
+
+    /// A relational result: `int` 0/1 for scalars, -1/0 of the same-sized
+    /// signed integer for vectors.
+    fn bool_to_relational(&mut self, b: Word, operand: &Type) -> Val {
+        let n = operand.width();
+        let rt = if n == 1 {
+            Type::INT
+        } else {
+            Type::Vector(operand.elem_scalar().unwrap_or(Scalar::Int).signed_int_of_size(), n as u8)
+        };
+        let t = self.sty(&rt);
+        let one = self.constant(&rt, ConstVal::Int(if n == 1 { 1 } else { -1 }));
+        let zero = self.constant(&rt, ConstVal::Int(0));
+        Val::new(self.op(Op::Select, t, &[b, one, zero]), rt)
+    }
+
+    pub(super) fn binary(&mut self, op: BinOp, a: Val, b: Val, span: Span) -> R<Val> {
+        if a.ty.is_pointer() || b.ty.is_pointer() {
+            return self.pointer_binary(op, a, b, span);
+        }
+        let is_shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        let t = if is_shift {
+            if !a.ty.is_integer() || !b.ty.is_integer() {
+                self.error(span, "shift operands must be integers");
+                return None;
+            }
+            match &a.ty {
+                Type::Scalar(s) if b.ty.is_vector() => {
+                    let _ = s;
+                    self.error(span, "cannot shift a scalar by a vector");
+                    return None;
+                }
+                Type::Scalar(s) => Type::Scalar(promote(*s)),
+                t => t.clone(),
+            }
+        } else {
+            self.common_type(&a.ty, &b.ty, span)?
+        };
+        let s = t.elem_scalar()?;
+        if s.is_float() && matches!(op, BinOp::Rem | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) {
+            self.error(span, "invalid operands: this operator needs integer operands");
+            return None;
+        }
+        let t = if s == Scalar::Bool { t.with_elem(Scalar::Int) } else { t };
+        let s = t.elem_scalar()?;
+        let x = self.convert(a, &t, span, false)?;
+        let y = if is_shift && !b.ty.is_vector() && t.is_vector() {
+            self.convert(b, &t, span, false)?
+        } else {
+            let bt = if is_shift { b.ty.with_elem(s) } else { t.clone() };
+            if is_shift && bt.width() != t.width() {
+                self.error(span, "shift operands have different vector sizes");
+                return None;
+            }
+            self.convert(b, &bt, span, false)?
+        };
+        let ty = self.sty(&t);
+        let f = s.is_float();
+        let signed = s.is_signed();
+        let id = match op {
+            BinOp::Add => self.op(if f { Op::FAdd } else { Op::IAdd }, ty, &[x.id, y.id]),
+            BinOp::Sub => self.op(if f { Op::FSub } else { Op::ISub }, ty, &[x.id, y.id]),
+            BinOp::Mul => self.op(if f { Op::FMul } else { Op::IMul }, ty, &[x.id, y.id]),
+            BinOp::Div => {
+                let o = if f { Op::FDiv } else if signed { Op::SDiv } else { Op::UDiv };
+                self.op(o, ty, &[x.id, y.id])
+            }
+            BinOp::Rem => self.op(if signed { Op::SRem } else { Op::UMod }, ty, &[x.id, y.id]),
+            BinOp::Shl | BinOp::Shr => {
+                // OpenCL masks the shift count to the width of the operand.
+                let mask = self.constant(&t, ConstVal::Int(s.bits() as i64 - 1));
+                let count = self.op(Op::BitwiseAnd, ty, &[y.id, mask]);
+                let o = if op == BinOp::Shl {
+                    Op::ShiftLeftLogical
+                } else if signed {
+                    Op::ShiftRightArithmetic
+                } else {
+                    Op::ShiftRightLogical
+                };
+                self.op(o, ty, &[x.id, count])
+            }
+            BinOp::BitAnd => self.op(Op::BitwiseAnd, ty, &[x.id, y.id]),
+            BinOp::BitOr => self.op(Op::BitwiseOr, ty, &[x.id, y.id]),
+            BinOp::BitXor => self.op(Op::BitwiseXor, ty, &[x.id, y.id]),
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                let o = compare_op(op, f, signed);
+                let bt = self.bool_ty(t.width());
+                let b = self.op(o, bt, &[x.id, y.id]);
+                return Some(self.bool_to_relational(b, &t));
+            }
+            BinOp::LogAnd | BinOp::LogOr => {
+                // Vector && and ||: component-wise, both sides evaluated.
+                let bt = self.bool_ty(t.width());
+                let zero = self.constant(&t, ConstVal::Int(0));
+                let ne = if f { Op::FUnordNotEqual } else { Op::INotEqual };
+                let bx = self.op(ne, bt, &[x.id, zero]);
+                let by = self.op(ne, bt, &[y.id, zero]);
+                let o = if op == BinOp::LogAnd { Op::LogicalAnd } else { Op::LogicalOr };
+                let b = self.op(o, bt, &[bx, by]);
+                return Some(self.bool_to_relational(b, &t));
+            }
+        };
+        Some(Val::new(id, t))
+    }
+
+    fn pointer_binary(&mut self, op: BinOp, a: Val, b: Val, span: Span) -> R<Val> {
+        match (op, a.ty.is_pointer(), b.ty.is_pointer()) {
+            (BinOp::Add, true, false) => self.pointer_add(a, b, false, span),
+            (BinOp::Add, false, true) => self.pointer_add(b, a, false, span),
+            (BinOp::Sub, true, false) => self.pointer_add(a, b, true, span),
+            (BinOp::Sub, true, true) => {
+                let Type::Pointer(pt, space, _) = &a.ty else { return None };
+                let size = self.types.size(pt).max(1) as i64;
+                let l = Type::LONG;
+                let lt = self.sty(&l);
+                let (x, y) = if space.is_addressed() {
+                    (a.id, b.id)
+                } else {
+                    (self.op(Op::SConvert, lt, &[a.id]), self.op(Op::SConvert, lt, &[b.id]))
+                };
+                let d = self.op(Op::ISub, lt, &[x, y]);
+                if space.is_addressed() {
+                    let s = self.constant(&l, ConstVal::Int(size));
+                    Some(Val::new(self.op(Op::SDiv, lt, &[d, s]), l))
+                } else {
+                    Some(Val::new(d, l))
+                }
+            }
+            (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge, _, _) => {
+                let (x, y) = match (a.ty.is_pointer(), b.ty.is_pointer()) {
+                    (true, true) => (a.clone(), self.convert(b, &a.ty, span, true)?),
+                    (true, false) => {
+                        let y = self.convert(b, &a.ty, span, true)?;
+                        (a.clone(), y)
+                    }
+                    _ => {
+                        let x = self.convert(a, &b.ty, span, true)?;
+                        (x, b.clone())
+                    }
+                };
+                let o = compare_op(op, false, false);
+                let bt = self.bool_ty(1);
+                let r = self.op(o, bt, &[x.id, y.id]);
+                Some(self.bool_to_relational(r, &Type::INT))
+            }
+            (BinOp::LogAnd | BinOp::LogOr, _, _) => {
+                let x = self.to_bool(a, span)?;
+                let y = self.to_bool(b, span)?;
+                let bt = self.bool_ty(1);
+                let o = if op == BinOp::LogAnd { Op::LogicalAnd } else { Op::LogicalOr };
+                let r = self.op(o, bt, &[x, y]);
+                Some(self.bool_to_relational(r, &Type::INT))
+            }
+            _ => {
+                self.error(span, "invalid operands to binary expression with a pointer");
+                None
+            }
+        }
+    }
+
+    /// `p + i` or `p - i` (`sub`).
+    pub(super) fn pointer_add(&mut self, p: Val, i: Val, sub: bool, span: Span) -> R<Val> {
+        let Type::Pointer(pt, space, _) = &p.ty else { return None };
+        if !i.ty.is_integer() || i.ty.is_vector() {
+            self.error(span, "pointer arithmetic needs an integer operand");
+            return None;
+        }
+        if space.is_addressed() {
+            if **pt == Type::Void {
+                self.error(span, "arithmetic on a pointer to void");
+                return None;
+            }
+            let size = self.types.size(pt) as i64;
+            let i = self.convert(i, &Type::LONG, span, false)?;
+            let lt = self.sty(&Type::LONG);
+            let s = self.constant(&Type::LONG, ConstVal::Int(size));
+            let off = self.op(Op::IMul, lt, &[i.id, s]);
+            let o = if sub { Op::ISub } else { Op::IAdd };
+            return Some(Val::new(self.op(o, lt, &[p.id, off]), p.ty.clone()));
+        }
+        let i = self.convert(i, &Type::UINT, span, false)?;
+        let ut = self.sty(&Type::UINT);
+        let o = if sub { Op::ISub } else { Op::IAdd };
+        Some(Val { id: self.op(o, ut, &[p.id, i.id]), ty: p.ty.clone(), base: p.base.clone() })
+    }
+
+    fn unary(&mut self, op: UnOp, inner: &'a Expr, span: Span) -> R<Val> {
+        match op {
+            UnOp::AddrOf => self.address_of(inner),
+            UnOp::Deref => {
+                let v = self.expr(inner)?;
+                let p = self.deref(v, span)?;
+                self.load(&p, span)
+            }
+            UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                let place = self.lvalue(inner)?;
+                let mut old = self.load(&place, span)?;
+                if let ExprKind::Ident(n) = &inner.kind {
+                    if let Some(sym) = self.lookup(n) {
+                        old.base = sym.base;
+                    }
+                }
+                let one = self.const_val(&Type::INT, 1);
+                let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
+                let new = if old.ty.is_pointer() {
+                    self.pointer_add(old.clone(), one, bop == BinOp::Sub, span)?
+                } else if old.ty.is_arith() {
+                    let t = old.ty.clone();
+                    let one = self.convert(one, &t, span, false)?;
+                    let r = self.binary(bop, old.clone(), one, span)?;
+                    self.convert(r, &t, span, false)?
+                } else {
+                    self.error(span, "cannot increment a value of this type");
+                    return None;
+                };
+                self.store(&place, &new, span);
+                Some(if matches!(op, UnOp::PreInc | UnOp::PreDec) { new } else { old })
+            }
+            UnOp::Plus | UnOp::Neg | UnOp::BitNot => {
+                let v = self.expr(inner)?;
+                let t = match &v.ty {
+                    Type::Scalar(s) => Type::Scalar(promote(*s)),
+                    Type::Vector(..) => v.ty.clone(),
+                    _ => {
+                        self.error(span, "invalid argument type to unary expression");
+                        return None;
+                    }
+                };
+                let v = self.convert(v, &t, span, false)?;
+                let ty = self.sty(&t);
+                match op {
+                    UnOp::Plus => Some(v),
+                    UnOp::Neg => {
+                        let o = if t.is_float() { Op::FNegate } else { Op::SNegate };
+                        Some(Val::new(self.op(o, ty, &[v.id]), t))
+                    }
+                    _ => {
+                        if t.is_float() {
+                            self.error(span, "invalid argument type to unary '~'");
+                            return None;
+                        }
+                        Some(Val::new(self.op(Op::Not, ty, &[v.id]), t))
+                    }
+                }
+            }
+            UnOp::Not => {
+                let v = self.expr(inner)?;
+                if v.ty.is_vector() {
+                    let zero = self.constant(&v.ty, ConstVal::Int(0));
+                    let bt = self.bool_ty(v.ty.width());
+                    let o = if v.ty.is_float() { Op::FOrdEqual } else { Op::IEqual };
+                    let b = self.op(o, bt, &[v.id, zero]);
+                    let t = v.ty.clone();
+                    return Some(self.bool_to_relational(b, &t));
+                }
+                let b = self.to_bool(v, span)?;
+                let bt = self.bool_ty(1);
+                let nb = self.op(Op::LogicalNot, bt, &[b]);
+                Some(self.bool_to_relational(nb, &Type::INT))
+            }
+        }
+    }
+
+    /// An lvalue, or a diagnostic.
+    pub(super) fn lvalue(&mut self, e: &'a Expr) -> R<Place> {
+        match self.operand(e)? {
+            Operand::Place(p) => {
+                if matches!(p.ty(), Type::Array(..)) {
+                    self.error(e.span, "array type is not assignable");
+                    return None;
+                }
+                Some(p)
+            }
+            Operand::Val(_) => {
+                self.error(e.span, "expression is not assignable");
+                None
+            }
+        }
+    }
+
+    fn assign(&mut self, op: Option<BinOp>, l: &'a Expr, r: &'a Expr, span: Span) -> R<Val> {
+        let place = self.lvalue(l)?;
+        let rv = self.expr(r)?;
+        let t = place.ty().clone();
+        let v = match op {
+            None => self.convert(rv, &t, r.span, false)?,
+            Some(op) => {
+                let mut old = self.load(&place, span)?;
+                if let ExprKind::Ident(n) = &l.kind {
+                    if let Some(sym) = self.lookup(n) {
+                        old.base = sym.base;
+                    }
+                }
+                let res = self.binary(op, old, rv, span)?;
+                self.convert(res, &t, span, false)?
+            }
+        };
+        self.store(&place, &v, span);
+        if let (ExprKind::Ident(n), Type::Pointer(_, sp, _)) = (&l.kind, &t) {
+            if !sp.is_addressed() {
+                self.set_pointer_base(n, v.base.clone(), span);
+            }
+        }
+        Some(v)
+    }
+
+    fn logical(&mut self, and: bool, a: &'a Expr, b: &'a Expr, span: Span) -> R<Val> {
+        let x = self.expr(a)?;
+        if x.ty.is_vector() {
+            let y = self.expr(b)?;
+            return self.binary(if and { BinOp::LogAnd } else { BinOp::LogOr }, x, y, span);
+        }
+        let bx = self.to_bool(x, a.span)?;
+        let bt = self.bool_ty(1);
+        if !has_side_effects(b) {
+            let y = self.expr(b)?;
+            let by = self.to_bool(y, b.span)?;
+            let o = if and { Op::LogicalAnd } else { Op::LogicalOr };
+            let r = self.op(o, bt, &[bx, by]);
+            return Some(self.bool_to_relational(r, &Type::INT));
+        }
+        // Short-circuit: evaluate `b` only when it decides the result.
+        let tmp = self.new_function_var(&Type::BOOL);
+        self.op_void(Op::Store, &[tmp, bx]);
+        let (rhs, merge) = (self.label(), self.label());
+        self.op_void(Op::SelectionMerge, &[merge, 0]);
+        if and {
+            self.term(Op::BranchConditional, &[bx, rhs, merge]);
+        } else {
+            self.term(Op::BranchConditional, &[bx, merge, rhs]);
+        }
+        self.f.begin(rhs);
+        if let Some(y) = self.expr(b) {
+            if let Some(by) = self.to_bool(y, b.span) {
+                self.op_void(Op::Store, &[tmp, by]);
+            }
+        }
+        self.begin(merge);
+        let r = self.op(Op::Load, bt, &[tmp]);
+        Some(self.bool_to_relational(r, &Type::INT))
+    }
+
+    fn conditional(&mut self, c: &'a Expr, a: &'a Expr, b: &'a Expr, span: Span) -> R<Val> {
+        let cv = self.expr(c)?;
+        if cv.ty.is_vector() {
+            let x = self.expr(a)?;
+            let y = self.expr(b)?;
+            return self.vector_select(cv, x, y, span);
+        }
+        let cb = self.to_bool(cv, c.span)?;
+        if !has_side_effects(a) && !has_side_effects(b) {
+            let x = self.expr(a)?;
+            let y = self.expr(b)?;
+            let (x, y) = self.unify(x, y, span)?;
+            let t = self.sty(&x.ty);
+            let base = x.base.clone().or(y.base.clone());
+            if x.base.is_some() && y.base.is_some() && x.base != y.base {
+                self.error(span, "both arms of '?:' must point into the same __local/__private object");
+            }
+            let id = self.op(Op::Select, t, &[cb, x.id, y.id]);
+            return Some(Val { id, ty: x.ty, base });
+        }
+        // Arms with side effects: run one of them; their values meet in
+        // variables so the result type can be chosen after both are typed.
+        let (tl, el, merge) = (self.label(), self.label(), self.label());
+        self.op_void(Op::SelectionMerge, &[merge, 0]);
+        self.term(Op::BranchConditional, &[cb, tl, el]);
+        self.f.begin(tl);
+        let x = self.expr(a);
+        let xv = x.as_ref().filter(|v| v.ty != Type::Void).map(|v| {
+            let var = self.new_function_var(&v.ty);
+            self.op_void(Op::Store, &[var, v.id]);
+            var
+        });
+        self.begin(el);
+        let y = self.expr(b);
+        let yv = y.as_ref().filter(|v| v.ty != Type::Void).map(|v| {
+            let var = self.new_function_var(&v.ty);
+            self.op_void(Op::Store, &[var, v.id]);
+            var
+        });
+        self.begin(merge);
+        let (x, y) = (x?, y?);
+        if x.ty == Type::Void || y.ty == Type::Void {
+            return Some(Val::new(0, Type::Void));
+        }
+        let (xt, yt) = (self.sty(&x.ty), self.sty(&y.ty));
+        let xl = self.op(Op::Load, xt, &[xv?]);
+        let yl = self.op(Op::Load, yt, &[yv?]);
+        let (x, y) = self.unify(
+            Val { id: xl, ty: x.ty, base: x.base },
+            Val { id: yl, ty: y.ty, base: y.base },
+            span,
+        )?;
+        let t = self.sty(&x.ty);
+        let base = x.base.clone().or(y.base.clone());
+        let id = self.op(Op::Select, t, &[cb, x.id, y.id]);
+        Some(Val { id, ty: x.ty, base })
+    }
+
+    /// Brings the arms of `?:` to one type.
+    fn unify(&mut self, x: Val, y: Val, span: Span) -> R<(Val, Val)> {
+        if x.ty == y.ty {
+            return Some((x, y));
+        }
+        if x.ty.is_arith() && y.ty.is_arith() {
+            let t = self.common_type(&x.ty, &y.ty, span)?;
+            let x = self.convert(x, &t, span, false)?;
+            let y = self.convert(y, &t, span, false)?;
+            return Some((x, y));
+        }
+        if x.ty.is_pointer() {
+            let t = x.ty.clone();
+            let y = self.convert(y, &t, span, true)?;
+            return Some((x, y));
+        }
+        if y.ty.is_pointer() {
+            let t = y.ty.clone();
+            let x = self.convert(x, &t, span, true)?;
+            return Some((x, y));
+        }
+        let (a, b) = (self.types.name(&x.ty), self.types.name(&y.ty));
+        self.error(span, format!("incompatible operand types ('{a}' and '{b}')"));
+        None
+    }
+
+    /// `select`-style choice by the most significant bit of each component
+    /// of `c` (vector `?:` and `select`).
+    pub(super) fn vector_select(&mut self, c: Val, x: Val, y: Val, span: Span) -> R<Val> {
+        let (x, y) = self.unify(x, y, span)?;
+        let n = x.ty.width();
+        if c.ty.width() != n || !c.ty.is_integer() {
+            self.error(span, "vector condition must be an integer vector of the same size as the result");
+            return None;
+        }
+        let cs = c.ty.elem_scalar()?.signed_int_of_size();
+        let ct = c.ty.with_elem(cs);
+        let zero = self.constant(&ct, ConstVal::Int(0));
+        let bt = self.bool_ty(n);
+        let b = self.op(Op::SLessThan, bt, &[c.id, zero]);
+        let t = self.sty(&x.ty);
+        Some(Val::new(self.op(Op::Select, t, &[b, x.id, y.id]), x.ty))
+    }
+
+    fn vector_literal(&mut self, t: &Type, items: &'a [Expr], span: Span) -> R<Val> {
+        let Type::Vector(s, n) = t else { return None };
+        self.check_type_supported(t, span)?;
+        let elem = Type::Scalar(*s);
+        let mut comps = Vec::new();
+        for it in items {
+            let v = self.expr(it)?;
+            match &v.ty {
+                Type::Scalar(_) => {
+                    let c = self.convert(v, &elem, it.span, true)?;
+                    comps.push(c.id);
+                }
+                Type::Vector(vs, m) => {
+                    if vs != s {
+                        let (a, b) = (self.types.name(&v.ty), self.types.name(t));
+                        self.error(it.span, format!("'{a}' cannot be used in a '{b}' literal"));
+                        return None;
+                    }
+                    let et = self.sty(&elem);
+                    for i in 0..*m as u32 {
+                        comps.push(self.op(Op::CompositeExtract, et, &[v.id, i]));
+                    }
+                }
+                _ => {
+                    self.error(it.span, "vector literal components must be scalars or vectors");
+                    return None;
+                }
+            }
+        }
+        if comps.len() != *n as usize {
+            self.error(
+                span,
+                format!("vector literal has {} components, '{}' needs {}", comps.len(), self.types.name(t), n),
+            );
+            return None;
+        }
+        let ty = self.sty(t);
+        Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t.clone()))
+    }
+
+    fn call(&mut self, name: &str, args: &'a [Expr], span: Span) -> R<Val> {
+        if let Some(f) = self.funcs.get(name).copied() {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.expr(a)?);
+            }
+            return self.call_function(f, vals, span);
+        }
+        match crate::sema::builtins::lookup(name) {
+            Some(b) => self.builtin(b, name, args, span),
+            None => {
+                self.error(span, format!("implicit declaration of function '{name}' is invalid in OpenCL"));
+                None
+            }
+        }
+    }
+}
+
+fn compare_op(op: BinOp, float: bool, signed: bool) -> Op {
+    match (op, float, signed) {
+        (BinOp::Eq, true, _) => Op::FOrdEqual,
+        (BinOp::Ne, true, _) => Op::FUnordNotEqual,
+        (BinOp::Lt, true, _) => Op::FOrdLessThan,
+        (BinOp::Gt, true, _) => Op::FOrdGreaterThan,
+        (BinOp::Le, true, _) => Op::FOrdLessThanEqual,
+        (BinOp::Ge, true, _) => Op::FOrdGreaterThanEqual,
+        (BinOp::Eq, false, _) => Op::IEqual,
+        (BinOp::Ne, false, _) => Op::INotEqual,
+        (BinOp::Lt, false, true) => Op::SLessThan,
+        (BinOp::Gt, false, true) => Op::SGreaterThan,
+        (BinOp::Le, false, true) => Op::SLessThanEqual,
+        (BinOp::Ge, false, true) => Op::SGreaterThanEqual,
+        (BinOp::Lt, false, false) => Op::ULessThan,
+        (BinOp::Gt, false, false) => Op::UGreaterThan,
+        (BinOp::Le, false, false) => Op::ULessThanEqual,
+        _ => Op::UGreaterThanEqual,
+    }
+}

@@ -1,0 +1,1766 @@
+//! Lowering: the typed walk over the syntax tree that emits SPIR-V-shaped
+//! code. Types every expression by the OpenCL C rules of [`crate::sema`],
+//! inserts the implicit conversions, inlines every call (OpenCL C has no
+//! recursion; it is detected and diagnosed) and writes structured control
+//! flow (selection and loop merges, switch with fall-through) into a
+//! [`FunctionWriter`] per kernel.
+//!
+//! Memory follows the design: `__global`/`__constant` pointers are 64-bit
+//! device addresses, converted to `PhysicalStorageBuffer` pointers at each
+//! access with the C alignment; `__local` and `__private` pointers are a
+//! compile-time base (a variable and a constant access path) plus a 32-bit
+//! element index, so every access goes through the variable's own type.
+//! Accesses that would reinterpret such memory as another type are
+//! diagnosed rather than miscompiled.
+
+mod builtin;
+mod expr;
+
+use crate::ast::*;
+use crate::diag::Diagnostics;
+use crate::sema::consteval::{self, ConstVal};
+use crate::sema::types::{AddrSpace, Scalar, Type, TypeTable};
+use crate::spirv::{
+    BuiltIn, Capability, ConstKey, Decoration, FunctionWriter, ModuleWriter, Op, StorageClass,
+    TypeKey, Word,
+};
+use crate::token::Span;
+use crate::{
+    AccessQualifier, AddressQualifier, ArgBlock, ArgKind, KernelArg, KernelInfo, TargetCaps,
+    ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
+};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+type R<T> = Option<T>;
+
+/// `MemoryAccess` bits.
+const MA_ALIGNED: u32 = 0x2;
+const MA_NON_PRIVATE: u32 = 0x20;
+/// Scopes.
+const SCOPE_DEVICE: u32 = 1;
+const SCOPE_WORKGROUP: u32 = 2;
+
+/// Where a `__local`/`__private` pointer points: a variable, a constant
+/// access path inside it, and whether the pointer indexes an array there.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LBase {
+    root: Word,
+    sc: StorageClass,
+    path: Vec<Word>,
+    elem: Type,
+    is_array: bool,
+}
+
+/// A value: its id and type; for `__local`/`__private` pointers the id is
+/// the element index and `base` what it indexes.
+#[derive(Clone, Debug)]
+pub(crate) struct Val {
+    id: Word,
+    ty: Type,
+    base: Option<Rc<LBase>>,
+}
+
+impl Val {
+    fn new(id: Word, ty: Type) -> Val {
+        Val { id, ty, base: None }
+    }
+}
+
+/// An lvalue.
+#[derive(Clone, Debug)]
+pub(crate) enum Place {
+    /// Inside a variable: `root` then the access path. `dynamic` marks the
+    /// path entries that are not constants; `in_array` says the last entry
+    /// indexes an array.
+    Var {
+        root: Word,
+        sc: StorageClass,
+        path: Vec<Word>,
+        dynamic: Vec<bool>,
+        in_array: bool,
+        ty: Type,
+    },
+    /// Global or constant memory at a 64-bit address.
+    Addr {
+        addr: Word,
+        ty: Type,
+        align: u32,
+        space: AddrSpace,
+    },
+    /// Components of a vector lvalue.
+    Swizzle {
+        base: Box<Place>,
+        comps: Vec<u32>,
+        ty: Type,
+    },
+}
+
+impl Place {
+    fn ty(&self) -> &Type {
+        match self {
+            Place::Var { ty, .. } | Place::Addr { ty, .. } | Place::Swizzle { ty, .. } => ty,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Sym {
+    root: Word,
+    sc: StorageClass,
+    ty: Type,
+    /// For a variable holding a `__local`/`__private` pointer: its target.
+    base: Option<Rc<LBase>>,
+}
+
+/// A construct that `break` leaves.
+struct Breakable {
+    merge: Word,
+    /// `None` for a switch (its `continue` belongs to the enclosing loop).
+    cont: Option<Word>,
+}
+
+/// An inlined call.
+struct Frame {
+    ret_ty: Type,
+    ret_var: Option<Word>,
+    /// With early returns: the flag set by `return` and the merge of the
+    /// single-iteration loop the body is wrapped in.
+    flag: Option<Word>,
+    exit: Word,
+    breakables_at_entry: usize,
+}
+
+struct KernelState {
+    push_var: Word,
+    block: ArgBlock,
+    interface: BTreeSet<Word>,
+    builtins: HashMap<u32, Word>,
+}
+
+pub(crate) struct Lowerer<'a> {
+    m: ModuleWriter,
+    types: &'a TypeTable,
+    funcs: HashMap<&'a str, &'a FuncDef>,
+    diags: &'a mut Diagnostics,
+    caps: &'a TargetCaps,
+    globals: HashMap<String, Sym>,
+    global_vars: Vec<Word>,
+    wg_size: Option<Word>,
+    next_spec_id: u32,
+    f: FunctionWriter,
+    scopes: Vec<HashMap<String, Sym>>,
+    breakables: Vec<Breakable>,
+    frames: Vec<Frame>,
+    call_stack: Vec<&'a str>,
+    k: KernelState,
+    /// Labels used for the blocks that hold dead code.
+    static_local_bytes: u64,
+}
+
+/// Lowers a checked translation unit to a SPIR-V module and reflection.
+pub fn lower(
+    tu: &TranslationUnit,
+    caps: &TargetCaps,
+    diags: &mut Diagnostics,
+) -> Option<(Vec<Word>, Vec<KernelInfo>)> {
+    let mut funcs = HashMap::new();
+    for f in &tu.funcs {
+        if funcs.insert(f.name.as_str(), f).is_some() {
+            diags.error(f.span, format!("redefinition of '{}'", f.name));
+        }
+    }
+    let mut m = ModuleWriter::new();
+    let entry = m.id();
+    let mut l = Lowerer {
+        m,
+        types: &tu.types,
+        funcs,
+        diags,
+        caps,
+        globals: HashMap::new(),
+        global_vars: Vec::new(),
+        wg_size: None,
+        next_spec_id: 3,
+        f: FunctionWriter::new(entry),
+        scopes: Vec::new(),
+        breakables: Vec::new(),
+        frames: Vec::new(),
+        call_stack: Vec::new(),
+        k: KernelState {
+            push_var: 0,
+            block: ArgBlock::Push,
+            interface: BTreeSet::new(),
+            builtins: HashMap::new(),
+        },
+        static_local_bytes: 0,
+    };
+    for c in [
+        Capability::Shader,
+        Capability::Int64,
+        Capability::PhysicalStorageBufferAddresses,
+        Capability::VulkanMemoryModel,
+    ] {
+        l.m.capability(c);
+    }
+    if caps.spirv_version < (1, 5) {
+        for e in [
+            "SPV_KHR_physical_storage_buffer",
+            "SPV_KHR_vulkan_memory_model",
+            "SPV_KHR_8bit_storage",
+            "SPV_KHR_16bit_storage",
+        ] {
+            l.m.extensions.insert(e.into());
+        }
+    }
+    for g in &tu.globals {
+        l.program_scope_variable(g);
+    }
+    let mut kernels = Vec::new();
+    for f in &tu.funcs {
+        if f.is_kernel {
+            if let Some(k) = l.kernel(f) {
+                kernels.push(k);
+            }
+        }
+    }
+    if l.diags.has_errors() {
+        return None;
+    }
+    let version = caps.spirv_version.max((1, 5));
+    Some((l.m.finish(version), kernels))
+}
+
+impl<'a> Lowerer<'a> {
+    // ---- emission helpers ------------------------------------------------
+
+    fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        let id = self.m.id();
+        let mut v = Vec::with_capacity(args.len() + 2);
+        v.push(ty);
+        v.push(id);
+        v.extend_from_slice(args);
+        let Lowerer { m, f, .. } = self;
+        f.push(op, &v, || m.id());
+        id
+    }
+
+    fn op_void(&mut self, op: Op, args: &[Word]) {
+        let Lowerer { m, f, .. } = self;
+        f.push(op, args, || m.id());
+    }
+
+    fn term(&mut self, op: Op, args: &[Word]) {
+        let Lowerer { m, f, .. } = self;
+        f.terminate(op, args, || m.id());
+    }
+
+    fn branch(&mut self, target: Word) {
+        self.term(Op::Branch, &[target]);
+    }
+
+    /// Starts block `label`, falling into it from the open block if any.
+    fn begin(&mut self, label: Word) {
+        if self.f.is_open() {
+            self.branch(label);
+        }
+        self.f.begin(label);
+    }
+
+    fn label(&mut self) -> Word {
+        self.m.id()
+    }
+
+    fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
+        let set = self.m.glsl();
+        let mut v = vec![set, inst];
+        v.extend_from_slice(args);
+        self.op(Op::ExtInst, ty, &v)
+    }
+
+    fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.error(span, msg);
+    }
+
+    // ---- types and constants ----------------------------------------------
+
+    fn scalar_key(&mut self, s: Scalar) -> TypeKey {
+        match s {
+            Scalar::Bool => TypeKey::Bool,
+            s if s.is_float() => TypeKey::Float(s.bits()),
+            s => TypeKey::Int(s.bits()),
+        }
+    }
+
+    /// The SPIR-V type that holds a value of `t` in registers and in
+    /// `Function`/`Workgroup`/`Private` memory.
+    fn sty(&mut self, t: &Type) -> Word {
+        match t {
+            Type::Void => self.m.ty(TypeKey::Void),
+            Type::Scalar(s) => {
+                let k = self.scalar_key(*s);
+                self.m.ty(k)
+            }
+            Type::Vector(s, n) => {
+                let k = self.scalar_key(*s);
+                let e = self.m.ty(k);
+                self.m.ty(TypeKey::Vector(e, *n as u32))
+            }
+            Type::Pointer(_, sp, _) if sp.is_addressed() => self.m.ty(TypeKey::Int(64)),
+            Type::Pointer(..) => self.m.ty(TypeKey::Int(32)),
+            Type::Array(e, n) => {
+                let e = self.sty(e);
+                let len = self.m.u32_const((*n).max(1));
+                self.m.ty(TypeKey::Array(e, len))
+            }
+            Type::Struct(id) => {
+                let members: Vec<Type> = self
+                    .types
+                    .structs
+                    .get(*id)
+                    .map(|d| d.members.iter().map(|m| m.ty.clone()).collect())
+                    .unwrap_or_default();
+                let ids: Vec<Word> = members.iter().map(|m| self.sty(m)).collect();
+                let id = self.m.ty(TypeKey::Struct(ids));
+                id
+            }
+            Type::Opaque(_) => self.m.ty(TypeKey::Int(64)),
+        }
+    }
+
+    fn ptr_ty(&mut self, sc: StorageClass, t: &Type) -> Word {
+        let t = self.sty(t);
+        self.m.ty(TypeKey::Pointer(sc, t))
+    }
+
+    fn bool_ty(&mut self, n: u32) -> Word {
+        let b = self.m.ty(TypeKey::Bool);
+        if n == 1 {
+            b
+        } else {
+            self.m.ty(TypeKey::Vector(b, n))
+        }
+    }
+
+    /// A constant of scalar or vector type `t` (vectors splat).
+    fn constant(&mut self, t: &Type, v: ConstVal) -> Word {
+        let Some(s) = t.elem_scalar() else {
+            let ty = self.sty(t);
+            return self.m.constant(ConstKey::Null(ty));
+        };
+        let scalar = match s {
+            Scalar::Bool => {
+                if v.as_i64() != 0 {
+                    self.m.constant(ConstKey::True)
+                } else {
+                    self.m.constant(ConstKey::False)
+                }
+            }
+            _ => {
+                let bits = match s {
+                    Scalar::Float => (v.as_f64() as f32).to_bits() as u64,
+                    Scalar::Double => v.as_f64().to_bits(),
+                    Scalar::Half => f32_to_f16(v.as_f64() as f32) as u64,
+                    _ => {
+                        let i = consteval::wrap_to(v.as_i64(), s) as u64;
+                        if s.bits() < 64 {
+                            i & ((1u64 << s.bits()) - 1)
+                        } else {
+                            i
+                        }
+                    }
+                };
+                let ty = self.sty(&Type::Scalar(s));
+                self.m.constant(ConstKey::Bits(ty, bits))
+            }
+        };
+        match t {
+            Type::Vector(_, n) => {
+                let ty = self.sty(t);
+                self.m.constant(ConstKey::Composite(ty, vec![scalar; *n as usize]))
+            }
+            _ => scalar,
+        }
+    }
+
+    fn const_val(&mut self, t: &Type, v: i64) -> Val {
+        let id = self.constant(t, ConstVal::Int(v));
+        Val::new(id, t.clone())
+    }
+
+    fn u32c(&mut self, v: u32) -> Word {
+        self.m.u32_const(v)
+    }
+
+    // ---- variables -----------------------------------------------------------
+
+    fn new_function_var(&mut self, t: &Type) -> Word {
+        let p = self.ptr_ty(StorageClass::Function, t);
+        let id = self.m.id();
+        self.f.var(p, id);
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        for s in self.scopes.iter().rev() {
+            if let Some(v) = s.get(name) {
+                return Some(v.clone());
+            }
+        }
+        self.globals.get(name).cloned()
+    }
+
+    fn bind(&mut self, name: &str, sym: Sym) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), sym);
+        }
+    }
+
+    fn set_pointer_base(&mut self, name: &str, base: Option<Rc<LBase>>, span: Span) {
+        let Some(base) = base else { return };
+        for s in self.scopes.iter_mut().rev() {
+            if let Some(v) = s.get_mut(name) {
+                match &v.base {
+                    Some(old) if **old != *base => {
+                        self.diags.error(
+                            span,
+                            "this pointer is made to point into a different __local/__private \
+                             object than before; that is not supported yet",
+                        );
+                    }
+                    _ => v.base = Some(base),
+                }
+                return;
+            }
+        }
+    }
+
+    fn workgroup_size(&mut self) -> Word {
+        if let Some(id) = self.wg_size {
+            return id;
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        let mut comps = Vec::new();
+        for sid in SPEC_ID_WORK_GROUP_SIZE {
+            let c = self.m.global(Op::SpecConstant, u, &[1]);
+            self.m.decorate(c, Decoration::SpecId, &[sid]);
+            comps.push(c);
+        }
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let id = self.m.global(Op::SpecConstantComposite, v3, &comps);
+        self.m
+            .decorate(id, Decoration::BuiltIn, &[BuiltIn::WorkgroupSize as u32]);
+        self.wg_size = Some(id);
+        id
+    }
+
+    fn builtin_input(&mut self, b: BuiltIn) -> Word {
+        let var = match self.k.builtins.get(&(b as u32)) {
+            Some(v) => *v,
+            None => {
+                let u = self.m.ty(TypeKey::Int(32));
+                let v3 = self.m.ty(TypeKey::Vector(u, 3));
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::Input, v3));
+                let var = self.m.global(Op::Variable, p, &[StorageClass::Input as u32]);
+                self.m.decorate(var, Decoration::BuiltIn, &[b as u32]);
+                self.k.builtins.insert(b as u32, var);
+                self.k.interface.insert(var);
+                var
+            }
+        };
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        self.op(Op::Load, v3, &[var])
+    }
+
+    // ---- program scope ---------------------------------------------------------
+
+    fn program_scope_variable(&mut self, g: &VarDecl) {
+        if g.space != AddrSpace::Constant {
+            self.error(
+                g.span,
+                "program-scope variables must be in the __constant address space \
+                 (program-scope __global variables are not supported yet)",
+            );
+            return;
+        }
+        let init = match &g.init {
+            Some(i) => self.const_init(&g.ty, Some(i), g.span),
+            None => self.const_init(&g.ty, None, g.span),
+        };
+        let Some(init) = init else { return };
+        let p = self.ptr_ty(StorageClass::Private, &g.ty);
+        let var = self
+            .m
+            .global(Op::Variable, p, &[StorageClass::Private as u32, init]);
+        self.m.name(var, &g.name);
+        self.global_vars.push(var);
+        self.globals.insert(
+            g.name.clone(),
+            Sym { root: var, sc: StorageClass::Private, ty: g.ty.clone(), base: None },
+        );
+    }
+
+    /// A SPIR-V constant for a program-scope initializer.
+    fn const_init(&mut self, t: &Type, init: Option<&Init>, span: Span) -> R<Word> {
+        let Some(init) = init else {
+            let ty = self.sty(t);
+            return Some(self.m.constant(ConstKey::Null(ty)));
+        };
+        match (t, init) {
+            (Type::Scalar(_), _) => {
+                let e = match init {
+                    Init::Expr(e) => e,
+                    Init::List(l, s) => match l.first() {
+                        Some(Init::Expr(e)) if l.len() == 1 => e,
+                        _ => {
+                            self.error(*s, "invalid initializer for a scalar");
+                            return None;
+                        }
+                    },
+                };
+                match consteval::eval(e, self.types) {
+                    Some(v) => Some(self.constant(t, v)),
+                    None => {
+                        self.error(e.span, "initializer is not a constant expression");
+                        None
+                    }
+                }
+            }
+            (Type::Vector(s, n), Init::Expr(e)) => {
+                let comps = self.const_vector(e, *s, *n as usize)?;
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Composite(ty, comps)))
+            }
+            (Type::Array(elem, n), Init::Expr(Expr { kind: ExprKind::StrLit(bytes), .. }))
+                if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar)) =>
+            {
+                let mut parts = Vec::new();
+                for i in 0..*n as usize {
+                    let b = bytes.get(i).copied().unwrap_or(0);
+                    parts.push(self.constant(elem, ConstVal::Int(b as i64)));
+                }
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Composite(ty, parts)))
+            }
+            (Type::Array(elem, n), Init::List(items, s)) => {
+                if items.len() > *n as usize {
+                    self.error(*s, "excess elements in array initializer");
+                    return None;
+                }
+                let mut parts = Vec::new();
+                for i in 0..*n as usize {
+                    parts.push(self.const_init(elem, items.get(i), span)?);
+                }
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Composite(ty, parts)))
+            }
+            (Type::Struct(id), Init::List(items, s)) => {
+                let def = self.types.structs.get(*id)?;
+                if def.is_union {
+                    self.error(*s, "union constants are not supported yet");
+                    return None;
+                }
+                let members: Vec<Type> = def.members.iter().map(|m| m.ty.clone()).collect();
+                if items.len() > members.len() {
+                    self.error(*s, "excess elements in struct initializer");
+                    return None;
+                }
+                let mut parts = Vec::new();
+                for (i, mt) in members.iter().enumerate() {
+                    parts.push(self.const_init(mt, items.get(i), span)?);
+                }
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Composite(ty, parts)))
+            }
+            (Type::Vector(s, n), Init::List(items, _)) => {
+                let mut parts = Vec::new();
+                for i in 0..*n as usize {
+                    parts.push(self.const_init(&Type::Scalar(*s), items.get(i), span)?);
+                }
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Composite(ty, parts)))
+            }
+            _ => {
+                self.error(span, "unsupported initializer for a program-scope constant");
+                None
+            }
+        }
+    }
+
+    fn const_vector(&mut self, e: &Expr, s: Scalar, n: usize) -> R<Vec<Word>> {
+        let elem = Type::Scalar(s);
+        match &e.kind {
+            ExprKind::VecLit(_, items) => {
+                let mut out = Vec::new();
+                for it in items {
+                    if let ExprKind::VecLit(Type::Vector(_, m), _) = &it.kind {
+                        out.extend(self.const_vector(it, s, *m as usize)?);
+                    } else {
+                        let v = consteval::eval(it, self.types);
+                        let Some(v) = v else {
+                            self.error(it.span, "initializer is not a constant expression");
+                            return None;
+                        };
+                        out.push(self.constant(&elem, v));
+                    }
+                }
+                if out.len() != n {
+                    self.error(e.span, "wrong number of components in vector literal");
+                    return None;
+                }
+                Some(out)
+            }
+            _ => match consteval::eval(e, self.types) {
+                Some(v) => {
+                    let c = self.constant(&elem, v);
+                    Some(vec![c; n])
+                }
+                None => {
+                    self.error(e.span, "initializer is not a constant expression");
+                    None
+                }
+            },
+        }
+    }
+
+    // ---- kernels ---------------------------------------------------------------
+
+    fn kernel(&mut self, f: &'a FuncDef) -> Option<KernelInfo> {
+        let body = f.body.as_ref()?;
+        if f.ret != Type::Void {
+            self.error(f.span, "a kernel function must return void");
+        }
+        // The argument layout of the crate docs.
+        let mut args = Vec::new();
+        let mut offset = 0u32;
+        for p in &f.params {
+            let (kind, aq, size, align) = match &p.ty {
+                Type::Pointer(_, AddrSpace::Global, _) => (ArgKind::Buffer, AddressQualifier::Global, 8, 8),
+                Type::Pointer(_, AddrSpace::Constant, _) => {
+                    (ArgKind::Buffer, AddressQualifier::Constant, 8, 8)
+                }
+                Type::Pointer(_, AddrSpace::Local, _) => (ArgKind::LocalPointer, AddressQualifier::Local, 0, 1),
+                Type::Pointer(_, AddrSpace::Private, _) => {
+                    self.error(
+                        p.span,
+                        "kernel pointer arguments must point to __global, __constant or __local memory",
+                    );
+                    continue;
+                }
+                Type::Opaque(name) => {
+                    self.error(p.span, format!("kernel arguments of type {name} are not supported yet"));
+                    continue;
+                }
+                Type::Scalar(Scalar::Bool) => {
+                    self.error(p.span, "kernel arguments cannot be of type bool");
+                    continue;
+                }
+                Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, _) if !self.caps.fp16 => {
+                    self.error(p.span, "kernel arguments of type half need cl_khr_fp16");
+                    continue;
+                }
+                Type::Struct(id) if !self.types.structs.get(*id).is_some_and(|s| s.complete) => {
+                    self.error(p.span, "kernel argument has incomplete type");
+                    continue;
+                }
+                t => {
+                    let (s, a) = self.types.size_align(t);
+                    (ArgKind::Value, AddressQualifier::Private, s, a)
+                }
+            };
+            let access = match p.access {
+                Access::None => AccessQualifier::None,
+                Access::ReadOnly => AccessQualifier::ReadOnly,
+                Access::WriteOnly => AccessQualifier::WriteOnly,
+                Access::ReadWrite => AccessQualifier::ReadWrite,
+            };
+            offset = crate::sema::types::round_up(offset, align);
+            let spec = if kind == ArgKind::LocalPointer {
+                let id = self.next_spec_id;
+                self.next_spec_id += 1;
+                Some(id)
+            } else {
+                None
+            };
+            args.push(KernelArg {
+                name: p.name.clone(),
+                type_name: p.type_name.clone(),
+                address_qualifier: aq,
+                access_qualifier: access,
+                type_qualifier: p.qual as u32,
+                kind,
+                offset: if kind == ArgKind::LocalPointer { 0 } else { offset },
+                size,
+                local_size_spec_id: spec,
+            });
+            offset += size;
+        }
+        if self.diags.has_errors() {
+            return None;
+        }
+        let args_size = crate::sema::types::round_up(offset, 4);
+        let block = if ARGS_OFFSET + args_size > self.caps.max_push_constants_size {
+            ArgBlock::Buffer
+        } else {
+            ArgBlock::Push
+        };
+
+        // Fresh per-kernel state.
+        let entry = self.label();
+        self.f = FunctionWriter::new(entry);
+        self.scopes = vec![HashMap::new()];
+        self.breakables.clear();
+        self.frames.clear();
+        self.call_stack = vec![f.name.as_str()];
+        self.static_local_bytes = 0;
+        let words = match block {
+            ArgBlock::Push => (ARGS_OFFSET + args_size) / 4,
+            ArgBlock::Buffer => ARGS_OFFSET / 4 + 2,
+        };
+        let u = self.m.ty(TypeKey::Int(32));
+        let len = self.m.u32_const(words);
+        let arr = self.m.ty(TypeKey::Array(u, len));
+        self.m.array_stride(arr, 4);
+        let st = self.m.ty(TypeKey::BlockStruct(vec![(arr, 0)]));
+        let pst = self.m.ty(TypeKey::Pointer(StorageClass::PushConstant, st));
+        let push_var = self
+            .m
+            .global(Op::Variable, pst, &[StorageClass::PushConstant as u32]);
+        self.k = KernelState {
+            push_var,
+            block,
+            interface: BTreeSet::new(),
+            builtins: HashMap::new(),
+        };
+        self.k.interface.insert(push_var);
+        // Every compute entry point needs its work-group size declared.
+        self.workgroup_size();
+        let globals = self.global_vars.clone();
+        self.k.interface.extend(globals);
+
+        for (p, a) in f.params.iter().zip(&args) {
+            match a.kind {
+                ArgKind::LocalPointer => {
+                    let elem = p.ty.pointee().cloned().unwrap_or(Type::Void);
+                    let elem = if elem == Type::Void { Type::Scalar(Scalar::UChar) } else { elem };
+                    let var = self.local_arg_array(&elem, a.local_size_spec_id.unwrap_or(3));
+                    let idx_var = self.new_function_var(&Type::UINT);
+                    let zero = self.u32c(0);
+                    self.op_void(Op::Store, &[idx_var, zero]);
+                    let base = LBase {
+                        root: var,
+                        sc: StorageClass::Workgroup,
+                        path: Vec::new(),
+                        elem,
+                        is_array: true,
+                    };
+                    self.bind(
+                        &p.name,
+                        Sym {
+                            root: idx_var,
+                            sc: StorageClass::Function,
+                            ty: p.ty.clone(),
+                            base: Some(Rc::new(base)),
+                        },
+                    );
+                }
+                _ => {
+                    let v = self.read_arg(&p.ty, a.offset);
+                    let var = self.new_function_var(&p.ty);
+                    self.op_void(Op::Store, &[var, v]);
+                    self.m.name(var, &p.name);
+                    self.bind(
+                        &p.name,
+                        Sym { root: var, sc: StorageClass::Function, ty: p.ty.clone(), base: None },
+                    );
+                }
+            }
+        }
+        self.stmt(body);
+        if self.f.is_open() {
+            self.term(Op::Return, &[]);
+        }
+        let void = self.m.ty(TypeKey::Void);
+        let fn_ty = self.m.ty(TypeKey::Function(void, Vec::new()));
+        let fid = self.m.id();
+        let fw = std::mem::replace(&mut self.f, FunctionWriter::new(0));
+        let words = fw.finish(void, fid, fn_ty);
+        self.m.add_function(words);
+        let interface: Vec<Word> = self.k.interface.iter().copied().collect();
+        self.m.entry_point(fid, &f.name, &interface);
+        self.m.name(fid, &f.name);
+        Some(KernelInfo {
+            name: f.name.clone(),
+            args,
+            arg_block: block,
+            args_size,
+            reqd_work_group_size: f.attrs.reqd_work_group_size,
+            work_group_size_hint: f.attrs.work_group_size_hint,
+            vec_type_hint: f.attrs.vec_type_hint.clone(),
+            attributes: f.attrs.text.join(" "),
+            static_local_mem_size: self.static_local_bytes,
+            private_mem_size: 0,
+            uses_printf: false,
+        })
+    }
+
+    /// The `Workgroup` array behind a `__local T*` argument: its length is
+    /// the specialization constant `spec_id` (bytes) divided by `sizeof(T)`.
+    fn local_arg_array(&mut self, elem: &Type, spec_id: u32) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let esize = self.types.size(elem).max(1);
+        let bytes = self.m.global(Op::SpecConstant, u, &[esize]);
+        self.m.decorate(bytes, Decoration::SpecId, &[spec_id]);
+        let div = self.m.u32_const(esize);
+        let len = self
+            .m
+            .global(Op::SpecConstantOp, u, &[Op::UDiv as u32, bytes, div]);
+        let e = self.sty(elem);
+        let arr = self.m.ty(TypeKey::Array(e, len));
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Workgroup, arr));
+        let var = self.m.global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+        self.k.interface.insert(var);
+        var
+    }
+
+    /// One 32-bit word of the push-constant block (`index` may be dynamic).
+    fn push_word(&mut self, index: Word) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::PushConstant, u));
+        let zero = self.u32c(0);
+        let push = self.k.push_var;
+        let ptr = self.op(Op::AccessChain, p, &[push, zero, index]);
+        self.op(Op::Load, u, &[ptr])
+    }
+
+    fn push_word_at(&mut self, word: u32) -> Word {
+        let c = self.u32c(word);
+        self.push_word(c)
+    }
+
+    /// Word `k` of the argument data.
+    fn arg_word(&mut self, k: u32) -> Word {
+        match self.k.block {
+            ArgBlock::Push => self.push_word_at(ARGS_OFFSET / 4 + k),
+            ArgBlock::Buffer => {
+                let lo = self.push_word_at(ARGS_OFFSET / 4);
+                let hi = self.push_word_at(ARGS_OFFSET / 4 + 1);
+                let addr = self.combine_u64(lo, hi);
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let off = self.m.u64_const(4 * k as u64);
+                let a = self.op(Op::IAdd, u64t, &[addr, off]);
+                let u = self.m.ty(TypeKey::Int(32));
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
+                let ptr = self.op(Op::ConvertUToPtr, p, &[a]);
+                self.op(Op::Load, u, &[ptr, MA_ALIGNED | MA_NON_PRIVATE, 4])
+            }
+        }
+    }
+
+    fn combine_u64(&mut self, lo: Word, hi: Word) -> Word {
+        let u64t = self.m.ty(TypeKey::Int(64));
+        let lo = self.op(Op::UConvert, u64t, &[lo]);
+        let hi = self.op(Op::UConvert, u64t, &[hi]);
+        let sh = self.m.u64_const(32);
+        let hi = self.op(Op::ShiftLeftLogical, u64t, &[hi, sh]);
+        self.op(Op::BitwiseOr, u64t, &[lo, hi])
+    }
+
+    /// Reads an argument of type `t` at byte `off` of the argument data,
+    /// word by word (so no 8- or 16-bit push-constant access is needed).
+    fn read_arg(&mut self, t: &Type, off: u32) -> Word {
+        match t {
+            Type::Scalar(s) => {
+                let u = self.m.ty(TypeKey::Int(32));
+                let raw = match s.size() {
+                    8 => {
+                        let lo = self.arg_word(off / 4);
+                        let hi = self.arg_word(off / 4 + 1);
+                        self.combine_u64(lo, hi)
+                    }
+                    4 => self.arg_word(off / 4),
+                    n => {
+                        let w = self.arg_word(off / 4);
+                        let sh = self.u32c(8 * (off % 4));
+                        let w = self.op(Op::ShiftRightLogical, u, &[w, sh]);
+                        let it = self.m.ty(TypeKey::Int(n * 8));
+                        self.op(Op::UConvert, it, &[w])
+                    }
+                };
+                if s.is_float() {
+                    let ft = self.sty(t);
+                    self.op(Op::Bitcast, ft, &[raw])
+                } else {
+                    raw
+                }
+            }
+            Type::Vector(s, n) => {
+                let mut comps = Vec::new();
+                for i in 0..*n as u32 {
+                    comps.push(self.read_arg(&Type::Scalar(*s), off + i * s.size()));
+                }
+                let ty = self.sty(t);
+                self.op(Op::CompositeConstruct, ty, &comps)
+            }
+            Type::Pointer(..) | Type::Opaque(_) => {
+                let lo = self.arg_word(off / 4);
+                let hi = self.arg_word(off / 4 + 1);
+                self.combine_u64(lo, hi)
+            }
+            Type::Array(e, n) => {
+                let esize = self.types.size(e);
+                let mut comps = Vec::new();
+                for i in 0..*n {
+                    comps.push(self.read_arg(e, off + i * esize));
+                }
+                let ty = self.sty(t);
+                self.op(Op::CompositeConstruct, ty, &comps)
+            }
+            Type::Struct(id) => {
+                let members: Vec<(Type, u32)> = self.types.structs[*id]
+                    .members
+                    .iter()
+                    .map(|m| (m.ty.clone(), m.offset))
+                    .collect();
+                let mut comps = Vec::new();
+                for (mt, mo) in members {
+                    comps.push(self.read_arg(&mt, off + mo));
+                }
+                let ty = self.sty(t);
+                self.op(Op::CompositeConstruct, ty, &comps)
+            }
+            Type::Void => self.u32c(0),
+        }
+    }
+
+    // ---- statements ------------------------------------------------------------
+
+    fn stmt(&mut self, s: &'a Stmt) {
+        match &s.kind {
+            StmtKind::Empty => {}
+            StmtKind::Expr(e) => {
+                self.expr(e);
+            }
+            StmtKind::Decl(vars) => {
+                for v in vars {
+                    self.local_decl(v);
+                }
+            }
+            StmtKind::Block(items) => {
+                self.scopes.push(HashMap::new());
+                for it in items {
+                    self.stmt(it);
+                }
+                self.scopes.pop();
+            }
+            StmtKind::If(c, then, els) => {
+                let Some(cond) = self.cond(c) else { return };
+                let (t, m) = (self.label(), self.label());
+                let e = if els.is_some() { self.label() } else { m };
+                self.op_void(Op::SelectionMerge, &[m, 0]);
+                self.term(Op::BranchConditional, &[cond, t, e]);
+                self.f.begin(t);
+                self.scoped(then);
+                if self.f.is_open() {
+                    self.branch(m);
+                }
+                if let Some(els) = els {
+                    self.f.begin(e);
+                    self.scoped(els);
+                    if self.f.is_open() {
+                        self.branch(m);
+                    }
+                }
+                self.f.begin(m);
+            }
+            StmtKind::While(c, body) => self.loop_stmt(None, Some(c), None, body, false),
+            StmtKind::DoWhile(body, c) => self.loop_stmt(None, Some(c), None, body, true),
+            StmtKind::For(init, c, step, body) => {
+                self.scopes.push(HashMap::new());
+                self.loop_stmt(init.as_deref(), c.as_ref(), step.as_ref(), body, false);
+                self.scopes.pop();
+            }
+            StmtKind::Break => match self.breakables.last() {
+                Some(b) if self.breakables.len() > self.frame_breakables() => {
+                    let m = b.merge;
+                    self.branch(m);
+                }
+                _ => self.error(s.span, "'break' statement not in loop or switch statement"),
+            },
+            StmtKind::Continue => {
+                let floor = self.frame_breakables();
+                let target = self.breakables[floor..].iter().rev().find_map(|b| b.cont);
+                match target {
+                    Some(c) => self.branch(c),
+                    None => self.error(s.span, "'continue' statement not in loop statement"),
+                }
+            }
+            StmtKind::Return(e) => self.return_stmt(e.as_ref(), s.span),
+            StmtKind::Switch(e, body) => self.switch_stmt(e, body, s.span),
+            StmtKind::Case(_, _) => {
+                self.error(s.span, "'case' label not directly inside a switch statement body");
+            }
+        }
+    }
+
+    fn scoped(&mut self, s: &'a Stmt) {
+        self.scopes.push(HashMap::new());
+        self.stmt(s);
+        self.scopes.pop();
+    }
+
+    fn frame_breakables(&self) -> usize {
+        self.frames.last().map_or(0, |f| f.breakables_at_entry)
+    }
+
+    /// while, do-while and for: header (loop merge), condition, body,
+    /// continue block (the step), merge.
+    fn loop_stmt(
+        &mut self,
+        init: Option<&'a Stmt>,
+        cond: Option<&'a Expr>,
+        step: Option<&'a Expr>,
+        body: &'a Stmt,
+        do_while: bool,
+    ) {
+        if let Some(i) = init {
+            self.stmt(i);
+        }
+        let (header, body_l, cont, merge) = (self.label(), self.label(), self.label(), self.label());
+        self.begin(header);
+        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        if do_while || cond.is_none() {
+            self.branch(body_l);
+        } else {
+            let check = self.label();
+            self.branch(check);
+            self.f.begin(check);
+            let c = cond.and_then(|c| self.cond(c));
+            let c = c.unwrap_or_else(|| self.m.constant(ConstKey::False));
+            self.term(Op::BranchConditional, &[c, body_l, merge]);
+        }
+        self.f.begin(body_l);
+        self.breakables.push(Breakable { merge, cont: Some(cont) });
+        let returns_before = self.frames.last().map(|f| f.flag.is_some());
+        self.scoped(body);
+        self.breakables.pop();
+        if self.f.is_open() {
+            self.branch(cont);
+        }
+        self.f.begin(cont);
+        if let Some(s) = step {
+            self.expr(s);
+        }
+        if do_while {
+            let c = cond.and_then(|c| self.cond(c));
+            let c = c.unwrap_or_else(|| self.m.constant(ConstKey::False));
+            self.term(Op::BranchConditional, &[c, header, merge]);
+        } else {
+            self.branch(header);
+        }
+        self.f.begin(merge);
+        if returns_before == Some(true) {
+            self.propagate_return();
+        }
+    }
+
+    /// After a loop or switch inside an inlined function with early
+    /// returns: leave the next enclosing construct too if `return` ran.
+    fn propagate_return(&mut self) {
+        let Some(frame) = self.frames.last() else { return };
+        let Some(flag) = frame.flag else { return };
+        let target = if self.breakables.len() > frame.breakables_at_entry {
+            self.breakables.last().map_or(frame.exit, |b| b.merge)
+        } else {
+            frame.exit
+        };
+        let b = self.m.ty(TypeKey::Bool);
+        let f = self.op(Op::Load, b, &[flag]);
+        let next = self.label();
+        self.op_void(Op::SelectionMerge, &[next, 0]);
+        self.term(Op::BranchConditional, &[f, target, next]);
+        self.f.begin(next);
+    }
+
+    fn switch_stmt(&mut self, e: &'a Expr, body: &'a Stmt, span: Span) {
+        let Some(v) = self.expr(e) else { return };
+        let Some(s) = v.ty.scalar().filter(|s| s.is_integer() || *s == Scalar::Bool) else {
+            self.error(e.span, "switch condition must have integer type");
+            return;
+        };
+        let promoted = Type::Scalar(crate::sema::types::promote(s));
+        let Some(v) = self.convert(v, &promoted, e.span, false) else { return };
+        let wide = promoted.scalar().is_some_and(|s| s.bits() == 64);
+        let items: &'a [Stmt] = match &body.kind {
+            StmtKind::Block(items) => items,
+            _ => std::slice::from_ref(body),
+        };
+        // Segments: each starts at a case label (nested labels share one).
+        let merge = self.label();
+        let mut cases: Vec<(i64, Word)> = Vec::new();
+        let mut default = None;
+        let mut segments: Vec<(Word, Vec<&'a Stmt>)> = Vec::new();
+        for it in items {
+            let mut cur = it;
+            let mut label = None;
+            while let StmtKind::Case(val, inner) = &cur.kind {
+                let l = *label.get_or_insert_with(|| self.m.id());
+                match val {
+                    Some(c) => {
+                        let c = consteval::wrap_to(*c, promoted.scalar().unwrap_or(Scalar::Int));
+                        if cases.iter().any(|(x, _)| *x == c) {
+                            self.error(cur.span, format!("duplicate case value '{c}'"));
+                        }
+                        cases.push((c, l));
+                    }
+                    None => {
+                        if default.is_some() {
+                            self.error(cur.span, "multiple default labels in one switch");
+                        }
+                        default = Some(l);
+                    }
+                }
+                cur = inner;
+            }
+            match label {
+                Some(l) => segments.push((l, vec![cur])),
+                None => match segments.last_mut() {
+                    Some(seg) => seg.1.push(cur),
+                    None => self
+                        .diags
+                        .warning(it.span, "statement before the first case label is never run"),
+                },
+            }
+        }
+        let _ = span;
+        let mut ops = vec![v.id, default.unwrap_or(merge)];
+        for (c, l) in &cases {
+            ops.push(*c as u32);
+            if wide {
+                ops.push((*c as u64 >> 32) as u32);
+            }
+            ops.push(*l);
+        }
+        self.op_void(Op::SelectionMerge, &[merge, 0]);
+        self.term(Op::Switch, &ops);
+        self.breakables.push(Breakable { merge, cont: None });
+        let has_flag = self.frames.last().is_some_and(|f| f.flag.is_some());
+        self.scopes.push(HashMap::new());
+        for (label, stmts) in segments {
+            self.begin(label);
+            for s in stmts {
+                self.stmt(s);
+            }
+        }
+        self.scopes.pop();
+        self.breakables.pop();
+        if self.f.is_open() {
+            self.branch(merge);
+        }
+        self.f.begin(merge);
+        if has_flag {
+            self.propagate_return();
+        }
+    }
+
+    fn return_stmt(&mut self, e: Option<&'a Expr>, span: Span) {
+        let Some(frame) = self.frames.last() else {
+            if let Some(e) = e {
+                self.expr(e);
+                self.error(span, "a kernel cannot return a value");
+            }
+            self.term(Op::Return, &[]);
+            return;
+        };
+        let (ret_ty, ret_var, flag, exit, floor) = (
+            frame.ret_ty.clone(),
+            frame.ret_var,
+            frame.flag,
+            frame.exit,
+            frame.breakables_at_entry,
+        );
+        match (e, ret_var) {
+            (Some(e), Some(var)) => {
+                if let Some(v) = self.expr(e) {
+                    if let Some(v) = self.convert(v, &ret_ty, e.span, false) {
+                        self.op_void(Op::Store, &[var, v.id]);
+                    }
+                }
+            }
+            (Some(e), None) => {
+                self.expr(e);
+                self.error(e.span, "void function should not return a value");
+            }
+            (None, Some(_)) => self.error(span, "non-void function should return a value"),
+            (None, None) => {}
+        }
+        if let Some(flag) = flag {
+            let t = self.m.constant(ConstKey::True);
+            self.op_void(Op::Store, &[flag, t]);
+            let target = if self.breakables.len() > floor {
+                self.breakables.last().map_or(exit, |b| b.merge)
+            } else {
+                exit
+            };
+            self.branch(target);
+        }
+    }
+
+    fn local_decl(&mut self, v: &'a VarDecl) {
+        if v.ty == Type::Void {
+            self.error(v.span, format!("variable '{}' has incomplete type 'void'", v.name));
+            return;
+        }
+        if let Type::Struct(id) = v.ty {
+            if !self.types.structs.get(id).is_some_and(|s| s.complete) {
+                self.error(v.span, format!("variable '{}' has incomplete type", v.name));
+                return;
+            }
+        }
+        if self.contains_union(&v.ty) {
+            self.error(v.span, "unions in __private or __local memory are not supported yet");
+            return;
+        }
+        if matches!(v.ty, Type::Opaque(_)) {
+            self.error(v.span, "variables of this type are not supported yet");
+            return;
+        }
+        if v.ty.elem_scalar() == Some(Scalar::Double) && !self.caps.fp64 {
+            self.error(v.span, "type 'double' requires cl_khr_fp64 support");
+            return;
+        }
+        match v.space {
+            AddrSpace::Local => {
+                if self.frames.is_empty() && self.call_stack.len() == 1 {
+                    let p = self.ptr_ty(StorageClass::Workgroup, &v.ty);
+                    let var = self.m.global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+                    self.m.name(var, &v.name);
+                    self.k.interface.insert(var);
+                    self.static_local_bytes += self.types.size(&v.ty) as u64;
+                    if v.init.is_some() {
+                        self.error(v.span, "__local variables cannot have an initializer");
+                    }
+                    self.bind(
+                        &v.name,
+                        Sym { root: var, sc: StorageClass::Workgroup, ty: v.ty.clone(), base: None },
+                    );
+                } else {
+                    self.error(v.span, "__local variables can only be declared at kernel function scope");
+                }
+                return;
+            }
+            AddrSpace::Global | AddrSpace::Constant => {
+                self.error(
+                    v.span,
+                    format!(
+                        "function-scope variables cannot be declared in the {} address space",
+                        v.space.keyword()
+                    ),
+                );
+                return;
+            }
+            AddrSpace::Private => {}
+        }
+        let var = self.new_function_var(&v.ty);
+        self.m.name(var, &v.name);
+        self.bind(
+            &v.name,
+            Sym { root: var, sc: StorageClass::Function, ty: v.ty.clone(), base: None },
+        );
+        if let Some(init) = &v.init {
+            let place = Place::Var {
+                root: var,
+                sc: StorageClass::Function,
+                path: Vec::new(),
+                dynamic: Vec::new(),
+                in_array: false,
+                ty: v.ty.clone(),
+            };
+            if let Init::List(..) = init {
+                let ty = self.sty(&v.ty);
+                let null = self.m.constant(ConstKey::Null(ty));
+                self.op_void(Op::Store, &[var, null]);
+            }
+            if let Some(base) = self.initialize(place, &v.ty, init) {
+                self.set_pointer_base(&v.name, Some(base), v.span);
+            }
+        }
+    }
+
+    fn contains_union(&self, t: &Type) -> bool {
+        match t {
+            Type::Array(e, _) => self.contains_union(e),
+            Type::Struct(id) => self.types.structs.get(*id).is_some_and(|s| {
+                s.is_union || s.members.iter().any(|m| self.contains_union(&m.ty))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Stores an initializer into `place`; returns the pointer base when a
+    /// `__local`/`__private` pointer was stored.
+    fn initialize(&mut self, place: Place, t: &Type, init: &'a Init) -> Option<Rc<LBase>> {
+        match init {
+            Init::Expr(e) => {
+                if let (Type::Array(elem, n), ExprKind::StrLit(bytes)) = (t, &e.kind) {
+                    for i in 0..(*n as usize).min(bytes.len() + 1) {
+                        let b = bytes.get(i).copied().unwrap_or(0) as i64;
+                        let v = self.const_val(elem, b);
+                        let p = self.index_place(place.clone(), i as u32);
+                        self.store(&p, &v, e.span);
+                    }
+                    return None;
+                }
+                let v = self.expr(e)?;
+                let v = self.convert(v, t, e.span, false)?;
+                self.store(&place, &v, e.span);
+                v.base
+            }
+            Init::List(items, span) => {
+                match t {
+                    Type::Array(elem, n) => {
+                        if items.len() > *n as usize {
+                            self.error(*span, "excess elements in array initializer");
+                        }
+                        for (i, it) in items.iter().enumerate().take(*n as usize) {
+                            let p = self.index_place(place.clone(), i as u32);
+                            self.initialize(p, elem, it);
+                        }
+                    }
+                    Type::Struct(id) => {
+                        let members: Vec<Type> = self.types.structs[*id]
+                            .members
+                            .iter()
+                            .map(|m| m.ty.clone())
+                            .collect();
+                        if items.len() > members.len() {
+                            self.error(*span, "excess elements in struct initializer");
+                        }
+                        for (i, (it, mt)) in items.iter().zip(&members).enumerate() {
+                            let p = self.member_place(place.clone(), i as u32, mt.clone());
+                            self.initialize(p, mt, it);
+                        }
+                    }
+                    Type::Vector(s, n) => {
+                        if items.len() > *n as usize {
+                            self.error(*span, "excess elements in vector initializer");
+                        }
+                        let elem = Type::Scalar(*s);
+                        for (i, it) in items.iter().enumerate().take(*n as usize) {
+                            let p = Place::Swizzle {
+                                base: Box::new(place.clone()),
+                                comps: vec![i as u32],
+                                ty: elem.clone(),
+                            };
+                            self.initialize(p, &elem, it);
+                        }
+                    }
+                    _ => match items.first() {
+                        Some(first) => {
+                            return self.initialize(place, t, first);
+                        }
+                        None => self.error(*span, "scalar initializer cannot be empty"),
+                    },
+                }
+                None
+            }
+        }
+    }
+
+    fn index_place(&mut self, place: Place, i: u32) -> Place {
+        let c = self.u32c(i);
+        let elem = match place.ty() {
+            Type::Array(e, _) => (**e).clone(),
+            t => t.clone(),
+        };
+        match place {
+            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+                path.push(c);
+                dynamic.push(false);
+                Place::Var { root, sc, path, dynamic, in_array: true, ty: elem }
+            }
+            Place::Addr { addr, space, .. } => {
+                let size = self.types.size(&elem) as u64;
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let off = self.m.u64_const(size * i as u64);
+                let a = self.op(Op::IAdd, u64t, &[addr, off]);
+                let align = self.types.align(&elem);
+                Place::Addr { addr: a, ty: elem, align, space }
+            }
+            p => p,
+        }
+    }
+
+    fn member_place(&mut self, place: Place, index: u32, mty: Type) -> Place {
+        match place {
+            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+                let c = self.u32c(index);
+                path.push(c);
+                dynamic.push(false);
+                Place::Var { root, sc, path, dynamic, in_array: false, ty: mty }
+            }
+            Place::Addr { addr, ty, space, align } => {
+                let Type::Struct(id) = ty else { return Place::Addr { addr, ty, space, align } };
+                let off = self.types.structs[id].members[index as usize].offset;
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let o = self.m.u64_const(off as u64);
+                let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                let malign = self.types.align(&mty).min(align.max(1)).max(1);
+                let malign = if off % malign == 0 { malign } else { 1 };
+                Place::Addr { addr: a, ty: mty, align: malign, space }
+            }
+            p => p,
+        }
+    }
+
+    // ---- memory ----------------------------------------------------------------
+
+    fn var_pointer(&mut self, root: Word, sc: StorageClass, path: &[Word], ty: &Type) -> Word {
+        if path.is_empty() {
+            return root;
+        }
+        let p = self.ptr_ty(sc, ty);
+        let mut args = vec![root];
+        args.extend_from_slice(path);
+        self.op(Op::AccessChain, p, &args)
+    }
+
+    fn mem_operands(sc: StorageClass) -> Vec<Word> {
+        if sc == StorageClass::Workgroup {
+            vec![MA_NON_PRIVATE]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn load(&mut self, place: &Place, span: Span) -> R<Val> {
+        match place {
+            Place::Var { root, sc, path, ty, .. } => {
+                let p = self.var_pointer(*root, *sc, path, ty);
+                let t = self.sty(ty);
+                let mut args = vec![p];
+                args.extend(Self::mem_operands(*sc));
+                Some(Val::new(self.op(Op::Load, t, &args), ty.clone()))
+            }
+            Place::Addr { addr, ty, align, space } => {
+                let id = self.load_addr(*addr, ty, *align, *space, span)?;
+                Some(Val::new(id, ty.clone()))
+            }
+            Place::Swizzle { base, comps, ty } => {
+                let b = self.load(base, span)?;
+                Some(self.swizzle_value(&b, comps, ty))
+            }
+        }
+    }
+
+    fn load_addr(&mut self, addr: Word, ty: &Type, align: u32, space: AddrSpace, span: Span) -> R<Word> {
+        match ty {
+            Type::Scalar(Scalar::Bool) => {
+                let u8v = self.load_addr(addr, &Type::Scalar(Scalar::UChar), 1, space, span)?;
+                let zero = self.constant(&Type::Scalar(Scalar::UChar), ConstVal::Int(0));
+                let b = self.bool_ty(1);
+                Some(self.op(Op::INotEqual, b, &[u8v, zero]))
+            }
+            Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
+                self.storage_caps(ty);
+                let t = self.sty(ty);
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let ptr = self.op(Op::ConvertUToPtr, p, &[addr]);
+                Some(self.op(Op::Load, t, &[ptr, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)]))
+            }
+            Type::Array(e, n) => {
+                let esize = self.types.size(e) as u64;
+                let ealign = self.types.align(e).min(align).max(1);
+                let mut parts = Vec::new();
+                let u64t = self.m.ty(TypeKey::Int(64));
+                for i in 0..*n as u64 {
+                    let o = self.m.u64_const(i * esize);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    parts.push(self.load_addr(a, e, ealign, space, span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
+            Type::Struct(id) => {
+                if self.contains_union(ty) {
+                    self.error(span, "loading a whole union is not supported yet; access a member");
+                    return None;
+                }
+                let members: Vec<(Type, u32)> = self.types.structs[*id]
+                    .members
+                    .iter()
+                    .map(|m| (m.ty.clone(), m.offset))
+                    .collect();
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let mut parts = Vec::new();
+                for (mt, off) in members {
+                    let o = self.m.u64_const(off as u64);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let malign = self.types.align(&mt).min(align).max(1);
+                    let malign = if off % malign == 0 { malign } else { 1 };
+                    parts.push(self.load_addr(a, &mt, malign, space, span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
+            _ => {
+                self.error(span, "cannot load a value of this type");
+                None
+            }
+        }
+    }
+
+    fn store_addr(&mut self, addr: Word, ty: &Type, align: u32, val: Word, span: Span) {
+        match ty {
+            Type::Scalar(Scalar::Bool) => {
+                let uc = Type::Scalar(Scalar::UChar);
+                let one = self.constant(&uc, ConstVal::Int(1));
+                let zero = self.constant(&uc, ConstVal::Int(0));
+                let t = self.sty(&uc);
+                let v = self.op(Op::Select, t, &[val, one, zero]);
+                self.store_addr(addr, &uc, 1, v, span);
+            }
+            Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
+                self.storage_caps(ty);
+                let t = self.sty(ty);
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let ptr = self.op(Op::ConvertUToPtr, p, &[addr]);
+                self.op_void(Op::Store, &[ptr, val, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)]);
+            }
+            Type::Array(e, n) => {
+                let esize = self.types.size(e) as u64;
+                let ealign = self.types.align(e).min(align).max(1);
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let et = self.sty(e);
+                for i in 0..*n {
+                    let o = self.m.u64_const(i as u64 * esize);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let part = self.op(Op::CompositeExtract, et, &[val, i]);
+                    self.store_addr(a, e, ealign, part, span);
+                }
+            }
+            Type::Struct(id) => {
+                if self.contains_union(ty) {
+                    self.error(span, "storing a whole union is not supported yet; assign a member");
+                    return;
+                }
+                let members: Vec<(Type, u32)> = self.types.structs[*id]
+                    .members
+                    .iter()
+                    .map(|m| (m.ty.clone(), m.offset))
+                    .collect();
+                let u64t = self.m.ty(TypeKey::Int(64));
+                for (i, (mt, off)) in members.into_iter().enumerate() {
+                    let o = self.m.u64_const(off as u64);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let mty = self.sty(&mt);
+                    let part = self.op(Op::CompositeExtract, mty, &[val, i as u32]);
+                    let malign = self.types.align(&mt).min(align).max(1);
+                    let malign = if off % malign == 0 { malign } else { 1 };
+                    self.store_addr(a, &mt, malign, part, span);
+                }
+            }
+            _ => self.error(span, "cannot store a value of this type"),
+        }
+    }
+
+    /// 8- and 16-bit values in buffers need their storage capabilities.
+    fn storage_caps(&mut self, ty: &Type) {
+        match ty.elem_scalar().map(|s| s.size()) {
+            Some(1) => self.m.capability(Capability::StorageBuffer8BitAccess),
+            Some(2) => self.m.capability(Capability::StorageBuffer16BitAccess),
+            _ => {}
+        }
+    }
+
+    fn store(&mut self, place: &Place, v: &Val, span: Span) {
+        match place {
+            Place::Var { root, sc, path, ty, .. } => {
+                if *sc == StorageClass::Private {
+                    self.error(span, "cannot assign to a __constant variable");
+                    return;
+                }
+                let p = self.var_pointer(*root, *sc, path, ty);
+                let mut args = vec![p, v.id];
+                args.extend(Self::mem_operands(*sc));
+                self.op_void(Op::Store, &args);
+            }
+            Place::Addr { addr, ty, align, space } => {
+                if *space == AddrSpace::Constant {
+                    self.error(span, "cannot assign to __constant memory");
+                    return;
+                }
+                self.store_addr(*addr, ty, *align, v.id, span);
+            }
+            Place::Swizzle { base, comps, .. } => {
+                let Some(b) = self.load(base, span) else { return };
+                let n = b.ty.width();
+                let bt = self.sty(&b.ty);
+                let new = if comps.len() == 1 {
+                    self.op(Op::CompositeInsert, bt, &[v.id, b.id, comps[0]])
+                } else {
+                    let mut sel: Vec<Word> = (0..n).collect();
+                    for (j, c) in comps.iter().enumerate() {
+                        if let Some(slot) = sel.get_mut(*c as usize) {
+                            *slot = n + j as u32;
+                        }
+                    }
+                    let mut args = vec![b.id, v.id];
+                    args.extend(sel);
+                    self.op(Op::VectorShuffle, bt, &args)
+                };
+                self.store(base, &Val::new(new, b.ty.clone()), span);
+            }
+        }
+    }
+
+    // ---- inlined calls ---------------------------------------------------------
+
+    fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
+        if self.call_stack.contains(&f.name.as_str()) {
+            self.error(
+                span,
+                format!("recursive call to '{}': OpenCL C does not allow recursion", f.name),
+            );
+            return None;
+        }
+        let Some(body) = &f.body else {
+            self.error(span, format!("function '{}' is declared but never defined", f.name));
+            return None;
+        };
+        if args.len() != f.params.len() {
+            self.error(
+                span,
+                format!(
+                    "'{}' takes {} argument{}, {} given",
+                    f.name,
+                    f.params.len(),
+                    if f.params.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let mut bound = Vec::new();
+        for (p, a) in f.params.iter().zip(args) {
+            let v = self.convert(a, &p.ty, span, false)?;
+            bound.push((p, v));
+        }
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        for (p, v) in bound {
+            let var = self.new_function_var(&p.ty);
+            self.op_void(Op::Store, &[var, v.id]);
+            self.bind(
+                &p.name,
+                Sym { root: var, sc: StorageClass::Function, ty: p.ty.clone(), base: v.base.clone() },
+            );
+        }
+        let ret_var = if f.ret == Type::Void { None } else { Some(self.new_function_var(&f.ret)) };
+        let early = has_early_return(body);
+        let exit = self.label();
+        let flag = if early {
+            let b = Type::BOOL;
+            let flag = self.new_function_var(&b);
+            let fls = self.m.constant(ConstKey::False);
+            self.op_void(Op::Store, &[flag, fls]);
+            Some(flag)
+        } else {
+            None
+        };
+        self.frames.push(Frame {
+            ret_ty: f.ret.clone(),
+            ret_var,
+            flag,
+            exit,
+            breakables_at_entry: self.breakables.len(),
+        });
+        self.call_stack.push(f.name.as_str());
+        if early {
+            let (header, body_l, cont) = (self.label(), self.label(), self.label());
+            self.begin(header);
+            self.op_void(Op::LoopMerge, &[exit, cont, 0]);
+            self.branch(body_l);
+            self.f.begin(body_l);
+            self.stmt(body);
+            if self.f.is_open() {
+                self.branch(exit);
+            }
+            self.f.begin(cont);
+            self.branch(header);
+            self.f.begin(exit);
+        } else {
+            self.stmt(body);
+        }
+        self.call_stack.pop();
+        self.frames.pop();
+        self.scopes = saved_scopes;
+        match ret_var {
+            Some(var) => {
+                let t = self.sty(&f.ret);
+                Some(Val::new(self.op(Op::Load, t, &[var]), f.ret.clone()))
+            }
+            None => Some(Val::new(0, Type::Void)),
+        }
+    }
+}
+
+/// Does `body` return anywhere but as its last top-level statement?
+fn has_early_return(body: &Stmt) -> bool {
+    fn any_return(s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Block(items) => items.iter().any(any_return),
+            StmtKind::If(_, a, b) => any_return(a) || b.as_deref().is_some_and(any_return),
+            StmtKind::While(_, b) | StmtKind::DoWhile(b, _) | StmtKind::Switch(_, b) => any_return(b),
+            StmtKind::For(_, _, _, b) => any_return(b),
+            StmtKind::Case(_, b) => any_return(b),
+            _ => false,
+        }
+    }
+    match &body.kind {
+        StmtKind::Block(items) => match items.split_last() {
+            Some((last, rest)) => {
+                rest.iter().any(any_return)
+                    || (!matches!(last.kind, StmtKind::Return(_)) && any_return(last))
+            }
+            None => false,
+        },
+        _ => any_return(body),
+    }
+}
+
+/// IEEE binary32 → binary16 with round-to-nearest-even.
+fn f32_to_f16(f: f32) -> u16 {
+    let b = f.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}

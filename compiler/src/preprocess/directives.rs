@@ -1,0 +1,588 @@
+//! Preprocessing directives (C99 6.10): conditional inclusion, `#include`,
+//! `#define`/`#undef`, `#line`, `#error`, `#warning`, `#pragma` and the
+//! `_Pragma` operator.
+
+use super::lexer::{lex_text, PpKind, PpTok};
+use super::literal::decode_escapes;
+use super::{Cond, FileCtx, Preprocessor};
+use crate::token::Span;
+use std::path::Path;
+use std::rc::Rc;
+
+/// Deepest `#include` nesting (clang's limit too).
+const INCLUDE_DEPTH_LIMIT: usize = 200;
+
+impl Preprocessor<'_> {
+    /// The tokens left on the directive's line.
+    fn line_tokens(&mut self) -> Vec<PpTok> {
+        match self.stack.last_mut() {
+            Some(f) => f.lexer.rest_of_line(&mut self.interner, self.diags),
+            None => Vec::new(),
+        }
+    }
+
+    fn at_line_end(&mut self) -> bool {
+        match self.stack.last_mut() {
+            Some(f) => f.lexer.at_line_end(self.diags),
+            None => true,
+        }
+    }
+
+    /// Ends a directive that takes no more operands.
+    fn end_directive(&mut self, name: &str) {
+        let rest = self.line_tokens();
+        if let Some(t) = rest.first() {
+            self.diags
+                .warning(t.span, format!("extra tokens at end of #{name} directive"));
+        }
+    }
+
+    /// Carries out the directive whose `#` is `hash`. Tokens it produces
+    /// (pragmas) go to `out`.
+    pub(super) fn directive(&mut self, hash: PpTok, out: &mut Vec<PpTok>) {
+        if self.at_line_end() {
+            // The null directive.
+            return;
+        }
+        let name_tok = match self.stack.last_mut() {
+            Some(f) => f.lexer.next(&mut self.interner, self.diags),
+            None => return,
+        };
+        if let PpKind::Number(_) = name_tok.kind {
+            // A GNU line marker, `# 12 "file.cl"`, is `#line`.
+            let mut toks = vec![name_tok];
+            toks.extend(self.line_tokens());
+            self.line_directive(toks, hash.span, true);
+            return;
+        }
+        let name = match &name_tok.kind {
+            PpKind::Ident(sym) => self.interner.name(*sym).to_string(),
+            _ => String::new(),
+        };
+        match name.as_str() {
+            "define" => {
+                let toks = self.line_tokens();
+                if let Some((sym, m)) = self.parse_define(toks, name_tok.span) {
+                    self.define(sym, m);
+                }
+            }
+            "undef" => {
+                let toks = self.line_tokens();
+                match toks.first().map(|t| &t.kind) {
+                    Some(PpKind::Ident(sym)) if *sym == self.sym.defined => {
+                        self.diags
+                            .error(toks[0].span, "'defined' cannot be used as a macro name");
+                    }
+                    Some(PpKind::Ident(sym)) => {
+                        if let Some(old) = self.macros.get(sym) {
+                            if old.builtin.is_some() {
+                                self.diags
+                                    .warning(toks[0].span, "undefining builtin macro");
+                            }
+                        }
+                        self.macros.remove(sym);
+                        if let Some(t) = toks.get(1) {
+                            self.diags
+                                .warning(t.span, "extra tokens at end of #undef directive");
+                        }
+                    }
+                    Some(_) => self
+                        .diags
+                        .error(toks[0].span, "macro name must be an identifier"),
+                    None => self.diags.error(name_tok.span, "macro name missing"),
+                }
+            }
+            "include" => self.include_directive(name_tok.span),
+            "if" => {
+                let toks = self.line_tokens();
+                let value = self.if_expression(toks, name_tok.span);
+                self.begin_conditional(hash.span, value);
+            }
+            "ifdef" | "ifndef" => {
+                let toks = self.line_tokens();
+                let value = match toks.first().map(|t| &t.kind) {
+                    Some(PpKind::Ident(sym)) => {
+                        if let Some(t) = toks.get(1) {
+                            self.diags.warning(
+                                t.span,
+                                format!("extra tokens at end of #{name} directive"),
+                            );
+                        }
+                        self.macros.contains_key(sym) == (name == "ifdef")
+                    }
+                    Some(_) => {
+                        self.diags
+                            .error(toks[0].span, "macro name must be an identifier");
+                        false
+                    }
+                    None => {
+                        self.diags.error(name_tok.span, "macro name missing");
+                        false
+                    }
+                };
+                self.begin_conditional(hash.span, value);
+            }
+            "elif" | "else" => {
+                // A group was being taken: every later one is skipped.
+                let base = self.stack.last().map_or(0, |f| f.cond_base);
+                if self.conds.len() <= base {
+                    self.diags
+                        .error(name_tok.span, format!("#{name} without #if"));
+                    self.line_tokens();
+                    return;
+                }
+                let cond = self.conds.last_mut().expect("checked above");
+                if cond.seen_else {
+                    self.diags
+                        .error(name_tok.span, format!("#{name} after #else"));
+                }
+                if name == "else" {
+                    cond.seen_else = true;
+                    self.end_directive("else");
+                } else {
+                    // Not evaluated: an earlier group was taken.
+                    self.line_tokens();
+                }
+                self.skip_group();
+            }
+            "endif" => {
+                let base = self.stack.last().map_or(0, |f| f.cond_base);
+                if self.conds.len() <= base {
+                    self.diags.error(name_tok.span, "#endif without #if");
+                    self.line_tokens();
+                    return;
+                }
+                self.conds.pop();
+                self.end_directive("endif");
+            }
+            "line" => {
+                let toks = self.line_tokens();
+                self.line_directive(toks, name_tok.span, false);
+            }
+            "error" | "warning" => {
+                let toks = self.line_tokens();
+                let text = self.join_spellings(&toks, true);
+                let message = if text.is_empty() {
+                    format!("#{name}")
+                } else {
+                    text
+                };
+                if name == "error" {
+                    self.diags.error(name_tok.span, message);
+                } else {
+                    self.diags.warning(name_tok.span, message);
+                }
+            }
+            "pragma" => {
+                let toks = self.line_tokens();
+                self.pragma(toks, hash.span, out);
+            }
+            _ => {
+                self.diags.error(
+                    name_tok.span,
+                    format!(
+                        "invalid preprocessing directive '#{}'",
+                        name_tok.spelling(&self.interner)
+                    ),
+                );
+                self.line_tokens();
+            }
+        }
+    }
+
+    fn define(&mut self, sym: super::lexer::Sym, m: super::macros::Macro) {
+        if let Some(old) = self.macros.get(&sym) {
+            let name = self.interner.name(sym).to_string();
+            if old.builtin.is_some() {
+                self.diags
+                    .warning(m.span, format!("redefining builtin macro '{name}'"));
+            } else if !old.same_definition(&m) {
+                let previous = old.span;
+                self.diags
+                    .warning(m.span, format!("'{name}' macro redefined"));
+                self.diags
+                    .note(previous, "previous definition is here");
+            }
+        }
+        self.macros.insert(sym, Rc::new(m));
+    }
+
+    /// Spellings joined by single spaces: where the source had whitespace
+    /// (`as_written`), or between every two tokens.
+    pub(super) fn join_spellings(&self, toks: &[PpTok], as_written: bool) -> String {
+        let mut s = String::new();
+        for (i, t) in toks.iter().enumerate() {
+            if i > 0 && (t.space || !as_written) {
+                s.push(' ');
+            }
+            s.push_str(&t.spelling(&self.interner));
+        }
+        s
+    }
+
+    /// `#if` / `#elif`: macro-expands the line (with `defined` applied
+    /// first) and evaluates it.
+    fn if_expression(&mut self, toks: Vec<PpTok>, at: Span) -> bool {
+        if toks.is_empty() {
+            self.diags.error(at, "expected value in expression");
+            return false;
+        }
+        let outer = std::mem::replace(&mut self.in_if_expression, true);
+        self.if_expression_failed = false;
+        let expanded = self.expand_isolated(&toks);
+        self.in_if_expression = outer;
+        if self.if_expression_failed || self.aborted {
+            return false;
+        }
+        super::expr::evaluate(&expanded, self.diags, at).unwrap_or(false)
+    }
+
+    /// `defined X` or `defined ( X )` inside a `#if` line.
+    pub(super) fn defined_operator(&mut self, t: &PpTok, out: &mut Vec<PpTok>) {
+        let mut operand = self.next();
+        let paren = operand.is_punct("(");
+        if paren {
+            operand = self.next();
+        }
+        let value = match operand.kind {
+            PpKind::Ident(sym) => self.macros.contains_key(&sym),
+            _ => {
+                self.diags
+                    .error(operand.span, "macro name must be an identifier");
+                self.if_expression_failed = true;
+                if operand.is_end() {
+                    self.pending.push(operand);
+                }
+                return;
+            }
+        };
+        if paren {
+            let close = self.next();
+            if !close.is_punct(")") {
+                self.diags
+                    .error(close.span, "missing ')' after 'defined'");
+                self.if_expression_failed = true;
+                if close.is_end() {
+                    self.pending.push(close);
+                }
+                return;
+            }
+        }
+        let mut result = PpTok::new(PpKind::Number(if value { "1" } else { "0" }.into()), t.span);
+        result.space = t.space;
+        out.push(result);
+    }
+
+    fn begin_conditional(&mut self, span: Span, value: bool) {
+        self.conds.push(Cond {
+            span,
+            taken: value,
+            seen_else: false,
+        });
+        if !value {
+            self.skip_group();
+        }
+    }
+
+    /// Skips a group whose condition is false, up to the `#elif`, `#else`
+    /// or `#endif` that ends it (C99 6.10.1p6). Directives inside are only
+    /// tracked for nesting; tokens are lexed but not otherwise looked at.
+    fn skip_group(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            if self.aborted {
+                return;
+            }
+            let t = self.next();
+            match t.kind {
+                PpKind::Eof | PpKind::EndOfFile => {
+                    self.pending.push(t);
+                    return;
+                }
+                PpKind::Punct("#") if t.bol => {}
+                _ => continue,
+            }
+            if self.at_line_end() {
+                continue;
+            }
+            let name_tok = match self.stack.last_mut() {
+                Some(f) => f.lexer.next(&mut self.interner, self.diags),
+                None => return,
+            };
+            let name = match name_tok.kind {
+                PpKind::Ident(sym) => self.interner.name(sym),
+                _ => "",
+            };
+            match name {
+                "if" | "ifdef" | "ifndef" => depth += 1,
+                "endif" if depth > 0 => depth -= 1,
+                "endif" => {
+                    self.conds.pop();
+                    self.end_directive("endif");
+                    return;
+                }
+                "elif" if depth == 0 => {
+                    let toks = self.line_tokens();
+                    let Some(&Cond {
+                        taken, seen_else, ..
+                    }) = self.conds.last()
+                    else {
+                        return;
+                    };
+                    if seen_else {
+                        self.diags.error(name_tok.span, "#elif after #else");
+                    }
+                    if !taken && self.if_expression(toks, name_tok.span) {
+                        if let Some(cond) = self.conds.last_mut() {
+                            cond.taken = true;
+                        }
+                        return;
+                    }
+                    continue;
+                }
+                "else" if depth == 0 => {
+                    let Some(cond) = self.conds.last_mut() else {
+                        return;
+                    };
+                    if cond.seen_else {
+                        self.diags.error(name_tok.span, "#else after #else");
+                    }
+                    cond.seen_else = true;
+                    if !cond.taken {
+                        cond.taken = true;
+                        self.end_directive("else");
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.line_tokens();
+        }
+    }
+
+    fn include_directive(&mut self, at: Span) {
+        let header = match self.stack.last_mut() {
+            Some(f) => f.lexer.header_name(self.diags),
+            None => None,
+        };
+        let (name, span) = match header {
+            Some((name, _angled, span)) => {
+                self.end_directive("include");
+                (name, span)
+            }
+            None => {
+                // `#include` followed by macros that expand to a header name.
+                let toks = self.line_tokens();
+                let expanded = self.expand_isolated(&toks);
+                match expanded.first().map(|t| &t.kind) {
+                    Some(PpKind::Str(s)) if s.len() >= 2 => {
+                        if let Some(t) = expanded.get(1) {
+                            self.diags
+                                .warning(t.span, "extra tokens at end of #include directive");
+                        }
+                        (s[1..s.len() - 1].to_string(), expanded[0].span)
+                    }
+                    Some(PpKind::Punct("<")) => {
+                        let Some(close) = expanded.iter().position(|t| t.is_punct(">")) else {
+                            self.diags
+                                .error(expanded[0].span, "expected '>' after header name");
+                            return;
+                        };
+                        let name = self.join_spellings(&expanded[1..close], true);
+                        (name, expanded[0].span)
+                    }
+                    _ => {
+                        let span = expanded.first().map_or(at, |t| t.span);
+                        self.diags
+                            .error(span, "expected \"FILENAME\" or <FILENAME>");
+                        return;
+                    }
+                }
+            }
+        };
+        self.include(&name, span);
+    }
+
+    /// Enters the file `name`: an in-memory header of that name, else the
+    /// first `-I` directory holding it (or the path itself when absolute).
+    /// The including file's own directory is not searched: program source
+    /// has none.
+    fn include(&mut self, name: &str, span: Span) {
+        if self.stack.len() >= INCLUDE_DEPTH_LIMIT {
+            self.diags.error(span, "#include nested too deeply");
+            return;
+        }
+        let found = if let Some(h) = self.headers.iter().find(|h| h.name == name) {
+            Some((format!("header:{name}"), name.to_string(), None, Some(h)))
+        } else {
+            let mut candidates: Vec<std::path::PathBuf> = self
+                .include_dirs
+                .iter()
+                .map(|d| Path::new(d).join(name))
+                .collect();
+            if Path::new(name).is_absolute() {
+                candidates.insert(0, Path::new(name).to_path_buf());
+            }
+            candidates.into_iter().find(|p| p.is_file()).map(|p| {
+                let key = p
+                    .canonicalize()
+                    .unwrap_or_else(|_| p.clone())
+                    .to_string_lossy()
+                    .into_owned();
+                (format!("disk:{key}"), p.to_string_lossy().into_owned(), Some(p), None)
+            })
+        };
+        let Some((key, display, path, header)) = found else {
+            self.diags.error(span, format!("'{name}' file not found"));
+            return;
+        };
+        let id = match self.file_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let text: Rc<str> = match (header, path) {
+                    (Some(h), _) => Rc::from(h.source.as_str()),
+                    (None, Some(p)) => match std::fs::read(&p) {
+                        Ok(bytes) => Rc::from(String::from_utf8_lossy(&bytes).as_ref()),
+                        Err(e) => {
+                            self.diags
+                                .error(span, format!("cannot read '{display}': {e}"));
+                            return;
+                        }
+                    },
+                    (None, None) => return,
+                };
+                let id = self.add_file(&display, text);
+                self.file_ids.insert(key, id);
+                id
+            }
+        };
+        if self.once.contains(&id) {
+            return;
+        }
+        self.push_file(id);
+    }
+
+    pub(super) fn push_file(&mut self, id: crate::token::FileId) {
+        let text = self.files[id as usize].1.clone();
+        self.stack.push(FileCtx {
+            lexer: super::lexer::Lexer::new(text, id),
+            cond_base: self.conds.len(),
+            file: id,
+        });
+    }
+
+    /// `#line digits ["name"]` (C99 6.10.4), after macro expansion.
+    fn line_directive(&mut self, toks: Vec<PpTok>, at: Span, line_marker: bool) {
+        let toks = if line_marker {
+            toks
+        } else {
+            self.expand_isolated(&toks)
+        };
+        let number = match toks.first().map(|t| &t.kind) {
+            Some(PpKind::Number(n)) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse::<u64>().ok(),
+            _ => None,
+        };
+        let Some(number) = number.filter(|n| (1..=2147483647).contains(n)) else {
+            let span = toks.first().map_or(at, |t| t.span);
+            self.diags.error(
+                span,
+                "#line directive requires a positive integer argument (at most 2147483647)",
+            );
+            return;
+        };
+        let name = match toks.get(1).map(|t| &t.kind) {
+            Some(PpKind::Str(s)) => {
+                let bytes = decode_escapes(&s[1..s.len() - 1]).bytes;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Some(_) => {
+                self.diags
+                    .error(toks[1].span, "invalid filename for #line directive");
+                return;
+            }
+            None => None,
+        };
+        if !line_marker {
+            if let Some(t) = toks.get(2) {
+                self.diags
+                    .warning(t.span, "extra tokens at end of #line directive");
+            }
+        }
+        let Some(current) = self.stack.last().map(|f| f.lexer.span_file) else {
+            return;
+        };
+        let name = name.unwrap_or_else(|| self.files[current as usize].0.clone());
+        let id = self.add_file(&name, Rc::from(""));
+        if let Some(f) = self.stack.last_mut() {
+            f.lexer.set_next_line(number as u32);
+            f.lexer.span_file = id;
+        }
+    }
+
+    /// `#pragma` (C99 6.10.6, OpenCL C 6.12): the pragmas the parser acts on
+    /// become tokens; `once` is carried out here; others are ignored.
+    fn pragma(&mut self, toks: Vec<PpTok>, at: Span, out: &mut Vec<PpTok>) {
+        let first = match toks.first().map(|t| &t.kind) {
+            Some(PpKind::Ident(sym)) => self.interner.name(*sym).to_string(),
+            _ => return,
+        };
+        let text = match first.as_str() {
+            // No macro replacement after OPENCL or STDC.
+            "OPENCL" | "STDC" | "FP_CONTRACT" => self.join_spellings(&toks, false),
+            "unroll" | "nounroll" => {
+                let operands = self.expand_isolated(&toks[1..]);
+                let mut all = vec![toks[0].clone()];
+                all.extend(operands);
+                self.join_spellings(&all, false)
+            }
+            "once" => {
+                if let Some(f) = self.stack.last() {
+                    self.once.insert(f.file);
+                }
+                return;
+            }
+            _ => return,
+        };
+        out.push(PpTok::new(PpKind::Pragma(text.into()), at));
+    }
+
+    /// `_Pragma ( string-literal )` (C99 6.10.9): the string, destringized,
+    /// is a `#pragma` line. Returns false when no `(` follows.
+    pub(super) fn pragma_operator(&mut self, t: &PpTok, out: &mut Vec<PpTok>) -> bool {
+        if !self.peek_is_lparen() {
+            return false;
+        }
+        self.next();
+        let s = self.next();
+        let PpKind::Str(text) = &s.kind else {
+            self.diags
+                .error(s.span, "_Pragma takes a parenthesized string literal");
+            if !s.is_punct(")") {
+                self.pending.push(s);
+            }
+            return true;
+        };
+        let close = self.next();
+        if !close.is_punct(")") {
+            self.diags
+                .error(close.span, "_Pragma takes a parenthesized string literal");
+            self.pending.push(close);
+            return true;
+        }
+        let body = &text[1..text.len() - 1];
+        let mut destringized = String::with_capacity(body.len());
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\\' && matches!(chars.peek(), Some('"' | '\\')) {
+                if let Some(next) = chars.next() {
+                    destringized.push(next);
+                }
+            } else {
+                destringized.push(c);
+            }
+        }
+        let toks = lex_text(&destringized, t.span, &mut self.interner, self.diags);
+        self.pragma(toks, t.span, out);
+        true
+    }
+}

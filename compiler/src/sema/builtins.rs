@@ -1,0 +1,356 @@
+//! The built-in functions of OpenCL C, declared in one table: each name maps
+//! to how the lowering implements it. GLSL.std.450 instructions are used for
+//! math for now; their Vulkan precision is not yet checked against the
+//! OpenCL ULP bounds (`native_*` and `half_*` map to the same instructions).
+
+use crate::sema::types::{Scalar, Type};
+
+/// GLSL.std.450 instruction numbers.
+pub mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
+    pub const TRUNC: u32 = 3;
+    pub const FABS: u32 = 4;
+    pub const SABS: u32 = 5;
+    pub const FSIGN: u32 = 6;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const RADIANS: u32 = 11;
+    pub const DEGREES: u32 = 12;
+    pub const SIN: u32 = 13;
+    pub const COS: u32 = 14;
+    pub const TAN: u32 = 15;
+    pub const ASIN: u32 = 16;
+    pub const ACOS: u32 = 17;
+    pub const ATAN: u32 = 18;
+    pub const SINH: u32 = 19;
+    pub const COSH: u32 = 20;
+    pub const TANH: u32 = 21;
+    pub const ASINH: u32 = 22;
+    pub const ACOSH: u32 = 23;
+    pub const ATANH: u32 = 24;
+    pub const ATAN2: u32 = 25;
+    pub const POW: u32 = 26;
+    pub const EXP: u32 = 27;
+    pub const LOG: u32 = 28;
+    pub const EXP2: u32 = 29;
+    pub const LOG2: u32 = 30;
+    pub const SQRT: u32 = 31;
+    pub const INVERSE_SQRT: u32 = 32;
+    pub const FMIN: u32 = 37;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const FMAX: u32 = 40;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const FCLAMP: u32 = 43;
+    pub const UCLAMP: u32 = 44;
+    pub const SCLAMP: u32 = 45;
+    pub const FMIX: u32 = 46;
+    pub const STEP: u32 = 48;
+    pub const SMOOTH_STEP: u32 = 49;
+    pub const FMA: u32 = 50;
+    pub const LDEXP: u32 = 53;
+    pub const LENGTH: u32 = 66;
+    pub const DISTANCE: u32 = 67;
+    pub const CROSS: u32 = 68;
+    pub const NORMALIZE: u32 = 69;
+    pub const FIND_ILSB: u32 = 73;
+    pub const FIND_UMSB: u32 = 75;
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkItem {
+    WorkDim,
+    GlobalSize,
+    GlobalId,
+    LocalSize,
+    EnqueuedLocalSize,
+    LocalId,
+    NumGroups,
+    GroupId,
+    GlobalOffset,
+    GlobalLinearId,
+    LocalLinearId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Xchg,
+    Inc,
+    Dec,
+    CmpXchg,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fence {
+    /// `barrier`, `work_group_barrier`: execution and memory.
+    Barrier,
+    /// `mem_fence`, `read_mem_fence`, `write_mem_fence`.
+    MemFence,
+}
+
+/// Float rounding applied before a float→integer `convert_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Default,
+    Rte,
+    Rtz,
+    Rtp,
+    Rtn,
+}
+
+/// How a built-in is implemented.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    WorkItem(WorkItem),
+    Fence(Fence),
+    Atomic(AtomicOp),
+    /// `gentypef f(gentypef...)` as one GLSL.std.450 instruction with
+    /// `arity` arguments; `f32_only` where GLSL.std.450 has no 64-bit form.
+    FloatGlsl { op: u32, arity: u8, f32_only: bool },
+    /// Per-signedness integer GLSL ops (`min`, `max`, `clamp`) that also
+    /// take floats.
+    MinMax { fop: u32, sop: u32, uop: u32, arity: u8 },
+    /// Anything with its own lowering, named by the function.
+    Special(&'static str),
+    /// `convert_<type>[_sat][_<rounding>]`.
+    Convert { to: Type, sat: bool, rounding: Rounding },
+    /// `as_<type>`.
+    AsType(Type),
+    VLoad(u8),
+    VStore(u8),
+}
+
+const TABLE: &[(&str, Builtin)] = {
+    use glsl::*;
+    use Builtin::*;
+    const fn f1(op: u32) -> Builtin {
+        FloatGlsl { op, arity: 1, f32_only: false }
+    }
+    const fn f1s(op: u32) -> Builtin {
+        FloatGlsl { op, arity: 1, f32_only: true }
+    }
+    &[
+        ("get_work_dim", WorkItem(self::WorkItem::WorkDim)),
+        ("get_global_size", WorkItem(self::WorkItem::GlobalSize)),
+        ("get_global_id", WorkItem(self::WorkItem::GlobalId)),
+        ("get_local_size", WorkItem(self::WorkItem::LocalSize)),
+        ("get_enqueued_local_size", WorkItem(self::WorkItem::EnqueuedLocalSize)),
+        ("get_local_id", WorkItem(self::WorkItem::LocalId)),
+        ("get_num_groups", WorkItem(self::WorkItem::NumGroups)),
+        ("get_group_id", WorkItem(self::WorkItem::GroupId)),
+        ("get_global_offset", WorkItem(self::WorkItem::GlobalOffset)),
+        ("get_global_linear_id", WorkItem(self::WorkItem::GlobalLinearId)),
+        ("get_local_linear_id", WorkItem(self::WorkItem::LocalLinearId)),
+        ("barrier", Fence(self::Fence::Barrier)),
+        ("work_group_barrier", Fence(self::Fence::Barrier)),
+        ("mem_fence", Fence(self::Fence::MemFence)),
+        ("read_mem_fence", Fence(self::Fence::MemFence)),
+        ("write_mem_fence", Fence(self::Fence::MemFence)),
+        ("atomic_add", Atomic(AtomicOp::Add)),
+        ("atomic_sub", Atomic(AtomicOp::Sub)),
+        ("atomic_xchg", Atomic(AtomicOp::Xchg)),
+        ("atomic_inc", Atomic(AtomicOp::Inc)),
+        ("atomic_dec", Atomic(AtomicOp::Dec)),
+        ("atomic_cmpxchg", Atomic(AtomicOp::CmpXchg)),
+        ("atomic_min", Atomic(AtomicOp::Min)),
+        ("atomic_max", Atomic(AtomicOp::Max)),
+        ("atomic_and", Atomic(AtomicOp::And)),
+        ("atomic_or", Atomic(AtomicOp::Or)),
+        ("atomic_xor", Atomic(AtomicOp::Xor)),
+        ("atom_add", Atomic(AtomicOp::Add)),
+        ("atom_sub", Atomic(AtomicOp::Sub)),
+        ("atom_xchg", Atomic(AtomicOp::Xchg)),
+        ("atom_inc", Atomic(AtomicOp::Inc)),
+        ("atom_dec", Atomic(AtomicOp::Dec)),
+        ("atom_cmpxchg", Atomic(AtomicOp::CmpXchg)),
+        ("atom_min", Atomic(AtomicOp::Min)),
+        ("atom_max", Atomic(AtomicOp::Max)),
+        ("atom_and", Atomic(AtomicOp::And)),
+        ("atom_or", Atomic(AtomicOp::Or)),
+        ("atom_xor", Atomic(AtomicOp::Xor)),
+        ("sqrt", f1(SQRT)),
+        ("rsqrt", f1(INVERSE_SQRT)),
+        ("exp", f1s(EXP)),
+        ("exp2", f1s(EXP2)),
+        ("log", f1s(LOG)),
+        ("log2", f1s(LOG2)),
+        ("sin", f1s(SIN)),
+        ("cos", f1s(COS)),
+        ("tan", f1s(TAN)),
+        ("asin", f1s(ASIN)),
+        ("acos", f1s(ACOS)),
+        ("atan", f1s(ATAN)),
+        ("sinh", f1s(SINH)),
+        ("cosh", f1s(COSH)),
+        ("tanh", f1s(TANH)),
+        ("asinh", f1s(ASINH)),
+        ("acosh", f1s(ACOSH)),
+        ("atanh", f1s(ATANH)),
+        ("fabs", f1(FABS)),
+        ("floor", f1(FLOOR)),
+        ("ceil", f1(CEIL)),
+        ("trunc", f1(TRUNC)),
+        ("rint", f1(ROUND_EVEN)),
+        ("degrees", f1s(DEGREES)),
+        ("radians", f1s(RADIANS)),
+        ("sign", f1(FSIGN)),
+        ("pow", FloatGlsl { op: POW, arity: 2, f32_only: true }),
+        ("powr", FloatGlsl { op: POW, arity: 2, f32_only: true }),
+        ("atan2", FloatGlsl { op: ATAN2, arity: 2, f32_only: true }),
+        ("fmin", FloatGlsl { op: NMIN, arity: 2, f32_only: false }),
+        ("fmax", FloatGlsl { op: NMAX, arity: 2, f32_only: false }),
+        ("step", FloatGlsl { op: STEP, arity: 2, f32_only: false }),
+        ("fma", FloatGlsl { op: FMA, arity: 3, f32_only: false }),
+        ("mix", FloatGlsl { op: FMIX, arity: 3, f32_only: false }),
+        ("smoothstep", FloatGlsl { op: SMOOTH_STEP, arity: 3, f32_only: false }),
+        ("min", MinMax { fop: FMIN, sop: SMIN, uop: UMIN, arity: 2 }),
+        ("max", MinMax { fop: FMAX, sop: SMAX, uop: UMAX, arity: 2 }),
+        ("clamp", MinMax { fop: FCLAMP, sop: SCLAMP, uop: UCLAMP, arity: 3 }),
+        ("round", Special("round")),
+        ("mad", Special("mad")),
+        ("fmod", Special("fmod")),
+        ("hypot", Special("hypot")),
+        ("copysign", Special("copysign")),
+        ("exp10", Special("exp10")),
+        ("log10", Special("log10")),
+        ("cbrt", Special("cbrt")),
+        ("pown", Special("pown")),
+        ("ldexp", Special("ldexp")),
+        ("fdim", Special("fdim")),
+        ("abs", Special("abs")),
+        ("abs_diff", Special("abs_diff")),
+        ("mad24", Special("mad24")),
+        ("mul24", Special("mul24")),
+        ("popcount", Special("popcount")),
+        ("clz", Special("clz")),
+        ("ctz", Special("ctz")),
+        ("rotate", Special("rotate")),
+        ("add_sat", Special("add_sat")),
+        ("sub_sat", Special("sub_sat")),
+        ("hadd", Special("hadd")),
+        ("rhadd", Special("rhadd")),
+        ("mul_hi", Special("mul_hi")),
+        ("mad_hi", Special("mad_hi")),
+        ("upsample", Special("upsample")),
+        ("dot", Special("dot")),
+        ("cross", Special("cross")),
+        ("length", Special("length")),
+        ("normalize", Special("normalize")),
+        ("distance", Special("distance")),
+        ("isnan", Special("isnan")),
+        ("isinf", Special("isinf")),
+        ("isfinite", Special("isfinite")),
+        ("signbit", Special("signbit")),
+        ("isequal", Special("isequal")),
+        ("isnotequal", Special("isnotequal")),
+        ("isgreater", Special("isgreater")),
+        ("isgreaterequal", Special("isgreaterequal")),
+        ("isless", Special("isless")),
+        ("islessequal", Special("islessequal")),
+        ("islessgreater", Special("islessgreater")),
+        ("isordered", Special("isordered")),
+        ("isunordered", Special("isunordered")),
+        ("any", Special("any")),
+        ("all", Special("all")),
+        ("select", Special("select")),
+        ("bitselect", Special("bitselect")),
+        ("printf", Special("printf")),
+    ]
+};
+
+/// Finds the built-in `name`, or `None` if there is none.
+pub fn lookup(name: &str) -> Option<Builtin> {
+    let base = name
+        .strip_prefix("native_")
+        .or_else(|| name.strip_prefix("half_"))
+        .or_else(|| name.strip_prefix("fast_"))
+        .unwrap_or(name);
+    if let Some((_, b)) = TABLE.iter().find(|(n, _)| *n == name || *n == base) {
+        return Some(b.clone());
+    }
+    if let Some(rest) = name.strip_prefix("convert_") {
+        return parse_convert(rest);
+    }
+    if let Some(rest) = name.strip_prefix("as_") {
+        return type_named(rest).map(Builtin::AsType);
+    }
+    if let Some(n) = name.strip_prefix("vload") {
+        return vector_count(n).map(Builtin::VLoad);
+    }
+    if let Some(n) = name.strip_prefix("vstore") {
+        return vector_count(n).map(Builtin::VStore);
+    }
+    None
+}
+
+fn vector_count(s: &str) -> Option<u8> {
+    match s {
+        "2" => Some(2),
+        "3" => Some(3),
+        "4" => Some(4),
+        "8" => Some(8),
+        "16" => Some(16),
+        _ => None,
+    }
+}
+
+fn type_named(s: &str) -> Option<Type> {
+    if let Some(v) = crate::sema::types::vector_from_name(s) {
+        return Some(v);
+    }
+    match Scalar::from_name(s)? {
+        Scalar::Bool => None,
+        sc => Some(Type::Scalar(sc)),
+    }
+}
+
+fn parse_convert(rest: &str) -> Option<Builtin> {
+    let mut parts = rest.split('_');
+    let ty = type_named(parts.next()?)?;
+    let mut sat = false;
+    let mut rounding = Rounding::Default;
+    for p in parts {
+        match p {
+            "sat" if !sat && rounding == Rounding::Default => sat = true,
+            "rte" if rounding == Rounding::Default => rounding = Rounding::Rte,
+            "rtz" if rounding == Rounding::Default => rounding = Rounding::Rtz,
+            "rtp" if rounding == Rounding::Default => rounding = Rounding::Rtp,
+            "rtn" if rounding == Rounding::Default => rounding = Rounding::Rtn,
+            _ => return None,
+        }
+    }
+    Some(Builtin::Convert { to: ty, sat, rounding })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_spellings() {
+        assert_eq!(lookup("native_sqrt"), lookup("sqrt"));
+        assert_eq!(lookup("atom_add"), Some(Builtin::Atomic(AtomicOp::Add)));
+        assert_eq!(
+            lookup("convert_uchar4_sat_rte"),
+            Some(Builtin::Convert {
+                to: Type::Vector(Scalar::UChar, 4),
+                sat: true,
+                rounding: Rounding::Rte
+            })
+        );
+        assert_eq!(lookup("as_float4"), Some(Builtin::AsType(Type::Vector(Scalar::Float, 4))));
+        assert_eq!(lookup("vload3"), Some(Builtin::VLoad(3)));
+        assert_eq!(lookup("vload5"), None);
+        assert_eq!(lookup("no_such_thing"), None);
+    }
+}

@@ -1,0 +1,372 @@
+//! SPIR-V emission: a words writer in the manner of naga's back end. The
+//! module's sections are separate buffers filled in any order; types and
+//! constants are deduplicated through maps keyed by [`TypeKey`] and
+//! [`ConstKey`]; a function's blocks are closed only by adding their
+//! terminator, so each has exactly one.
+
+pub use rspirv::spirv::{
+    BuiltIn, Capability, Decoration, ExecutionModel, MemoryAccess, Op, StorageClass, Word,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// A SPIR-V type, as the dedup map sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKey {
+    Void,
+    Bool,
+    Int(u32),
+    Float(u32),
+    Vector(Word, u32),
+    /// Element type and the id of the length constant.
+    Array(Word, Word),
+    RuntimeArray(Word, u32),
+    Struct(Vec<Word>),
+    /// A `Block`-decorated struct with explicit member offsets.
+    BlockStruct(Vec<(Word, u32)>),
+    Pointer(StorageClass, Word),
+    Function(Word, Vec<Word>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstKey {
+    Bits(Word, u64),
+    True,
+    False,
+    Composite(Word, Vec<Word>),
+    Null(Word),
+}
+
+/// The module being built.
+#[derive(Default)]
+pub struct ModuleWriter {
+    next_id: Word,
+    pub capabilities: BTreeSet<u32>,
+    pub extensions: BTreeSet<String>,
+    glsl_ext: Option<Word>,
+    entry_points: Vec<Word>,
+    execution_modes: Vec<Word>,
+    debug_names: Vec<Word>,
+    annotations: Vec<Word>,
+    types_globals: Vec<Word>,
+    functions: Vec<Word>,
+    types: HashMap<TypeKey, Word>,
+    consts: HashMap<ConstKey, Word>,
+    /// Types already given an `ArrayStride` decoration.
+    strided: BTreeSet<Word>,
+    /// 64-bit scalar types, whose constants take two words.
+    wide: BTreeSet<Word>,
+}
+
+/// Encodes a literal string as SPIR-V words (NUL-terminated, padded).
+pub fn string_words(s: &str) -> Vec<Word> {
+    let mut bytes = s.as_bytes().to_vec();
+    bytes.push(0);
+    while bytes.len() % 4 != 0 {
+        bytes.push(0);
+    }
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn push_inst(out: &mut Vec<Word>, op: Op, operands: &[Word]) {
+    out.push(((operands.len() as u32 + 1) << 16) | op as u32);
+    out.extend_from_slice(operands);
+}
+
+impl ModuleWriter {
+    pub fn new() -> Self {
+        ModuleWriter { next_id: 1, ..Default::default() }
+    }
+
+    pub fn id(&mut self) -> Word {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    pub fn capability(&mut self, c: Capability) {
+        self.capabilities.insert(c as u32);
+    }
+
+    pub fn glsl(&mut self) -> Word {
+        if let Some(id) = self.glsl_ext {
+            return id;
+        }
+        let id = self.id();
+        self.glsl_ext = Some(id);
+        id
+    }
+
+    pub fn name(&mut self, id: Word, name: &str) {
+        let mut ops = vec![id];
+        ops.extend(string_words(name));
+        push_inst(&mut self.debug_names, Op::Name, &ops);
+    }
+
+    pub fn decorate(&mut self, id: Word, d: Decoration, extra: &[Word]) {
+        let mut ops = vec![id, d as u32];
+        ops.extend_from_slice(extra);
+        push_inst(&mut self.annotations, Op::Decorate, &ops);
+    }
+
+    pub fn member_decorate(&mut self, id: Word, member: u32, d: Decoration, extra: &[Word]) {
+        let mut ops = vec![id, member, d as u32];
+        ops.extend_from_slice(extra);
+        push_inst(&mut self.annotations, Op::MemberDecorate, &ops);
+    }
+
+    pub fn array_stride(&mut self, ty: Word, stride: u32) {
+        if self.strided.insert(ty) {
+            self.decorate(ty, Decoration::ArrayStride, &[stride]);
+        }
+    }
+
+    /// A global instruction with a fresh result id (variables, spec
+    /// constants).
+    pub fn global(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.id();
+        let mut ops = vec![ty, id];
+        ops.extend_from_slice(operands);
+        push_inst(&mut self.types_globals, op, &ops);
+        id
+    }
+
+    pub fn ty(&mut self, key: TypeKey) -> Word {
+        if let Some(id) = self.types.get(&key) {
+            return *id;
+        }
+        let id = self.id();
+        let (op, ops): (Op, Vec<Word>) = match &key {
+            TypeKey::Void => (Op::TypeVoid, vec![id]),
+            TypeKey::Bool => (Op::TypeBool, vec![id]),
+            TypeKey::Int(bits) => {
+                match bits {
+                    8 => self.capability(Capability::Int8),
+                    16 => self.capability(Capability::Int16),
+                    64 => self.capability(Capability::Int64),
+                    _ => {}
+                }
+                (Op::TypeInt, vec![id, *bits, 0])
+            }
+            TypeKey::Float(bits) => {
+                match bits {
+                    16 => self.capability(Capability::Float16),
+                    64 => self.capability(Capability::Float64),
+                    _ => {}
+                }
+                (Op::TypeFloat, vec![id, *bits])
+            }
+            TypeKey::Vector(e, n) => (Op::TypeVector, vec![id, *e, *n]),
+            TypeKey::Array(e, len) => (Op::TypeArray, vec![id, *e, *len]),
+            TypeKey::RuntimeArray(e, _) => (Op::TypeRuntimeArray, vec![id, *e]),
+            TypeKey::Struct(members) => {
+                let mut v = vec![id];
+                v.extend(members);
+                (Op::TypeStruct, v)
+            }
+            TypeKey::BlockStruct(members) => {
+                let mut v = vec![id];
+                v.extend(members.iter().map(|m| m.0));
+                (Op::TypeStruct, v)
+            }
+            TypeKey::Pointer(sc, t) => (Op::TypePointer, vec![id, *sc as u32, *t]),
+            TypeKey::Function(r, ps) => {
+                let mut v = vec![id, *r];
+                v.extend(ps);
+                (Op::TypeFunction, v)
+            }
+        };
+        if let TypeKey::BlockStruct(members) = &key {
+            self.decorate(id, Decoration::Block, &[]);
+            for (i, m) in members.iter().enumerate() {
+                self.member_decorate(id, i as u32, Decoration::Offset, &[m.1]);
+            }
+        }
+        if matches!(key, TypeKey::Int(64) | TypeKey::Float(64)) {
+            self.wide.insert(id);
+        }
+        push_inst(&mut self.types_globals, op, &ops);
+        self.types.insert(key, id);
+        id
+    }
+
+    pub fn constant(&mut self, key: ConstKey) -> Word {
+        if let Some(id) = self.consts.get(&key) {
+            return *id;
+        }
+        let id = self.id();
+        match &key {
+            ConstKey::Bits(ty, v) => {
+                let wide = self.wide.contains(ty);
+                let mut ops = vec![*ty, id, *v as u32];
+                if wide {
+                    ops.push((*v >> 32) as u32);
+                }
+                push_inst(&mut self.types_globals, Op::Constant, &ops);
+            }
+            ConstKey::True => {
+                let b = self.ty(TypeKey::Bool);
+                push_inst(&mut self.types_globals, Op::ConstantTrue, &[b, id]);
+            }
+            ConstKey::False => {
+                let b = self.ty(TypeKey::Bool);
+                push_inst(&mut self.types_globals, Op::ConstantFalse, &[b, id]);
+            }
+            ConstKey::Composite(ty, parts) => {
+                let mut ops = vec![*ty, id];
+                ops.extend(parts);
+                push_inst(&mut self.types_globals, Op::ConstantComposite, &ops);
+            }
+            ConstKey::Null(ty) => {
+                push_inst(&mut self.types_globals, Op::ConstantNull, &[*ty, id]);
+            }
+        }
+        self.consts.insert(key, id);
+        id
+    }
+
+    pub fn u32_const(&mut self, v: u32) -> Word {
+        let t = self.ty(TypeKey::Int(32));
+        self.constant(ConstKey::Bits(t, v as u64))
+    }
+
+    pub fn u64_const(&mut self, v: u64) -> Word {
+        let t = self.ty(TypeKey::Int(64));
+        self.constant(ConstKey::Bits(t, v))
+    }
+
+    pub fn entry_point(&mut self, func: Word, name: &str, interface: &[Word]) {
+        let mut ops = vec![ExecutionModel::GLCompute as u32, func];
+        ops.extend(string_words(name));
+        ops.extend_from_slice(interface);
+        push_inst(&mut self.entry_points, Op::EntryPoint, &ops);
+    }
+
+    pub fn add_function(&mut self, words: Vec<Word>) {
+        self.functions.extend(words);
+    }
+
+    /// The finished module's words.
+    pub fn finish(mut self, version: (u8, u8)) -> Vec<Word> {
+        let mut out = vec![
+            0x0723_0203,
+            ((version.0 as u32) << 16) | ((version.1 as u32) << 8),
+            0x4652_4C00, // generator: ferrocl
+            0,
+            0,
+        ];
+        let caps: Vec<u32> = self.capabilities.iter().copied().collect();
+        for c in caps {
+            push_inst(&mut out, Op::Capability, &[c]);
+        }
+        for e in std::mem::take(&mut self.extensions) {
+            push_inst(&mut out, Op::Extension, &string_words(&e));
+        }
+        if let Some(id) = self.glsl_ext {
+            let mut ops = vec![id];
+            ops.extend(string_words("GLSL.std.450"));
+            push_inst(&mut out, Op::ExtInstImport, &ops);
+        }
+        // Addressing PhysicalStorageBuffer64 (5348), memory model Vulkan (3).
+        push_inst(&mut out, Op::MemoryModel, &[5348, 3]);
+        out.extend(&self.entry_points);
+        out.extend(&self.execution_modes);
+        out.extend(&self.debug_names);
+        out.extend(&self.annotations);
+        out.extend(&self.types_globals);
+        out.extend(&self.functions);
+        out[3] = self.next_id;
+        out
+    }
+}
+
+/// One function body under construction: the `OpVariable`s of its entry
+/// block kept apart (SPIR-V wants them first), then blocks.
+pub struct FunctionWriter {
+    pub vars: Vec<Word>,
+    blocks: Vec<Vec<Word>>,
+    current: Option<Vec<Word>>,
+    /// Label of the block being written, if one is open.
+    pub current_label: Option<Word>,
+}
+
+impl FunctionWriter {
+    pub fn new(entry_label: Word) -> Self {
+        let mut b = Vec::new();
+        push_inst(&mut b, Op::Label, &[entry_label]);
+        FunctionWriter {
+            vars: Vec::new(),
+            blocks: Vec::new(),
+            current: Some(b),
+            current_label: Some(entry_label),
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Starts the block `label`. The previous block must be closed.
+    pub fn begin(&mut self, label: Word) {
+        debug_assert!(self.current.is_none());
+        if let Some(b) = self.current.take() {
+            self.blocks.push(b);
+        }
+        let mut b = Vec::new();
+        push_inst(&mut b, Op::Label, &[label]);
+        self.current = Some(b);
+        self.current_label = Some(label);
+    }
+
+    /// Appends a non-terminating instruction. Code after a terminator (dead
+    /// code after `return` or `break`) goes to a fresh block no branch
+    /// reaches; `fresh` supplies its label.
+    pub fn push(&mut self, op: Op, operands: &[Word], fresh: impl FnOnce() -> Word) {
+        if self.current.is_none() {
+            self.begin(fresh());
+        }
+        if let Some(b) = self.current.as_mut() {
+            push_inst(b, op, operands);
+        }
+    }
+
+    /// Closes the current block with its terminator.
+    pub fn terminate(&mut self, op: Op, operands: &[Word], fresh: impl FnOnce() -> Word) {
+        if self.current.is_none() {
+            self.begin(fresh());
+        }
+        if let Some(mut b) = self.current.take() {
+            push_inst(&mut b, op, operands);
+            self.blocks.push(b);
+        }
+        self.current_label = None;
+    }
+
+    pub fn var(&mut self, ty: Word, id: Word) {
+        push_inst(&mut self.vars, Op::Variable, &[ty, id, StorageClass::Function as u32]);
+    }
+
+    /// The function's words: `OpFunction`, entry block with variables, the
+    /// rest, `OpFunctionEnd`.
+    pub fn finish(mut self, result_ty: Word, id: Word, fn_ty: Word) -> Vec<Word> {
+        if let Some(b) = self.current.take() {
+            self.blocks.push(b);
+        }
+        let mut out = Vec::new();
+        push_inst(&mut out, Op::Function, &[result_ty, id, 0, fn_ty]);
+        for (i, b) in self.blocks.iter().enumerate() {
+            if i == 0 {
+                // The label is the first two words of the entry block.
+                out.extend_from_slice(&b[..2]);
+                out.extend(&self.vars);
+                out.extend_from_slice(&b[2..]);
+            } else {
+                out.extend(b);
+            }
+        }
+        push_inst(&mut out, Op::FunctionEnd, &[]);
+        out
+    }
+}

@@ -1,0 +1,176 @@
+//! C programs written against the Khronos headers (tests/c/), compiled with
+//! the system C compiler at test time and run two ways: through the ocl-icd
+//! loader (`-lOpenCL` with a vendors directory naming libferrocl.so) and
+//! linked straight to libferrocl.so. Each must print PASS and exit 0 with no
+//! Vulkan validation message.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn c_source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/c")
+        .join(name)
+}
+
+/// The C compiler, or why these tests cannot run here.
+fn toolchain() -> Result<String, String> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    match Command::new(&cc).arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        _ => return Err(format!("no working C compiler ({cc})")),
+    }
+    if !Path::new("/usr/include/CL/cl.h").exists() {
+        return Err("the Khronos headers (/usr/include/CL/cl.h) are not installed".into());
+    }
+    Ok(cc)
+}
+
+/// Whether the linker finds libOpenCL.so (the ICD loader's development link).
+fn loader_available(cc: &str) -> bool {
+    Command::new(cc)
+        .arg("-print-file-name=libOpenCL.so")
+        .output()
+        .map(|out| {
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            Path::new(&path).is_absolute() && Path::new(&path).exists()
+        })
+        .unwrap_or(false)
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ferrocl-c-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+enum Linkage {
+    IcdLoader,
+    Direct,
+}
+
+fn build_and_run(source: &str, linkage: Linkage) {
+    let cc = match toolchain() {
+        Ok(cc) => cc,
+        Err(why) => {
+            eprintln!("skipping {source}: {why}");
+            return;
+        }
+    };
+    if matches!(linkage, Linkage::IcdLoader) && !loader_available(&cc) {
+        eprintln!("skipping {source} through the ICD loader: libOpenCL.so is not installed");
+        return;
+    }
+    let lib = common::library_path();
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let lib_dir = common::library_dir();
+    let tag = format!(
+        "{}-{}",
+        source.trim_end_matches(".c"),
+        match linkage {
+            Linkage::IcdLoader => "icd",
+            Linkage::Direct => "direct",
+        }
+    );
+    let tmp = TempDir::new(&tag);
+    let exe = tmp.0.join(&tag);
+
+    let mut compile = Command::new(&cc);
+    compile
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg(c_source(source))
+        .arg("-o")
+        .arg(&exe);
+    match linkage {
+        Linkage::IcdLoader => {
+            compile.arg("-lOpenCL");
+        }
+        Linkage::Direct => {
+            compile
+                .arg(format!("-L{}", lib_dir.display()))
+                .arg("-lferrocl")
+                .arg(format!("-Wl,-rpath,{}", lib_dir.display()));
+        }
+    }
+    let out = compile.output().expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "compiling {source} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut run = Command::new(&exe);
+    run.env("FERROCL_VALIDATION", "1");
+    if let Linkage::IcdLoader = linkage {
+        let vendors = tmp.0.join("vendors");
+        std::fs::create_dir_all(&vendors).unwrap();
+        let absolute = lib.canonicalize().expect("absolute library path");
+        std::fs::write(
+            vendors.join("ferrocl.icd"),
+            format!("{}\n", absolute.display()),
+        )
+        .unwrap();
+        run.env("OCL_ICD_VENDORS", &vendors);
+        // Only the vendors directory above: no other platform on the machine
+        // may answer in ferrocl's place.
+        run.env_remove("OPENCL_VENDOR_PATH")
+            .env_remove("OCL_ICD_FILENAMES");
+    }
+    let out = run.output().expect("run the compiled program");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = format!("--- stdout ---\n{stdout}--- stderr ---\n{stderr}");
+    assert!(
+        out.status.success(),
+        "{tag} exited with {}\n{report}",
+        out.status
+    );
+    assert!(
+        stdout.lines().any(|l| l.trim() == "PASS"),
+        "{tag} did not print PASS\n{report}"
+    );
+    assert!(
+        !stderr.contains("ferrocl: vulkan validation"),
+        "{tag}: the Vulkan validation layer reported messages\n{report}"
+    );
+    if let Linkage::IcdLoader = linkage {
+        assert!(
+            !stdout.contains("platform 1:"),
+            "{tag}: a platform other than ferrocl answered\n{report}"
+        );
+    }
+}
+
+#[test]
+fn vecadd_through_icd_loader() {
+    build_and_run("vecadd.c", Linkage::IcdLoader);
+}
+
+#[test]
+fn vecadd_linked_directly() {
+    build_and_run("vecadd.c", Linkage::Direct);
+}
+
+#[test]
+fn queries_through_icd_loader() {
+    build_and_run("queries.c", Linkage::IcdLoader);
+}
+
+#[test]
+fn queries_linked_directly() {
+    build_and_run("queries.c", Linkage::Direct);
+}

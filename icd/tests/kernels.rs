@@ -1,0 +1,2184 @@
+//! Execution tests: kernels a user would write, run through the exported C
+//! ABI of libferrocl.so on the first device (lavapipe in CI), each compared
+//! with a reference computed on the host.
+
+mod common;
+
+use common::*;
+
+fn round_up(n: usize, m: usize) -> usize {
+    n.div_ceil(m) * m
+}
+
+// ---------------------------------------------------------------------------
+// Basic data-parallel kernels
+// ---------------------------------------------------------------------------
+
+#[test]
+fn vector_add() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vector_add(__global const float *a, __global const float *b,
+                                 __global float *c, const uint n) {
+            size_t i = get_global_id(0);
+            if (i < n) c[i] = a[i] + b[i];
+        }"#;
+    let n = 100_003usize;
+    let mut rng = XorShift::new(1);
+    let a = rng.floats(n, -100.0, 100.0);
+    let b = rng.floats(n, -100.0, 100.0);
+    let k = gpu.kernel(src, "vector_add");
+    let (da, db, dc) = (gpu.buffer(&a), gpu.buffer(&b), gpu.zeroed::<f32>(n));
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dc)
+        .arg(3, n as u32);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_same(&gpu.read::<f32>(&dc), &want, "a + b");
+}
+
+#[test]
+fn saxpy_with_copy_host_ptr() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void saxpy(float alpha, __global const float *x, __global float *y) {
+            int i = get_global_id(0);
+            y[i] = alpha * x[i] + y[i];
+        }"#;
+    let n = 4099usize;
+    let mut rng = XorShift::new(2);
+    let x = rng.floats(n, -1.0, 1.0);
+    let y = rng.floats(n, -1.0, 1.0);
+    let k = gpu.kernel(src, "saxpy");
+    let (dx, dy) = (gpu.buffer_copy_host(&x), gpu.buffer_copy_host(&y));
+    k.arg(0, 2.5f32).arg_buffer(1, &dx).arg_buffer(2, &dy);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    // A fused multiply-add is allowed (FP_CONTRACT is on by default).
+    assert_close(&gpu.read::<f32>(&dy), &want, 1e-6, 1e-6, "saxpy");
+}
+
+#[test]
+fn scale_with_global_offset() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void scale(__global const int *in, __global int *out, int factor) {
+            size_t i = get_global_id(0);
+            out[i] = in[i] * factor;
+        }"#;
+    let n = 5000usize;
+    let (offset, count) = (1000usize, 3001usize);
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 3000).collect();
+    let k = gpu.kernel(src, "scale");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<i32>(n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout).arg(2, -3i32);
+    gpu.run(&k, &[count], None, Some(&[offset]));
+    let want: Vec<i32> = (0..n)
+        .map(|i| {
+            if (offset..offset + count).contains(&i) {
+                input[i] * -3
+            } else {
+                0
+            }
+        })
+        .collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "scaled range only");
+}
+
+// ---------------------------------------------------------------------------
+// Work-item functions in 1, 2 and 3 dimensions
+// ---------------------------------------------------------------------------
+
+const INDEX_ND: &str = r#"
+    __kernel void index_nd(__global uint *out) {
+        size_t x = get_global_id(0) - get_global_offset(0);
+        size_t y = get_global_id(1) - get_global_offset(1);
+        size_t z = get_global_id(2) - get_global_offset(2);
+        size_t linear = (z * get_global_size(1) + y) * get_global_size(0) + x;
+        __global uint *r = out + linear * 24;
+        for (uint d = 0; d < 3; d++) {
+            r[d] = get_global_id(d);
+            r[3 + d] = get_local_id(d);
+            r[6 + d] = get_group_id(d);
+            r[9 + d] = get_num_groups(d);
+            r[12 + d] = get_global_size(d);
+            r[15 + d] = get_local_size(d);
+            r[18 + d] = get_global_offset(d);
+        }
+        r[21] = get_work_dim();
+        r[22] = get_global_id(3) + 10 * get_local_size(3) + 100 * get_num_groups(3);
+        r[23] = 0xC0FFEEu;
+    }"#;
+
+/// Runs `index_nd` and checks every value every work-item wrote. With no
+/// local size the one the implementation chose is read back (the largest
+/// local size seen) and the rest is checked against it, allowing a smaller
+/// last group (non-uniform work-groups).
+fn check_index_nd(global: &[usize], local: Option<&[usize]>, offset: Option<&[usize]>) {
+    let gpu = Gpu::new();
+    let k = gpu.kernel(INDEX_ND, "index_nd");
+    let total: usize = global.iter().product();
+    let out = gpu.zeroed::<u32>(total * 24);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, global, local, offset);
+    let got = gpu.read::<u32>(&out);
+    let dims = global.len();
+    let g3 = |d: usize| if d < dims { global[d] } else { 1 };
+    let o3 = |d: usize| offset.map_or(0, |o| if d < dims { o[d] } else { 0 });
+    let chosen: Vec<usize> = (0..3)
+        .map(|d| match local {
+            Some(l) if d < dims => l[d],
+            _ => (0..total)
+                .map(|i| got[i * 24 + 15 + d] as usize)
+                .max()
+                .unwrap(),
+        })
+        .collect();
+    for (d, &l) in chosen.iter().enumerate() {
+        assert!(
+            l >= 1 && l <= g3(d),
+            "local size {l} in dimension {d} for global {}",
+            g3(d)
+        );
+    }
+    for z in 0..g3(2) {
+        for y in 0..g3(1) {
+            for x in 0..g3(0) {
+                let linear = (z * g3(1) + y) * g3(0) + x;
+                let r = &got[linear * 24..linear * 24 + 24];
+                let rel = [x, y, z];
+                for d in 0..3 {
+                    let l = chosen[d];
+                    let group = rel[d] / l;
+                    let groups = g3(d).div_ceil(l);
+                    let size = l.min(g3(d) - group * l);
+                    let want = [
+                        rel[d] + o3(d),
+                        rel[d] % l,
+                        group,
+                        groups,
+                        g3(d),
+                        size,
+                        o3(d),
+                    ];
+                    for (j, w) in want.iter().enumerate() {
+                        assert_eq!(
+                            r[j * 3 + d] as usize,
+                            *w,
+                            "item {rel:?}, dimension {d}, value #{j} (gid,lid,group,groups,gsize,lsize,offset)"
+                        );
+                    }
+                }
+                assert_eq!(r[21] as usize, dims, "get_work_dim at {rel:?}");
+                // Out-of-range dimension: id 0, local size 1, groups 1.
+                assert_eq!(r[22], 110, "dimension 3 values at {rel:?}");
+                assert_eq!(r[23], 0xC0FFEE, "end marker at {rel:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn index_1d_null_local_with_offset() {
+    check_index_nd(&[1000], None, Some(&[7]));
+}
+
+#[test]
+fn index_2d_explicit_local_with_offset() {
+    check_index_nd(&[40, 24], Some(&[8, 4]), Some(&[3, 5]));
+}
+
+#[test]
+fn index_2d_null_local_with_offset() {
+    check_index_nd(&[37, 19], None, Some(&[2, 1]));
+}
+
+#[test]
+fn index_3d_explicit_local_with_offset() {
+    check_index_nd(&[12, 6, 5], Some(&[4, 3, 5]), Some(&[1, 2, 3]));
+}
+
+#[test]
+fn index_3d_null_local() {
+    check_index_nd(&[7, 5, 3], None, None);
+}
+
+// ---------------------------------------------------------------------------
+// Matrices and local memory
+// ---------------------------------------------------------------------------
+
+fn host_matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
+    let mut c = vec![0f32; m * n];
+    for row in 0..m {
+        for col in 0..n {
+            let mut acc = 0f64;
+            for i in 0..k {
+                acc += a[row * k + i] as f64 * b[i * n + col] as f64;
+            }
+            c[row * n + col] = acc as f32;
+        }
+    }
+    c
+}
+
+#[test]
+fn matmul_naive() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void matmul(__global const float *A, __global const float *B,
+                             __global float *C, int M, int N, int K) {
+            int col = get_global_id(0);
+            int row = get_global_id(1);
+            float acc = 0.0f;
+            for (int i = 0; i < K; ++i)
+                acc += A[row * K + i] * B[i * N + col];
+            C[row * N + col] = acc;
+        }"#;
+    let (m, n, k) = (67usize, 45usize, 53usize);
+    let mut rng = XorShift::new(3);
+    let a = rng.floats(m * k, -1.0, 1.0);
+    let b = rng.floats(k * n, -1.0, 1.0);
+    let kern = gpu.kernel(src, "matmul");
+    let (da, db, dc) = (gpu.buffer(&a), gpu.buffer(&b), gpu.zeroed::<f32>(m * n));
+    kern.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dc);
+    kern.arg(3, m as i32).arg(4, n as i32).arg(5, k as i32);
+    gpu.run(&kern, &[n, m], None, None);
+    assert_close(
+        &gpu.read::<f32>(&dc),
+        &host_matmul(&a, &b, m, n, k),
+        1e-4,
+        1e-5,
+        "A*B",
+    );
+}
+
+#[test]
+fn matmul_tiled_local_memory() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define TS 16
+        __kernel void matmul_tiled(__global const float *A, __global const float *B,
+                                   __global float *C, int M, int N, int K) {
+            __local float As[TS][TS];
+            __local float Bs[TS][TS];
+            int col = get_global_id(0), row = get_global_id(1);
+            int lc = get_local_id(0), lr = get_local_id(1);
+            float acc = 0.0f;
+            for (int t = 0; t < (K + TS - 1) / TS; ++t) {
+                int ac = t * TS + lc, br = t * TS + lr;
+                As[lr][lc] = (row < M && ac < K) ? A[row * K + ac] : 0.0f;
+                Bs[lr][lc] = (br < K && col < N) ? B[br * N + col] : 0.0f;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (int i = 0; i < TS; ++i)
+                    acc += As[lr][i] * Bs[i][lc];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (row < M && col < N)
+                C[row * N + col] = acc;
+        }"#;
+    let (m, n, k) = (70usize, 90usize, 50usize);
+    let mut rng = XorShift::new(4);
+    let a = rng.floats(m * k, -1.0, 1.0);
+    let b = rng.floats(k * n, -1.0, 1.0);
+    let kern = gpu.kernel(src, "matmul_tiled");
+    let (da, db, dc) = (gpu.buffer(&a), gpu.buffer(&b), gpu.zeroed::<f32>(m * n));
+    kern.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dc);
+    kern.arg(3, m as i32).arg(4, n as i32).arg(5, k as i32);
+    gpu.run(
+        &kern,
+        &[round_up(n, 16), round_up(m, 16)],
+        Some(&[16, 16]),
+        None,
+    );
+    assert_close(
+        &gpu.read::<f32>(&dc),
+        &host_matmul(&a, &b, m, n, k),
+        1e-4,
+        1e-5,
+        "tiled A*B",
+    );
+}
+
+#[test]
+fn transpose_through_local_tile() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define T 16
+        __kernel void transpose(__global const float *in, __global float *out, int w, int h) {
+            __local float tile[T][T + 1];
+            int lx = get_local_id(0), ly = get_local_id(1);
+            int gx = get_group_id(0) * T + lx, gy = get_group_id(1) * T + ly;
+            if (gx < w && gy < h)
+                tile[ly][lx] = in[gy * w + gx];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int ox = get_group_id(1) * T + lx, oy = get_group_id(0) * T + ly;
+            if (ox < h && oy < w)
+                out[oy * h + ox] = tile[lx][ly];
+        }"#;
+    let (w, h) = (100usize, 75usize);
+    let input: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5).collect();
+    let k = gpu.kernel(src, "transpose");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(w * h));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, w as i32)
+        .arg(3, h as i32);
+    gpu.run(
+        &k,
+        &[round_up(w, 16), round_up(h, 16)],
+        Some(&[16, 16]),
+        None,
+    );
+    let mut want = vec![0f32; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            want[x * h + y] = input[y * w + x];
+        }
+    }
+    assert_same(&gpu.read::<f32>(&dout), &want, "transpose");
+}
+
+#[test]
+fn reduction_with_local_pointer_argument() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void reduce_sum(__global const float *in, __global float *partial,
+                                 __local float *scratch, uint n) {
+            uint gid = get_global_id(0), lid = get_local_id(0);
+            scratch[lid] = gid < n ? in[gid] : 0.0f;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                if (lid < s)
+                    scratch[lid] += scratch[lid + s];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (lid == 0)
+                partial[get_group_id(0)] = scratch[0];
+        }"#;
+    let n = 100_000usize;
+    let wg = 128usize;
+    let groups = n.div_ceil(wg);
+    let mut rng = XorShift::new(5);
+    let input = rng.floats(n, 0.0, 1.0);
+    let k = gpu.kernel(src, "reduce_sum");
+    let (din, dpart) = (gpu.buffer(&input), gpu.zeroed::<f32>(groups));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dpart)
+        .arg_local(2, wg * 4)
+        .arg(3, n as u32);
+    gpu.run(&k, &[groups * wg], Some(&[wg]), None);
+    let want: Vec<f32> = input
+        .chunks(wg)
+        .map(|c| c.iter().map(|&v| v as f64).sum::<f64>() as f32)
+        .collect();
+    assert_close(
+        &gpu.read::<f32>(&dpart),
+        &want,
+        1e-4,
+        1e-5,
+        "per-group sums",
+    );
+}
+
+#[test]
+fn prefix_sum_hillis_steele() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define WG 256
+        __kernel void scan_block(__global const int *in, __global int *out, int n) {
+            __local int buf[2][WG];
+            int lid = get_local_id(0), gid = get_global_id(0);
+            int pout = 0, pin = 1;
+            buf[pout][lid] = gid < n ? in[gid] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int off = 1; off < WG; off <<= 1) {
+                pout = 1 - pout;
+                pin = 1 - pout;
+                int v = buf[pin][lid];
+                if (lid >= off)
+                    v += buf[pin][lid - off];
+                buf[pout][lid] = v;
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (gid < n)
+                out[gid] = buf[pout][lid];
+        }
+        __kernel void add_block_offsets(__global int *data, __global const int *offsets, int n) {
+            int gid = get_global_id(0);
+            if (gid < n)
+                data[gid] += offsets[get_group_id(0)];
+        }"#;
+    let n = 5000usize;
+    let wg = 256usize;
+    let mut rng = XorShift::new(6);
+    let input: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 201) as i32 - 100)
+        .collect();
+    let program = gpu.program(src, "");
+    let scan = program.kernel("scan_block");
+    let add = program.kernel("add_block_offsets");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<i32>(n));
+    scan.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, n as i32);
+    gpu.run(&scan, &[round_up(n, wg)], Some(&[wg]), None);
+    let blocks = gpu.read::<i32>(&dout);
+    // Each block's scan, then the exclusive sums of block totals added back.
+    let mut offsets = vec![0i32; n.div_ceil(wg)];
+    for b in 1..offsets.len() {
+        offsets[b] = offsets[b - 1] + blocks[b * wg - 1];
+    }
+    let doff = gpu.buffer(&offsets);
+    add.arg_buffer(0, &dout)
+        .arg_buffer(1, &doff)
+        .arg(2, n as i32);
+    gpu.run(&add, &[round_up(n, wg)], Some(&[wg]), None);
+    let mut want = input.clone();
+    for i in 1..n {
+        want[i] += want[i - 1];
+    }
+    let block_scan: Vec<i32> = input
+        .chunks(wg)
+        .flat_map(|c| {
+            c.iter()
+                .scan(0i32, |acc, &v| {
+                    *acc += v;
+                    Some(*acc)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_same(&blocks, &block_scan, "per-block inclusive scan");
+    assert_same(&gpu.read::<i32>(&dout), &want, "whole inclusive scan");
+}
+
+#[test]
+fn histogram_global_atomics() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void histogram(__global const uint *data, __global uint *bins,
+                                __global uint *total, uint nbins) {
+            uint v = data[get_global_id(0)];
+            atomic_inc(&bins[v % nbins]);
+            atomic_add(total, v & 0xffu);
+        }"#;
+    let n = 65_537usize;
+    let nbins = 37u32;
+    let mut rng = XorShift::new(7);
+    let data = rng.u32s(n);
+    let k = gpu.kernel(src, "histogram");
+    let (dd, dbins, dtotal) = (
+        gpu.buffer(&data),
+        gpu.zeroed::<u32>(nbins as usize),
+        gpu.zeroed::<u32>(1),
+    );
+    k.arg_buffer(0, &dd)
+        .arg_buffer(1, &dbins)
+        .arg_buffer(2, &dtotal)
+        .arg(3, nbins);
+    gpu.run(&k, &[n], None, None);
+    let mut bins = vec![0u32; nbins as usize];
+    for &v in &data {
+        bins[(v % nbins) as usize] += 1;
+    }
+    let total: u32 = data.iter().map(|v| v & 0xff).sum();
+    assert_same(&gpu.read::<u32>(&dbins), &bins, "bins");
+    assert_eq!(gpu.read::<u32>(&dtotal)[0], total, "total");
+}
+
+#[test]
+fn histogram_local_atomics_merged_into_global() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void histogram256(__global const uchar *data, uint n, __global uint *bins) {
+            __local uint local_bins[256];
+            for (uint b = get_local_id(0); b < 256; b += get_local_size(0))
+                local_bins[b] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = get_global_id(0); i < n; i += get_global_size(0))
+                atomic_inc(&local_bins[data[i]]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint b = get_local_id(0); b < 256; b += get_local_size(0))
+                if (local_bins[b] != 0)
+                    atomic_add(&bins[b], local_bins[b]);
+        }"#;
+    let n = 100_000usize;
+    let mut rng = XorShift::new(8);
+    // Skewed so that some bins are hot.
+    let data: Vec<u8> = (0..n)
+        .map(|_| {
+            let r = rng.next_u32();
+            if r.is_multiple_of(4) {
+                7
+            } else {
+                (r >> 8) as u8
+            }
+        })
+        .collect();
+    let k = gpu.kernel(src, "histogram256");
+    let (dd, dbins) = (gpu.buffer(&data), gpu.zeroed::<u32>(256));
+    k.arg_buffer(0, &dd).arg(1, n as u32).arg_buffer(2, &dbins);
+    gpu.run(&k, &[64 * 16], Some(&[64]), None);
+    let mut bins = vec![0u32; 256];
+    for &v in &data {
+        bins[v as usize] += 1;
+    }
+    assert_same(&gpu.read::<u32>(&dbins), &bins, "bins");
+}
+
+#[test]
+fn jacobi_stencil_5_point() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void jacobi(__global const float *u, __global float *v, int w, int h) {
+            int x = get_global_id(0), y = get_global_id(1);
+            if (x >= w || y >= h)
+                return;
+            int i = y * w + x;
+            if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+                v[i] = u[i];
+                return;
+            }
+            v[i] = 0.25f * (u[i - 1] + u[i + 1] + u[i - w] + u[i + w]);
+        }"#;
+    let (w, h) = (130usize, 97usize);
+    let mut rng = XorShift::new(9);
+    let u = rng.floats(w * h, 0.0, 10.0);
+    let k = gpu.kernel(src, "jacobi");
+    let (du, dv) = (gpu.buffer(&u), gpu.zeroed::<f32>(w * h));
+    k.arg_buffer(0, &du)
+        .arg_buffer(1, &dv)
+        .arg(2, w as i32)
+        .arg(3, h as i32);
+    gpu.run(&k, &[w, h], None, None);
+    let mut want = u.clone();
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let i = y * w + x;
+            want[i] = 0.25 * (u[i - 1] + u[i + 1] + u[i - w] + u[i + w]);
+        }
+    }
+    assert_close(&gpu.read::<f32>(&dv), &want, 1e-5, 1e-6, "one Jacobi step");
+}
+
+#[test]
+fn convolution_1d_constant_filter() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void conv1d(__global const float *in, __constant float *filter,
+                             __global float *out, int n, int radius) {
+            int i = get_global_id(0);
+            float acc = 0.0f;
+            for (int k = -radius; k <= radius; ++k) {
+                int j = clamp(i + k, 0, n - 1);
+                acc += in[j] * filter[k + radius];
+            }
+            out[i] = acc;
+        }"#;
+    let n = 10_000usize;
+    let radius = 4i32;
+    let filter: Vec<f32> = (0..9)
+        .map(|i| 1.0 / (1.0 + (i as f32 - 4.0).abs()))
+        .collect();
+    let mut rng = XorShift::new(10);
+    let input = rng.floats(n, -5.0, 5.0);
+    let k = gpu.kernel(src, "conv1d");
+    let (din, df, dout) = (
+        gpu.buffer(&input),
+        gpu.buffer(&filter),
+        gpu.zeroed::<f32>(n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &df)
+        .arg_buffer(2, &dout)
+        .arg(3, n as i32)
+        .arg(4, radius);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = (0..n as i32)
+        .map(|i| {
+            (-radius..=radius)
+                .map(|k| {
+                    input[(i + k).clamp(0, n as i32 - 1) as usize] as f64
+                        * filter[(k + radius) as usize] as f64
+                })
+                .sum::<f64>() as f32
+        })
+        .collect();
+    assert_close(&gpu.read::<f32>(&dout), &want, 1e-5, 1e-5, "convolution");
+}
+
+// ---------------------------------------------------------------------------
+// Structs
+// ---------------------------------------------------------------------------
+
+#[test]
+fn particle_structs_integrated_one_step() {
+    let gpu = Gpu::new();
+    let src = r#"
+        struct particle { float4 pos; float4 vel; };
+        typedef struct particle particle;
+        __kernel void integrate(__global particle *p, float dt, float4 gravity) {
+            size_t i = get_global_id(0);
+            particle q = p[i];
+            q.vel += gravity * dt;
+            q.pos += q.vel * dt;
+            q.pos.w = 1.0f;
+            p[i] = q;
+        }"#;
+    let n = 3000usize;
+    let mut rng = XorShift::new(11);
+    let particles: Vec<[f32; 8]> = (0..n)
+        .map(|_| {
+            let mut p = [0f32; 8];
+            for v in p.iter_mut() {
+                *v = rng.f32_in(-10.0, 10.0);
+            }
+            p
+        })
+        .collect();
+    let (dt, g) = (0.01f32, [0.0f32, -9.81, 0.5, 0.0]);
+    let k = gpu.kernel(src, "integrate");
+    let dp = gpu.buffer(&particles);
+    k.arg_buffer(0, &dp).arg(1, dt).arg(2, g);
+    gpu.run(&k, &[n], None, None);
+    let got: Vec<f32> = gpu.read::<[f32; 8]>(&dp).into_iter().flatten().collect();
+    let want: Vec<f32> = particles
+        .iter()
+        .flat_map(|p| {
+            let mut q = *p;
+            for c in 0..4 {
+                q[4 + c] += g[c] * dt;
+                q[c] += q[4 + c] * dt;
+            }
+            q[3] = 1.0;
+            q
+        })
+        .collect();
+    assert_close(&got, &want, 1e-5, 1e-6, "particles");
+}
+
+/// `struct mixed { char c; int i; float f; short s; }` in C layout: 16 bytes,
+/// with 3 bytes of padding after `c` and 2 at the end.
+fn encode_mixed(c: i8, i: i32, f: f32, s: i16) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[0] = c as u8;
+    b[4..8].copy_from_slice(&i.to_le_bytes());
+    b[8..12].copy_from_slice(&f.to_le_bytes());
+    b[12..14].copy_from_slice(&s.to_le_bytes());
+    b
+}
+
+fn decode_mixed(b: &[u8; 16]) -> (i8, i32, f32, i16) {
+    (
+        b[0] as i8,
+        i32::from_le_bytes(b[4..8].try_into().unwrap()),
+        f32::from_le_bytes(b[8..12].try_into().unwrap()),
+        i16::from_le_bytes(b[12..14].try_into().unwrap()),
+    )
+}
+
+#[test]
+fn mixed_struct_by_pointer_and_by_value() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef struct { char c; int i; float f; short s; } mixed;
+        __kernel void update(__global const mixed *in, __global mixed *out, mixed delta,
+                             __global int *layout) {
+            size_t g = get_global_id(0);
+            mixed m = in[g];
+            m.c = (char)(m.c + delta.c);
+            m.i = m.i * delta.i;
+            m.f = m.f + delta.f;
+            m.s = (short)(m.s - delta.s);
+            out[g] = m;
+            if (g == 0) {
+                layout[0] = sizeof(mixed);
+                layout[1] = (int)((__global char *)&out[0].i - (__global char *)&out[0]);
+                layout[2] = (int)((__global char *)&out[0].f - (__global char *)&out[0]);
+                layout[3] = (int)((__global char *)&out[0].s - (__global char *)&out[0]);
+                layout[4] = (int)((__global char *)&out[1] - (__global char *)&out[0]);
+            }
+        }"#;
+    let n = 1000usize;
+    let mut rng = XorShift::new(12);
+    let items: Vec<(i8, i32, f32, i16)> = (0..n)
+        .map(|_| {
+            let r = rng.next_u32();
+            (
+                r as i8,
+                (r >> 8) as i32 % 10_000,
+                rng.f32_in(-1.0, 1.0),
+                (r >> 16) as i16,
+            )
+        })
+        .collect();
+    let encoded: Vec<[u8; 16]> = items
+        .iter()
+        .map(|&(c, i, f, s)| encode_mixed(c, i, f, s))
+        .collect();
+    let delta = (5i8, -3i32, 0.25f32, 1000i16);
+    let k = gpu.kernel(src, "update");
+    let (din, dout, dlayout) = (
+        gpu.buffer(&encoded),
+        gpu.zeroed::<[u8; 16]>(n),
+        gpu.zeroed::<i32>(5),
+    );
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    k.arg_bytes(2, &encode_mixed(delta.0, delta.1, delta.2, delta.3));
+    k.arg_buffer(3, &dlayout);
+    gpu.run(&k, &[n], None, None);
+    assert_same(
+        &gpu.read::<i32>(&dlayout),
+        &[16, 4, 8, 12, 16],
+        "sizeof and member offsets",
+    );
+    let got = gpu.read::<[u8; 16]>(&dout);
+    for (j, (b, &(c, i, f, s))) in got.iter().zip(&items).enumerate() {
+        let want = (
+            c.wrapping_add(delta.0),
+            i * delta.1,
+            f + delta.2,
+            s.wrapping_sub(delta.3),
+        );
+        assert_eq!(decode_mixed(b), want, "element {j}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Vector types
+// ---------------------------------------------------------------------------
+
+#[test]
+fn float4_arithmetic_and_swizzles() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vec_float4(__global const float4 *a, __global const float4 *b,
+                                 __global float4 *out) {
+            size_t i = get_global_id(0);
+            float4 x = a[i], y = b[i];
+            float4 r = x * y + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+            r.xy = r.yx;
+            r.w += x.x * 2.0f;
+            float4 s = x.wzyx - y.s0123 * 0.5f;
+            float2 lo = x.lo;
+            float2 hi = y.hi;
+            out[3 * i] = r;
+            out[3 * i + 1] = s;
+            out[3 * i + 2] = (float4)(lo, hi.yx);
+        }"#;
+    let n = 1000usize;
+    let mut rng = XorShift::new(13);
+    let gen = |rng: &mut XorShift| -> Vec<[f32; 4]> {
+        (0..n)
+            .map(|_| [0; 4].map(|_: i32| rng.f32_in(-4.0, 4.0)))
+            .collect()
+    };
+    let (a, b) = (gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "vec_float4");
+    let (da, db, dout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<[f32; 4]>(3 * n),
+    );
+    k.arg_buffer(0, &da).arg_buffer(1, &db).arg_buffer(2, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got: Vec<f32> = gpu.read::<[f32; 4]>(&dout).into_iter().flatten().collect();
+    let want: Vec<f32> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(x, y)| {
+            let r = [
+                x[1] * y[1] + 2.0,
+                x[0] * y[0] + 1.0,
+                x[2] * y[2] + 3.0,
+                x[3] * y[3] + 4.0 + x[0] * 2.0,
+            ];
+            let s = [
+                x[3] - y[0] * 0.5,
+                x[2] - y[1] * 0.5,
+                x[1] - y[2] * 0.5,
+                x[0] - y[3] * 0.5,
+            ];
+            let t = [x[0], x[1], y[3], y[2]];
+            [r, s, t].into_iter().flatten()
+        })
+        .collect();
+    assert_close(&got, &want, 1e-5, 1e-6, "float4 results");
+}
+
+#[test]
+fn int8_compare_select_even_odd() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vec_int8(__global const int8 *a, __global const int8 *b, __global int8 *out) {
+            size_t i = get_global_id(0);
+            int8 x = a[i], y = b[i];
+            int8 lt = x < y;
+            out[4 * i] = lt;
+            out[4 * i + 1] = select(x, y, lt);
+            out[4 * i + 2] = (int8)(x.even, y.odd);
+            int8 t = x * 3 - (int8)(1, 2, 3, 4, 5, 6, 7, 8);
+            t.s07 = t.s70;
+            out[4 * i + 3] = t + (int8)(y.s0);
+        }"#;
+    let n = 777usize;
+    let mut rng = XorShift::new(14);
+    let gen = |rng: &mut XorShift| -> Vec<[i32; 8]> {
+        (0..n)
+            .map(|_| [0; 8].map(|_: i32| (rng.next_u32() % 2001) as i32 - 1000))
+            .collect()
+    };
+    let (a, b) = (gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "vec_int8");
+    let (da, db, dout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<[i32; 8]>(4 * n),
+    );
+    k.arg_buffer(0, &da).arg_buffer(1, &db).arg_buffer(2, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<[i32; 8]>(&dout);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let lt: [i32; 8] = std::array::from_fn(|j| if x[j] < y[j] { -1 } else { 0 });
+        let sel: [i32; 8] = std::array::from_fn(|j| if x[j] < y[j] { y[j] } else { x[j] });
+        let eo = [x[0], x[2], x[4], x[6], y[1], y[3], y[5], y[7]];
+        let mut t: [i32; 8] = std::array::from_fn(|j| x[j] * 3 - (j as i32 + 1));
+        t.swap(0, 7);
+        let t = t.map(|v| v + y[0]);
+        assert_eq!(got[4 * i], lt, "x < y at {i}");
+        assert_eq!(got[4 * i + 1], sel, "select at {i}");
+        assert_eq!(got[4 * i + 2], eo, "even/odd at {i}");
+        assert_eq!(got[4 * i + 3], t, "arithmetic and write swizzle at {i}");
+    }
+}
+
+#[test]
+fn uchar16_wrapping_max_hi_lo_compare() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vec_uchar16(__global const uchar16 *a, __global const uchar16 *b,
+                                  __global uchar16 *out) {
+            size_t i = get_global_id(0);
+            uchar16 x = a[i], y = b[i];
+            out[4 * i] = x + y;
+            out[4 * i + 1] = max(x, y);
+            uchar16 c = (uchar16)(y.hi, x.lo);
+            out[4 * i + 2] = c.sfedcba9876543210;
+            out[4 * i + 3] = as_uchar16(x > y);
+        }"#;
+    let n = 513usize;
+    let mut rng = XorShift::new(15);
+    let gen = |rng: &mut XorShift| -> Vec<[u8; 16]> {
+        (0..n)
+            .map(|_| [0; 16].map(|_: u8| rng.next_u32() as u8))
+            .collect()
+    };
+    let (a, b) = (gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "vec_uchar16");
+    let (da, db, dout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<[u8; 16]>(4 * n),
+    );
+    k.arg_buffer(0, &da).arg_buffer(1, &db).arg_buffer(2, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<[u8; 16]>(&dout);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let c: [u8; 16] = std::array::from_fn(|j| if j < 8 { y[8 + j] } else { x[j - 8] });
+        assert_eq!(
+            got[4 * i],
+            std::array::from_fn(|j| x[j].wrapping_add(y[j])),
+            "x + y at {i}"
+        );
+        assert_eq!(
+            got[4 * i + 1],
+            std::array::from_fn(|j| x[j].max(y[j])),
+            "max at {i}"
+        );
+        assert_eq!(
+            got[4 * i + 2],
+            std::array::from_fn(|j| c[15 - j]),
+            "hi/lo reversed at {i}"
+        );
+        assert_eq!(
+            got[4 * i + 3],
+            std::array::from_fn(|j| if x[j] > y[j] { 0xff } else { 0 }),
+            "x > y at {i}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Conversions, integer and math built-ins
+// ---------------------------------------------------------------------------
+
+#[test]
+fn conversions_and_reinterpretation() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void conversions(__global const float *f, __global const int *n,
+                                  __global int *oi, __global float *of,
+                                  __global uchar *ou, __global uint *bits) {
+            size_t i = get_global_id(0);
+            float x = f[i];
+            int v = n[i];
+            oi[3 * i] = convert_int(x);
+            oi[3 * i + 1] = convert_int_rte(x);
+            oi[3 * i + 2] = convert_short_sat(v);
+            of[2 * i] = convert_float(v);
+            of[2 * i + 1] = as_float(as_uint(x) ^ 0x80000000u);
+            ou[3 * i] = convert_uchar_sat(v);
+            ou[3 * i + 1] = convert_uchar_sat(x);
+            ou[3 * i + 2] = convert_uchar(v);
+            bits[i] = as_uint(x);
+        }"#;
+    let n = 2048usize;
+    let mut rng = XorShift::new(16);
+    let mut f = rng.floats(n, -1000.0, 1000.0);
+    // Exact halves, where rounding modes differ.
+    for (j, v) in f.iter_mut().take(64).enumerate() {
+        *v = j as f32 - 31.5;
+    }
+    let mut ints = rng.i32s(n);
+    for (j, v) in ints.iter_mut().take(600).enumerate() {
+        *v = j as i32 - 300;
+    }
+    ints[600] = i32::MAX;
+    ints[601] = i32::MIN;
+    ints[602] = 32768;
+    ints[603] = -32769;
+    let k = gpu.kernel(src, "conversions");
+    let (df, dn) = (gpu.buffer(&f), gpu.buffer(&ints));
+    let (doi, dof, dou, dbits) = (
+        gpu.zeroed::<i32>(3 * n),
+        gpu.zeroed::<f32>(2 * n),
+        gpu.zeroed::<u8>(3 * n),
+        gpu.zeroed::<u32>(n),
+    );
+    k.arg_buffer(0, &df)
+        .arg_buffer(1, &dn)
+        .arg_buffer(2, &doi)
+        .arg_buffer(3, &dof);
+    k.arg_buffer(4, &dou).arg_buffer(5, &dbits);
+    gpu.run(&k, &[n], None, None);
+    let want_i: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            [
+                f[i] as i32,
+                f[i].round_ties_even() as i32,
+                ints[i].clamp(-32768, 32767),
+            ]
+        })
+        .collect();
+    let want_f: Vec<f32> = (0..n).flat_map(|i| [ints[i] as f32, -f[i]]).collect();
+    let want_u: Vec<u8> = (0..n)
+        .flat_map(|i| [ints[i].clamp(0, 255) as u8, f[i] as u8, ints[i] as u8])
+        .collect();
+    let want_bits: Vec<u32> = f.iter().map(|v| v.to_bits()).collect();
+    assert_same(
+        &gpu.read::<i32>(&doi),
+        &want_i,
+        "float/int conversions (trunc, rte, short_sat)",
+    );
+    assert_same(
+        &gpu.read::<f32>(&dof),
+        &want_f,
+        "convert_float and as_float",
+    );
+    assert_same(&gpu.read::<u8>(&dou), &want_u, "uchar conversions");
+    assert_same(&gpu.read::<u32>(&dbits), &want_bits, "as_uint");
+}
+
+#[test]
+fn integer_builtins_and_c_semantics() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void integer_ops(__global const int *a, __global const int *b, __global int *out) {
+            size_t i = get_global_id(0);
+            int x = a[i], y = b[i];
+            uint ux = (uint)x, uy = (uint)y;
+            int d = (y >> 20) | 1;
+            if (d == -1)
+                d = 3;
+            __global int *r = out + 14 * i;
+            r[0] = mul_hi(x, y);
+            r[1] = (int)mul_hi(ux, uy);
+            r[2] = mad24(x >> 16, y >> 16, x);
+            r[3] = (int)rotate(ux, uy);
+            r[4] = popcount(x);
+            r[5] = clz(x);
+            r[6] = add_sat(x, y);
+            r[7] = sub_sat(x, y);
+            r[8] = x << y;
+            r[9] = x >> y;
+            r[10] = (int)(ux >> uy);
+            r[11] = x / d;
+            r[12] = x % d;
+            r[13] = hadd(x, y);
+        }"#;
+    let n = 4096usize;
+    let mut rng = XorShift::new(17);
+    let mut a = rng.i32s(n);
+    let mut b = rng.i32s(n);
+    let specials = [0, -1, 1, i32::MIN, i32::MAX, 31, 32, 33, -33, 100];
+    for (j, &s) in specials.iter().enumerate() {
+        for (k, &t) in specials.iter().enumerate() {
+            a[j * specials.len() + k] = s;
+            b[j * specials.len() + k] = t;
+        }
+    }
+    let k = gpu.kernel(src, "integer_ops");
+    let (da, db, dout) = (gpu.buffer(&a), gpu.buffer(&b), gpu.zeroed::<i32>(14 * n));
+    k.arg_buffer(0, &da).arg_buffer(1, &db).arg_buffer(2, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<i32>(&dout);
+    let names = [
+        "mul_hi(int)",
+        "mul_hi(uint)",
+        "mad24",
+        "rotate",
+        "popcount",
+        "clz",
+        "add_sat",
+        "sub_sat",
+        "<<",
+        ">> (int)",
+        ">> (uint)",
+        "/",
+        "%",
+        "hadd",
+    ];
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let (ux, uy) = (x as u32, y as u32);
+        let mut d = (y >> 20) | 1;
+        if d == -1 {
+            d = 3;
+        }
+        let want = [
+            ((x as i64 * y as i64) >> 32) as i32,
+            ((ux as u64 * uy as u64) >> 32) as i32,
+            ((x >> 16) * (y >> 16)).wrapping_add(x),
+            ux.rotate_left(uy % 32) as i32,
+            x.count_ones() as i32,
+            x.leading_zeros() as i32,
+            x.saturating_add(y),
+            x.saturating_sub(y),
+            x.wrapping_shl(uy),
+            x.wrapping_shr(uy),
+            ux.wrapping_shr(uy) as i32,
+            x.wrapping_div(d),
+            x.wrapping_rem(d),
+            ((x as i64 + y as i64) >> 1) as i32,
+        ];
+        for (j, w) in want.iter().enumerate() {
+            assert_eq!(got[14 * i + j], *w, "{} with x={x} y={y}", names[j]);
+        }
+    }
+}
+
+/// |got - want| in units in the last place of the f32 nearest `want`
+/// (`want` is the f64 reference, so it stands for the exact result).
+fn ulp_error(got: f32, want: f64) -> f64 {
+    if got as f64 == want || (got.is_nan() && want.is_nan()) {
+        return 0.0;
+    }
+    let w = (want as f32).abs();
+    let exponent = ((w.to_bits() >> 23) & 0xff).max(1) as i32;
+    let ulp = 2f64.powi(exponent - 127 - 23);
+    (got as f64 - want).abs() / ulp
+}
+
+#[test]
+fn math_builtins_within_opencl_precision() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void math(__global const float *in, __global float *out) {
+            size_t i = get_global_id(0);
+            __global const float *v = in + 8 * i;
+            float a = v[0], p = v[1], b = v[2], e = v[3], c = v[4], d = v[5], t = v[6];
+            __global float *r = out + 16 * i;
+            r[0] = sqrt(p);
+            r[1] = exp(a);
+            r[2] = log(p);
+            r[3] = sin(a);
+            r[4] = cos(a);
+            r[5] = pow(b, e);
+            r[6] = fabs(c);
+            r[7] = floor(c);
+            r[8] = fmin(c, d);
+            r[9] = fmax(c, d);
+            r[10] = mad(c, d, a);
+            r[11] = clamp(c, -50.0f, 50.0f);
+            r[12] = mix(c, d, t);
+            r[13] = log2(p);
+            r[14] = rsqrt(p);
+            r[15] = hypot(c, d);
+        }"#;
+    let n = 4000usize;
+    let mut rng = XorShift::new(18);
+    let mut input = Vec::with_capacity(8 * n);
+    for _ in 0..n {
+        input.extend([
+            rng.f32_in(-10.0, 10.0),
+            rng.f32_in(0.001, 1000.0),
+            rng.f32_in(0.1, 10.0),
+            rng.f32_in(-3.0, 3.0),
+            rng.f32_in(-100.0, 100.0),
+            rng.f32_in(-100.0, 100.0),
+            rng.f32_in(0.0, 1.0),
+            0.0,
+        ]);
+    }
+    let k = gpu.kernel(src, "math");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(16 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<f32>(&dout);
+    // (name, allowed ulp) from the OpenCL C full-profile single-precision
+    // table; exact ones are 0.
+    let bounds: [(&str, f64); 16] = [
+        ("sqrt", 3.0),
+        ("exp", 3.0),
+        ("log", 3.0),
+        ("sin", 4.0),
+        ("cos", 4.0),
+        ("pow", 16.0),
+        ("fabs", 0.0),
+        ("floor", 0.0),
+        ("fmin", 0.0),
+        ("fmax", 0.0),
+        ("mad", -1.0),
+        ("clamp", 0.0),
+        ("mix", -1.0),
+        ("log2", 3.0),
+        ("rsqrt", 2.0),
+        ("hypot", 4.0),
+    ];
+    let mut failures = Vec::new();
+    for i in 0..n {
+        let v = &input[8 * i..8 * i + 8];
+        let (a, p, b, e, c, d, t) = (
+            v[0] as f64,
+            v[1] as f64,
+            v[2] as f64,
+            v[3] as f64,
+            v[4] as f64,
+            v[5] as f64,
+            v[6] as f64,
+        );
+        let want = [
+            p.sqrt(),
+            a.exp(),
+            p.ln(),
+            a.sin(),
+            a.cos(),
+            b.powf(e),
+            c.abs(),
+            c.floor(),
+            c.min(d),
+            c.max(d),
+            0.0,
+            c.clamp(-50.0, 50.0),
+            0.0,
+            p.log2(),
+            1.0 / p.sqrt(),
+            c.hypot(d),
+        ];
+        for (j, &(name, ulps)) in bounds.iter().enumerate() {
+            let g = got[16 * i + j];
+            let ok = match name {
+                // Either a correctly rounded fma or a correctly rounded
+                // multiply followed by a correctly rounded add.
+                "mad" => g == v[4].mul_add(v[5], v[0]) || g == v[4] * v[5] + v[0],
+                // Precision is implementation-defined; any sensible
+                // a + (b - a) * t is within this.
+                "mix" => (g as f64 - (c + (d - c) * t)).abs() <= 1e-4 + 1e-5 * (c.abs() + d.abs()),
+                _ => ulp_error(g, want[j]) <= ulps,
+            };
+            if !ok && failures.len() < 20 {
+                failures.push(format!("{name} item {i}: got {g:e} want {:e}", want[j]));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "math results out of bounds:\n{}",
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Control flow, functions, pointers
+// ---------------------------------------------------------------------------
+
+#[test]
+fn private_array_dynamic_indexing() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void private_array(__global const int *idx, __global int *out) {
+            int table[16];
+            int g = get_global_id(0);
+            for (int k = 0; k < 16; ++k)
+                table[k] = k * k + g;
+            int j = idx[g] & 15;
+            table[j] += 100;
+            int s = 0;
+            for (int k = 0; k <= j; ++k)
+                s += table[(k * 7 + j) & 15];
+            out[g] = s + table[15 - j];
+        }"#;
+    let n = 1500usize;
+    let mut rng = XorShift::new(19);
+    let idx = rng.i32s(n);
+    let k = gpu.kernel(src, "private_array");
+    let (di, dout) = (gpu.buffer(&idx), gpu.zeroed::<i32>(n));
+    k.arg_buffer(0, &di).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = (0..n as i32)
+        .map(|g| {
+            let mut table: [i32; 16] = std::array::from_fn(|k| (k * k) as i32 + g);
+            let j = (idx[g as usize] & 15) as usize;
+            table[j] += 100;
+            let s: i32 = (0..=j).map(|k| table[(k * 7 + j) & 15]).sum();
+            s + table[15 - j]
+        })
+        .collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "private array");
+}
+
+fn host_loops(x: i32) -> [i32; 4] {
+    let mut a = 0;
+    for i in 0..20 {
+        if i == x % 7 {
+            continue;
+        }
+        if i > 15 && (x & 1) != 0 {
+            break;
+        }
+        a += i;
+    }
+    let (mut b, mut n) = (0, x % 13 + 1);
+    while n > 0 {
+        n -= 1;
+        if n == 3 {
+            continue;
+        }
+        b += n * 2;
+        if b > 60 {
+            break;
+        }
+    }
+    let (mut c, mut m) = (0, 0);
+    loop {
+        c += m * m;
+        m += 1;
+        if c > x {
+            break;
+        }
+        if m >= 10 {
+            break;
+        }
+    }
+    let mut d = 0;
+    'outer: for i in 0..5 {
+        for j in 0..5 {
+            if j > i {
+                continue 'outer;
+            }
+            if (i + j) % 2 != 0 {
+                continue;
+            }
+            d += i * j + 1;
+        }
+    }
+    [a, b, c, d]
+}
+
+#[test]
+fn loops_with_break_and_continue() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void loops(__global const int *in, __global int *out) {
+            int g = get_global_id(0);
+            int x = in[g];
+            int a = 0;
+            for (int i = 0; i < 20; i++) {
+                if (i == x % 7)
+                    continue;
+                if (i > 15 && (x & 1))
+                    break;
+                a += i;
+            }
+            int b = 0, n = x % 13 + 1;
+            while (n > 0) {
+                n--;
+                if (n == 3)
+                    continue;
+                b += n * 2;
+                if (b > 60)
+                    break;
+            }
+            int c = 0, m = 0;
+            do {
+                c += m * m;
+                m++;
+                if (c > x)
+                    break;
+            } while (m < 10);
+            int d = 0;
+            for (int i = 0; i < 5; i++)
+                for (int j = 0; j < 5; j++) {
+                    if (j > i)
+                        break;
+                    if ((i + j) % 2)
+                        continue;
+                    d += i * j + 1;
+                }
+            out[4 * g] = a;
+            out[4 * g + 1] = b;
+            out[4 * g + 2] = c;
+            out[4 * g + 3] = d;
+        }"#;
+    let n = 1000usize;
+    let input: Vec<i32> = (0..n as i32).collect();
+    let k = gpu.kernel(src, "loops");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<i32>(4 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = input.iter().flat_map(|&x| host_loops(x)).collect();
+    assert_same(
+        &gpu.read::<i32>(&dout),
+        &want,
+        "for/while/do-while/nested loops",
+    );
+}
+
+fn host_switch(v: i32) -> [i32; 2] {
+    let r = match v & 7 {
+        0 => 11,
+        1 => 10,
+        2 | 3 => 1100,
+        4 => 1000,
+        6 => -1,
+        _ => 7,
+    };
+    let r2 = match v % 5 {
+        0 => 5,
+        3 => 2,
+        4 => 9,
+        _ => -1,
+    };
+    [r, r2]
+}
+
+#[test]
+fn switch_fall_through_and_default() {
+    let gpu = Gpu::new();
+    let src = r#"
+        int classify(int v) {
+            int r = 0;
+            switch (v & 7) {
+            case 0:
+                r += 1;
+            case 1:
+                r += 10;
+                break;
+            case 2:
+            case 3:
+                r += 100;
+            case 4:
+                r += 1000;
+                break;
+            case 6:
+                r = -1;
+                break;
+            default:
+                r = 7;
+            }
+            return r;
+        }
+        __kernel void switches(__global const int *in, __global int *out) {
+            int g = get_global_id(0);
+            int v = in[g];
+            int r2 = 0;
+            switch (v % 5) {
+            case 0:
+                r2 = 5;
+                break;
+            default:
+                r2 = -3;
+            case 3:
+                r2 += 2;
+                break;
+            case 4:
+                r2 = 9;
+            }
+            out[2 * g] = classify(v);
+            out[2 * g + 1] = r2;
+        }"#;
+    let n = 640usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 3 + 1).collect();
+    let k = gpu.kernel(src, "switches");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<i32>(2 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = input.iter().flat_map(|&v| host_switch(v)).collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "switch results");
+}
+
+#[test]
+fn helper_functions_several_levels() {
+    let gpu = Gpu::new();
+    let src = r#"
+        float sq(float x) { return x * x; }
+        float dist2(float2 a, float2 b) { return sq(a.x - b.x) + sq(a.y - b.y); }
+        int nearest(__global const float2 *pts, int n, float2 p, float *best) {
+            int bi = 0;
+            float bd = dist2(pts[0], p);
+            for (int i = 1; i < n; ++i) {
+                float d = dist2(pts[i], p);
+                if (d < bd) {
+                    bd = d;
+                    bi = i;
+                }
+            }
+            *best = bd;
+            return bi;
+        }
+        void record(__global int *idx, __global float *dist, int g, int i, float d) {
+            idx[g] = i;
+            dist[g] = sqrt(d);
+        }
+        __kernel void nearest_point(__global const float2 *pts, int n, __global const float2 *q,
+                                    __global int *idx, __global float *dist) {
+            int g = get_global_id(0);
+            float best;
+            int i = nearest(pts, n, q[g], &best);
+            record(idx, dist, g, i, best);
+        }"#;
+    let (npts, nq) = (64usize, 1000usize);
+    let mut rng = XorShift::new(20);
+    let pts: Vec<[f32; 2]> = (0..npts)
+        .map(|_| [rng.f32_in(0.0, 1.0), rng.f32_in(0.0, 1.0)])
+        .collect();
+    let qs: Vec<[f32; 2]> = (0..nq)
+        .map(|_| [rng.f32_in(0.0, 1.0), rng.f32_in(0.0, 1.0)])
+        .collect();
+    let k = gpu.kernel(src, "nearest_point");
+    let (dp, dq, di, dd) = (
+        gpu.buffer(&pts),
+        gpu.buffer(&qs),
+        gpu.zeroed::<i32>(nq),
+        gpu.zeroed::<f32>(nq),
+    );
+    k.arg_buffer(0, &dp)
+        .arg(1, npts as i32)
+        .arg_buffer(2, &dq)
+        .arg_buffer(3, &di)
+        .arg_buffer(4, &dd);
+    gpu.run(&k, &[nq], None, None);
+    let (gi, gd) = (gpu.read::<i32>(&di), gpu.read::<f32>(&dd));
+    let d2 =
+        |p: [f32; 2], q: [f32; 2]| ((p[0] - q[0]) as f64).powi(2) + ((p[1] - q[1]) as f64).powi(2);
+    for (j, q) in qs.iter().enumerate() {
+        let best = (0..npts)
+            .min_by(|&a, &b| d2(pts[a], *q).total_cmp(&d2(pts[b], *q)))
+            .unwrap();
+        let (want_d, got_d) = (d2(pts[best], *q), d2(pts[gi[j] as usize], *q));
+        // A contracted multiply-add may only swap near-ties.
+        assert!(
+            gi[j] as usize == best || (got_d - want_d).abs() < 1e-6,
+            "query {j}: nearest {} want {best}",
+            gi[j]
+        );
+        assert!(
+            (gd[j] as f64 - want_d.sqrt()).abs() < 1e-5,
+            "query {j}: distance {} want {}",
+            gd[j],
+            want_d.sqrt()
+        );
+    }
+}
+
+#[test]
+fn global_pointer_casts_and_arithmetic() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void bytes_of_floats(__global const float *in, __global uint *bits,
+                                      __global int *ints, int n) {
+            int i = get_global_id(0);
+            __global const uchar *p = (__global const uchar *)in;
+            __global const float *end = in + n;
+            uint b0 = p[4 * i], b1 = p[4 * i + 1], b2 = p[4 * i + 2], b3 = p[4 * i + 3];
+            bits[i] = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+            __global char *c = (__global char *)ints;
+            __global int *q = (__global int *)(c + 4 * i);
+            *q = (int)b3 - (int)b0 + (int)(end - (in + i));
+        }"#;
+    let n = 3333usize;
+    let mut rng = XorShift::new(21);
+    let input = rng.floats(n, -1e6, 1e6);
+    let k = gpu.kernel(src, "bytes_of_floats");
+    let (din, dbits, dints) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<u32>(n),
+        gpu.zeroed::<i32>(n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dbits)
+        .arg_buffer(2, &dints)
+        .arg(3, n as i32);
+    gpu.run(&k, &[n], None, None);
+    let want_bits: Vec<u32> = input.iter().map(|f| f.to_bits()).collect();
+    let want_ints: Vec<i32> = input
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let b = f.to_le_bytes();
+            b[3] as i32 - b[0] as i32 + (n - i) as i32
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<u32>(&dbits),
+        &want_bits,
+        "float bytes through uchar*",
+    );
+    assert_same(&gpu.read::<i32>(&dints), &want_ints, "ints through char*");
+}
+
+#[test]
+fn global_pointer_inside_private_struct() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef struct {
+            __global float *data;
+            int stride;
+            float scale;
+        } view;
+        float view_get(view v, int i) { return v.data[i * v.stride] * v.scale; }
+        void view_set(view *v, int i, float x) { v->data[i * v->stride] = x; }
+        __kernel void strided(__global float *src, __global float *dst, int stride) {
+            int i = get_global_id(0);
+            view in;
+            in.data = src + 1;
+            in.stride = stride;
+            in.scale = 2.0f;
+            view out = { dst, 1, 1.0f };
+            view_set(&out, i, view_get(in, i));
+        }"#;
+    let (n, stride) = (1000usize, 3usize);
+    let input: Vec<f32> = (0..n * stride + 1).map(|i| i as f32).collect();
+    let k = gpu.kernel(src, "strided");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(n));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, stride as i32);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = (0..n).map(|i| input[1 + i * stride] * 2.0).collect();
+    assert_same(&gpu.read::<f32>(&dout), &want, "strided view");
+}
+
+#[test]
+fn ternary_operators() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void ternary(__global const int *a, __global const float *f,
+                              __global int *out, __global float *fout) {
+            int g = get_global_id(0);
+            int x = a[g];
+            out[g] = x > 0 ? (x % 3 == 0 ? x / 3 : -x) : (x < -100 ? 1 : 2);
+            float y = f[g];
+            fout[g] = y < 0.0f ? -y : (y > 0.5f ? y * 2.0f : y);
+            __global int *which = x & 1 ? out : out;
+            which[g] += (y > 0.0f) ? 1000 : 0;
+        }"#;
+    let n = 2000usize;
+    let mut rng = XorShift::new(22);
+    let a: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 1001) as i32 - 500)
+        .collect();
+    let f = rng.floats(n, -1.0, 1.0);
+    let k = gpu.kernel(src, "ternary");
+    let (da, df, dout, dfout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&f),
+        gpu.zeroed::<i32>(n),
+        gpu.zeroed::<f32>(n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &df)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dfout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = a
+        .iter()
+        .zip(&f)
+        .map(|(&x, &y)| {
+            let v = if x > 0 {
+                if x % 3 == 0 {
+                    x / 3
+                } else {
+                    -x
+                }
+            } else if x < -100 {
+                1
+            } else {
+                2
+            };
+            v + if y > 0.0 { 1000 } else { 0 }
+        })
+        .collect();
+    let want_f: Vec<f32> = f
+        .iter()
+        .map(|&y| {
+            if y < 0.0 {
+                -y
+            } else if y > 0.5 {
+                y * 2.0
+            } else {
+                y
+            }
+        })
+        .collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "integer ternaries");
+    assert_same(&gpu.read::<f32>(&dfout), &want_f, "float ternaries");
+}
+
+// ---------------------------------------------------------------------------
+// Whole algorithms
+// ---------------------------------------------------------------------------
+
+#[test]
+fn bitonic_sort_steps() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void bitonic_step(__global uint *data, uint j, uint k) {
+            uint i = get_global_id(0);
+            uint ixj = i ^ j;
+            if (ixj > i) {
+                uint a = data[i], b = data[ixj];
+                bool up = (i & k) == 0;
+                if ((up && a > b) || (!up && a < b)) {
+                    data[i] = b;
+                    data[ixj] = a;
+                }
+            }
+        }"#;
+    let n = 4096usize;
+    let mut rng = XorShift::new(23);
+    let input: Vec<u32> = (0..n).map(|_| rng.next_u32() % 100_000).collect();
+    let kern = gpu.kernel(src, "bitonic_step");
+    let dd = gpu.buffer(&input);
+    kern.arg_buffer(0, &dd);
+    // Every step depends on the previous one: the in-order queue orders them.
+    let mut k = 2u32;
+    while k as usize <= n {
+        let mut j = k / 2;
+        while j > 0 {
+            kern.arg(1, j).arg(2, k);
+            gpu.run(&kern, &[n], Some(&[64]), None);
+            j /= 2;
+        }
+        k *= 2;
+    }
+    let mut want = input.clone();
+    want.sort_unstable();
+    assert_same(&gpu.read::<u32>(&dd), &want, "sorted");
+}
+
+#[test]
+fn mandelbrot_iteration_counts() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void mandelbrot(__global int *out, float x0, float y0, float dx, float dy,
+                                 int width, int max_iter) {
+            int px = get_global_id(0), py = get_global_id(1);
+            float cr = x0 + (float)px * dx, ci = y0 + (float)py * dy;
+            float x = 0.0f, y = 0.0f;
+            int it = 0;
+            while (it < max_iter && x * x + y * y <= 4.0f) {
+                float xt = x * x - y * y + cr;
+                y = 2.0f * x * y + ci;
+                x = xt;
+                it++;
+            }
+            out[py * width + px] = it;
+        }"#;
+    let (w, h, max_iter) = (256usize, 192usize, 200i32);
+    let (x0, y0, dx, dy) = (-2.2f32, -1.2f32, 3.2f32 / w as f32, 2.4f32 / h as f32);
+    let k = gpu.kernel(src, "mandelbrot");
+    let dout = gpu.zeroed::<i32>(w * h);
+    k.arg_buffer(0, &dout)
+        .arg(1, x0)
+        .arg(2, y0)
+        .arg(3, dx)
+        .arg(4, dy)
+        .arg(5, w as i32)
+        .arg(6, max_iter);
+    gpu.run(&k, &[w, h], None, None);
+    let got = gpu.read::<i32>(&dout);
+    let mut mismatches = 0;
+    for py in 0..h {
+        for px in 0..w {
+            let (cr, ci) = (x0 + px as f32 * dx, y0 + py as f32 * dy);
+            let (mut x, mut y, mut it) = (0f32, 0f32, 0);
+            while it < max_iter && x * x + y * y <= 4.0 {
+                let xt = x * x - y * y + cr;
+                y = 2.0 * x * y + ci;
+                x = xt;
+                it += 1;
+            }
+            let g = got[py * w + px];
+            assert!(
+                (0..=max_iter).contains(&g),
+                "pixel ({px},{py}): {g} iterations"
+            );
+            if g != it {
+                mismatches += 1;
+            }
+        }
+    }
+    // Contracted multiply-adds may change a chaotic orbit near the set's
+    // edge; that may only affect a tiny fraction of pixels.
+    assert!(
+        mismatches * 200 <= w * h,
+        "{mismatches} of {} pixels differ",
+        w * h
+    );
+}
+
+#[test]
+fn nbody_step() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void nbody(__global const float4 *pos, __global const float4 *vel,
+                            __global float4 *new_pos, __global float4 *new_vel,
+                            int n, float dt, float eps2) {
+            int i = get_global_id(0);
+            float4 p = pos[i];
+            float3 acc = (float3)(0.0f);
+            for (int j = 0; j < n; ++j) {
+                float4 q = pos[j];
+                float3 d = q.xyz - p.xyz;
+                float r2 = dot(d, d) + eps2;
+                float inv = 1.0f / sqrt(r2);
+                acc += d * (q.w * inv * inv * inv);
+            }
+            float4 v = vel[i];
+            v.xyz += acc * dt;
+            p.xyz += v.xyz * dt;
+            new_pos[i] = p;
+            new_vel[i] = v;
+        }"#;
+    let n = 512usize;
+    let (dt, eps2) = (0.01f32, 0.01f32);
+    let mut rng = XorShift::new(24);
+    let pos: Vec<[f32; 4]> = (0..n)
+        .map(|_| {
+            [
+                rng.f32_in(-1.0, 1.0),
+                rng.f32_in(-1.0, 1.0),
+                rng.f32_in(-1.0, 1.0),
+                rng.f32_in(0.5, 1.5),
+            ]
+        })
+        .collect();
+    let vel: Vec<[f32; 4]> = (0..n)
+        .map(|_| {
+            [
+                rng.f32_in(-0.1, 0.1),
+                rng.f32_in(-0.1, 0.1),
+                rng.f32_in(-0.1, 0.1),
+                0.0,
+            ]
+        })
+        .collect();
+    let k = gpu.kernel(src, "nbody");
+    let (dp, dv) = (gpu.buffer(&pos), gpu.buffer(&vel));
+    let (dnp, dnv) = (gpu.zeroed::<[f32; 4]>(n), gpu.zeroed::<[f32; 4]>(n));
+    k.arg_buffer(0, &dp)
+        .arg_buffer(1, &dv)
+        .arg_buffer(2, &dnp)
+        .arg_buffer(3, &dnv);
+    k.arg(4, n as i32).arg(5, dt).arg(6, eps2);
+    gpu.run(&k, &[n], None, None);
+    let mut want_p = Vec::with_capacity(4 * n);
+    let mut want_v = Vec::with_capacity(4 * n);
+    for i in 0..n {
+        let p = pos[i].map(|v| v as f64);
+        let mut acc = [0f64; 3];
+        for q in &pos {
+            let d = [q[0] as f64 - p[0], q[1] as f64 - p[1], q[2] as f64 - p[2]];
+            let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + eps2 as f64;
+            let inv = 1.0 / r2.sqrt();
+            for c in 0..3 {
+                acc[c] += d[c] * q[3] as f64 * inv * inv * inv;
+            }
+        }
+        let mut v = vel[i].map(|v| v as f64);
+        let mut np = p;
+        for c in 0..3 {
+            v[c] += acc[c] * dt as f64;
+            np[c] += v[c] * dt as f64;
+        }
+        want_p.extend(np.map(|x| x as f32));
+        want_v.extend(v.map(|x| x as f32));
+    }
+    let got_p: Vec<f32> = gpu.read::<[f32; 4]>(&dnp).into_iter().flatten().collect();
+    let got_v: Vec<f32> = gpu.read::<[f32; 4]>(&dnv).into_iter().flatten().collect();
+    assert_close(&got_v, &want_v, 1e-3, 1e-3, "velocities");
+    assert_close(&got_p, &want_p, 1e-4, 1e-4, "positions");
+}
+
+#[test]
+fn gaussian_blur_3x3_uchar() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void blur(__global const uchar *in, __global uchar *out, int w, int h) {
+            int x = get_global_id(0), y = get_global_id(1);
+            if (x >= w || y >= h)
+                return;
+            const int weights[3][3] = { { 1, 2, 1 }, { 2, 4, 2 }, { 1, 2, 1 } };
+            int sum = 0;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int sx = clamp(x + dx, 0, w - 1), sy = clamp(y + dy, 0, h - 1);
+                    sum += weights[dy + 1][dx + 1] * in[sy * w + sx];
+                }
+            out[y * w + x] = (uchar)((sum + 8) >> 4);
+        }"#;
+    let (w, h) = (173usize, 111usize);
+    let mut rng = XorShift::new(25);
+    let img: Vec<u8> = (0..w * h).map(|_| rng.next_u32() as u8).collect();
+    let k = gpu.kernel(src, "blur");
+    let (din, dout) = (gpu.buffer(&img), gpu.zeroed::<u8>(w * h));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, w as i32)
+        .arg(3, h as i32);
+    gpu.run(&k, &[round_up(w, 8), round_up(h, 8)], Some(&[8, 8]), None);
+    let weights = [[1, 2, 1], [2, 4, 2], [1, 2, 1]];
+    let mut want = vec![0u8; w * h];
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            let mut sum = 0i32;
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let sx = (x + dx).clamp(0, w as i32 - 1) as usize;
+                    let sy = (y + dy).clamp(0, h as i32 - 1) as usize;
+                    sum += weights[(dy + 1) as usize][(dx + 1) as usize] * img[sy * w + sx] as i32;
+                }
+            }
+            want[y as usize * w + x as usize] = ((sum + 8) >> 4) as u8;
+        }
+    }
+    assert_same(&gpu.read::<u8>(&dout), &want, "blurred image");
+}
+
+#[test]
+fn bit_reversal_by_shifts() {
+    let gpu = Gpu::new();
+    let src = r#"
+        uint reverse_bits(uint x) {
+            x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+            x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+            x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+            x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+            return (x >> 16) | (x << 16);
+        }
+        __kernel void bits(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint x = in[i];
+            out[3 * i] = reverse_bits(x);
+            out[3 * i + 1] = x & (x - 1);
+            out[3 * i + 2] = (x ^ (x >> 1)) | (~x & 0xFFu);
+        }"#;
+    let n = 10_000usize;
+    let mut rng = XorShift::new(26);
+    let mut input = rng.u32s(n);
+    input[0] = 0;
+    input[1] = u32::MAX;
+    input[2] = 1;
+    let k = gpu.kernel(src, "bits");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(3 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = input
+        .iter()
+        .flat_map(|&x| {
+            [
+                x.reverse_bits(),
+                x & x.wrapping_sub(1),
+                (x ^ (x >> 1)) | (!x & 0xff),
+            ]
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "bit manipulation");
+}
+
+#[test]
+fn ulong_arithmetic() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void wide(__global const ulong *a, __global const ulong *b, __global ulong *out,
+                           __global long *sout) {
+            int i = get_global_id(0);
+            ulong x = a[i], y = b[i];
+            out[5 * i] = x * y + 0x9E3779B97F4A7C15UL;
+            out[5 * i + 1] = (x << 13) ^ (y >> 7) ^ (x >> (y & 63));
+            out[5 * i + 2] = x / ((y >> 40) | 1);
+            out[5 * i + 3] = x > y ? x - y : y - x;
+            out[5 * i + 4] = mul_hi(x, y);
+            long sx = (long)x;
+            sout[i] = (sx >> 3) + (long)(y % 1000) * -7L;
+        }"#;
+    let n = 3000usize;
+    let mut rng = XorShift::new(27);
+    let mut gen = || -> Vec<u64> {
+        (0..n)
+            .map(|_| (rng.next_u32() as u64) << 32 | rng.next_u32() as u64)
+            .collect()
+    };
+    let (a, b) = (gen(), gen());
+    let k = gpu.kernel(src, "wide");
+    let (da, db, dout, dsout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<u64>(5 * n),
+        gpu.zeroed::<i64>(n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dsout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(&x, &y)| {
+            [
+                x.wrapping_mul(y).wrapping_add(0x9E37_79B9_7F4A_7C15),
+                (x << 13) ^ (y >> 7) ^ (x >> (y & 63)),
+                x / ((y >> 40) | 1),
+                x.abs_diff(y),
+                ((x as u128 * y as u128) >> 64) as u64,
+            ]
+        })
+        .collect();
+    let want_s: Vec<i64> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| ((x as i64) >> 3) + (y % 1000) as i64 * -7)
+        .collect();
+    assert_same(&gpu.read::<u64>(&dout), &want, "ulong results");
+    assert_same(&gpu.read::<i64>(&dsout), &want_s, "long results");
+}
+
+// ---------------------------------------------------------------------------
+// Launch mechanics: argument buffers, attributes, build options, queues,
+// split dispatches
+// ---------------------------------------------------------------------------
+
+#[test]
+fn fourteen_buffer_arguments_beyond_push_constants() {
+    let gpu = Gpu::new();
+    // 14 pointers (112 bytes) plus two scalars do not fit in lavapipe's 128
+    // bytes of push constants after the 32-byte launch header.
+    let params: Vec<String> = (0..13)
+        .map(|i| format!("__global const float *a{i}"))
+        .collect();
+    let terms: Vec<String> = (0..13).map(|i| format!("a{i}[i] * {}.0f", i + 1)).collect();
+    let src = format!(
+        "__kernel void many({}, __global float *out, float bias, int n) {{\n\
+             int i = get_global_id(0);\n\
+             if (i < n) out[i] = {} + bias;\n\
+         }}",
+        params.join(", "),
+        terms.join(" + ")
+    );
+    let n = 1000usize;
+    let inputs: Vec<Vec<f32>> = (0..13)
+        .map(|j| (0..n).map(|i| (i * (j + 1) % 17) as f32).collect())
+        .collect();
+    let k = gpu.kernel(&src, "many");
+    let buffers: Vec<_> = inputs.iter().map(|v| gpu.buffer(v)).collect();
+    let out = gpu.zeroed::<f32>(n);
+    for (j, b) in buffers.iter().enumerate() {
+        k.arg_buffer(j as u32, b);
+    }
+    k.arg_buffer(13, &out).arg(14, 0.5f32).arg(15, n as i32);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = (0..n)
+        .map(|i| (0..13).map(|j| inputs[j][i] * (j + 1) as f32).sum::<f32>() + 0.5)
+        .collect();
+    // Small integers: every partial sum is exact in any order.
+    assert_same(&gpu.read::<f32>(&out), &want, "weighted sum of 13 inputs");
+}
+
+#[test]
+fn reqd_work_group_size_with_null_local() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+        void fixed(__global uint *out) {
+            size_t i = get_global_id(0);
+            out[2 * i] = get_local_size(0);
+            out[2 * i + 1] = get_local_id(0) + 1000 * get_group_id(0);
+        }"#;
+    let n = 32 * 37usize;
+    let k = gpu.kernel(src, "fixed");
+    let out = gpu.zeroed::<u32>(2 * n);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = (0..n as u32)
+        .flat_map(|i| [32, i % 32 + 1000 * (i / 32)])
+        .collect();
+    assert_same(
+        &gpu.read::<u32>(&out),
+        &want,
+        "local size chosen from reqd_work_group_size",
+    );
+}
+
+#[test]
+fn build_options_define_macros() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #ifndef SCALE
+        #define SCALE 1
+        #endif
+        __kernel void shaped(__global const int *in, __global int *out) {
+            int i = get_global_id(0);
+        #ifdef USE_SQUARE
+            out[i] = in[i] * in[i] * SCALE;
+        #else
+            out[i] = in[i] + SCALE;
+        #endif
+        }"#;
+    let n = 700usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i - 350).collect();
+    let din = gpu.buffer(&input);
+    type Expected = fn(i32) -> i32;
+    let cases: [(&str, Expected); 3] = [
+        ("", |x| x + 1),
+        ("-D SCALE=5", |x| x + 5),
+        ("-DUSE_SQUARE -DSCALE=3", |x| x * x * 3),
+    ];
+    for (options, f) in cases {
+        let k = gpu.kernel_with_options(src, "shaped", options);
+        let out = gpu.zeroed::<i32>(n);
+        k.arg_buffer(0, &din).arg_buffer(1, &out);
+        gpu.run(&k, &[n], None, None);
+        let want: Vec<i32> = input.iter().map(|&x| f(x)).collect();
+        assert_same(
+            &gpu.read::<i32>(&out),
+            &want,
+            &format!("options {options:?}"),
+        );
+    }
+}
+
+#[test]
+fn multi_kernel_pipeline_in_order_queue() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void square(__global const float *in, __global float *tmp) {
+            int i = get_global_id(0);
+            tmp[i] = in[i] * in[i];
+        }
+        __kernel void add_input(__global const float *tmp, __global const float *in,
+                                __global float *out) {
+            int i = get_global_id(0);
+            out[i] = tmp[i] + in[i];
+        }
+        __kernel void shift_left(__global const float *src, __global float *dst, int n) {
+            int i = get_global_id(0);
+            dst[i] = src[(i + 1) % n];
+        }"#;
+    let n = 20_000usize;
+    let mut rng = XorShift::new(28);
+    let input = rng.floats(n, -3.0, 3.0);
+    let program = gpu.program(src, "");
+    let (square, add, shift) = (
+        program.kernel("square"),
+        program.kernel("add_input"),
+        program.kernel("shift_left"),
+    );
+    drop(program);
+    let (din, dtmp, dout, dfinal) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<f32>(n),
+        gpu.zeroed::<f32>(n),
+        gpu.zeroed::<f32>(n),
+    );
+    square.arg_buffer(0, &din).arg_buffer(1, &dtmp);
+    add.arg_buffer(0, &dtmp)
+        .arg_buffer(1, &din)
+        .arg_buffer(2, &dout);
+    shift
+        .arg_buffer(0, &dout)
+        .arg_buffer(1, &dfinal)
+        .arg(2, n as i32);
+    // No clFinish between: each kernel reads what the previous one wrote.
+    gpu.run(&square, &[n], None, None);
+    gpu.run(&add, &[n], None, None);
+    gpu.run(&shift, &[n], None, None);
+    gpu.finish();
+    let mid: Vec<f32> = input.iter().map(|x| x * x + x).collect();
+    let want: Vec<f32> = (0..n).map(|i| mid[(i + 1) % n]).collect();
+    assert_close(
+        &gpu.read::<f32>(&dfinal),
+        &want,
+        1e-6,
+        1e-6,
+        "square, add, rotate",
+    );
+}
+
+#[test]
+fn launch_beyond_max_group_count_is_split() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void ids(__global uint *gid, __global uint *grp) {
+            size_t i = get_global_id(0);
+            gid[i] = (uint)i * 3u + 1u;
+            grp[i] = get_group_id(0);
+        }"#;
+    // 70001 groups of 16: more than lavapipe's maxComputeWorkGroupCount[0]
+    // (65535), so the dispatch must be split with a non-zero group base.
+    let (groups, local) = (70_001usize, 16usize);
+    let n = groups * local;
+    let k = gpu.kernel(src, "ids");
+    let (dgid, dgrp) = (gpu.zeroed::<u32>(n), gpu.zeroed::<u32>(n));
+    k.arg_buffer(0, &dgid).arg_buffer(1, &dgrp);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let want_gid: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+    let want_grp: Vec<u32> = (0..n as u32).map(|i| i / local as u32).collect();
+    assert_same(&gpu.read::<u32>(&dgid), &want_gid, "global ids");
+    assert_same(&gpu.read::<u32>(&dgrp), &want_grp, "group ids");
+}
+
+#[test]
+fn launch_with_local_size_one_and_offset_is_split() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void fill(__global int *out) {
+            size_t i = get_global_id(0);
+            out[i - get_global_offset(0)] = (int)(i * 2 + get_group_id(0));
+        }"#;
+    let (n, offset) = (150_000usize, 5usize);
+    let k = gpu.kernel(src, "fill");
+    let out = gpu.zeroed::<i32>(n);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[n], Some(&[1]), Some(&[offset]));
+    let want: Vec<i32> = (0..n).map(|i| ((i + offset) * 2 + i) as i32).collect();
+    assert_same(&gpu.read::<i32>(&out), &want, "ids with local size 1");
+}

@@ -1,0 +1,250 @@
+//! Events: the status of one command (or a user event), its callbacks and
+//! profiling times.
+//!
+//! A command's event moves `CL_QUEUED → CL_SUBMITTED → CL_RUNNING →
+//! CL_COMPLETE` (or a negative error). The queue marks it submitted when its
+//! batch goes to the GPU, its completion thread marks it running and then
+//! complete. Callbacks and internal listeners are taken out of the lock and
+//! run outside it, each exactly once.
+
+use crate::api::{handle_of, ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::context::Context;
+use crate::queue::Queue;
+use parking_lot::{Condvar, Mutex};
+use std::ffi::c_void;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+/// `void (CL_CALLBACK *)(cl_event, cl_int, void *)`.
+pub type EventCallback = unsafe extern "C" fn(event: *mut c_void, status: cl_int, user_data: *mut c_void);
+
+/// Host clock in nanoseconds since the first use in this process; the
+/// profiling times of every event come from it.
+pub fn host_time_ns() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    // One nanosecond more so that no profiling time reads as "not set".
+    epoch.elapsed().as_nanos() as u64 + 1
+}
+
+type Listener = Box<dyn FnOnce() + Send>;
+
+struct Registered {
+    /// `CL_SUBMITTED`, `CL_RUNNING` or `CL_COMPLETE`.
+    on: cl_int,
+    callback: EventCallback,
+    user_data: usize,
+}
+
+struct EventState {
+    status: cl_int,
+    /// The timeline value whose signal completes this command, once its
+    /// batch has been submitted.
+    timeline_value: Option<u64>,
+    callbacks: Vec<Registered>,
+    /// Runtime listeners run once the event completes (or fails).
+    listeners: Vec<Listener>,
+    /// Queued, submit, start, end (ns, host clock); 0 until reached.
+    times: [u64; 4],
+}
+
+/// A `cl_event`.
+#[repr(C)]
+pub struct Event {
+    header: ApiHeader,
+    pub context: Arc<Context>,
+    /// None for a user event.
+    pub queue: Option<Arc<Queue>>,
+    pub command_type: cl_uint,
+    state: Mutex<EventState>,
+    changed: Condvar,
+}
+
+// SAFETY: repr(C) with the header first; the tag is unique to Event.
+unsafe impl ApiObject for Event {
+    const TAG: Tag = Tag::Event;
+    const INVALID: cl_int = CL_INVALID_EVENT;
+}
+
+impl Event {
+    fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_uint, status: cl_int) -> Arc<Event> {
+        Arc::new(Event {
+            header: ApiHeader::new(Tag::Event),
+            context,
+            queue,
+            command_type,
+            state: Mutex::new(EventState {
+                status,
+                timeline_value: None,
+                callbacks: Vec::new(),
+                listeners: Vec::new(),
+                times: [host_time_ns(), 0, 0, 0],
+            }),
+            changed: Condvar::new(),
+        })
+    }
+
+    /// The event of a command enqueued on `queue`.
+    pub fn new_command(queue: &Arc<Queue>, command_type: cl_uint) -> Arc<Event> {
+        Event::new(queue.context.clone(), Some(queue.clone()), command_type, CL_QUEUED as cl_int)
+    }
+
+    /// `clCreateUserEvent`: starts as `CL_SUBMITTED`.
+    pub fn new_user(context: Arc<Context>) -> Arc<Event> {
+        Event::new(context, None, CL_COMMAND_USER, CL_SUBMITTED as cl_int)
+    }
+
+    pub fn is_user(&self) -> bool {
+        self.queue.is_none()
+    }
+
+    pub fn status(&self) -> cl_int {
+        self.state.lock().status
+    }
+
+    /// Complete or failed.
+    pub fn is_done(&self) -> bool {
+        self.status() <= CL_COMPLETE as cl_int
+    }
+
+    pub fn timeline_value(&self) -> Option<u64> {
+        self.state.lock().timeline_value
+    }
+
+    /// The queue put the command's batch on the GPU; the callbacks for
+    /// `CL_SUBMITTED` run later from the completion thread, outside the
+    /// queue's lock.
+    pub(crate) fn mark_submitted(&self, value: u64) {
+        let mut state = self.state.lock();
+        state.timeline_value = Some(value);
+        state.times[1] = host_time_ns();
+        if state.status > CL_SUBMITTED as cl_int {
+            state.status = CL_SUBMITTED as cl_int;
+        }
+    }
+
+    /// The command may be running from now (its batch is the oldest one the
+    /// completion thread waits for).
+    pub(crate) fn mark_running(self: &Arc<Self>, start_ns: u64) {
+        {
+            let mut state = self.state.lock();
+            if state.status <= CL_RUNNING as cl_int {
+                return;
+            }
+            state.status = CL_RUNNING as cl_int;
+            state.times[2] = start_ns.max(state.times[1]);
+        }
+        self.changed.notify_all();
+        self.run_callbacks();
+    }
+
+    /// Sets the final status (`CL_COMPLETE` or a negative error); a second
+    /// call does nothing. Runs callbacks and listeners outside the lock.
+    pub fn complete(self: &Arc<Self>, status: cl_int) -> bool {
+        let listeners = {
+            let mut state = self.state.lock();
+            if state.status <= CL_COMPLETE as cl_int {
+                return false;
+            }
+            state.status = status.min(CL_COMPLETE as cl_int);
+            let now = host_time_ns();
+            if state.times[1] == 0 {
+                state.times[1] = now;
+            }
+            if state.times[2] == 0 {
+                state.times[2] = now;
+            }
+            state.times[3] = now;
+            std::mem::take(&mut state.listeners)
+        };
+        self.changed.notify_all();
+        self.run_callbacks();
+        for listener in listeners {
+            listener();
+        }
+        true
+    }
+
+    /// Calls, outside the lock, every callback whose status has been
+    /// reached, removing it so that it runs once.
+    fn run_callbacks(self: &Arc<Self>) {
+        let (due, status) = {
+            let mut state = self.state.lock();
+            let status = state.status;
+            let mut due = Vec::new();
+            let mut i = 0;
+            while i < state.callbacks.len() {
+                if status <= state.callbacks[i].on {
+                    due.push(state.callbacks.swap_remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            (due, status)
+        };
+        let handle = handle_of(&**self);
+        for cb in due {
+            // A callback learns the status it registered for, or the error.
+            let reported = if status < 0 { status } else { cb.on };
+            // SAFETY: the application registered this function for this
+            // event; the event stays alive (we hold an Arc) during the call.
+            unsafe { (cb.callback)(handle, reported, cb.user_data as *mut c_void) };
+        }
+    }
+
+    /// `clSetEventCallback`; runs at once (on this thread) when the status
+    /// is already reached.
+    pub fn add_callback(self: &Arc<Self>, on: cl_int, callback: EventCallback, user_data: *mut c_void) {
+        self.state.lock().callbacks.push(Registered {
+            on,
+            callback,
+            user_data: user_data as usize,
+        });
+        self.run_callbacks();
+    }
+
+    /// Runs `listener` once the event is complete or failed (at once if it
+    /// already is).
+    pub(crate) fn on_done(&self, listener: Listener) {
+        let mut state = self.state.lock();
+        if state.status <= CL_COMPLETE as cl_int {
+            drop(state);
+            listener();
+        } else {
+            state.listeners.push(listener);
+        }
+    }
+
+    /// Blocks until the event is complete or failed and returns its status.
+    /// Submits the batch holding the command first.
+    pub fn wait(&self) -> cl_int {
+        if let Some(queue) = &self.queue {
+            if self.state.lock().timeline_value.is_none() {
+                queue.flush();
+            }
+        }
+        let mut state = self.state.lock();
+        while state.status > CL_COMPLETE as cl_int {
+            self.changed.wait(&mut state);
+        }
+        state.status
+    }
+
+    /// `CL_PROFILING_COMMAND_*` times: queued, submit, start, end.
+    pub fn profiling_times(&self) -> [u64; 4] {
+        self.state.lock().times
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_clock_is_monotonic_and_non_zero() {
+        let a = host_time_ns();
+        let b = host_time_ns();
+        assert!(a > 0 && b >= a);
+    }
+}

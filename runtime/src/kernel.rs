@@ -1,0 +1,288 @@
+//! Kernels: argument values, the pipeline cache, and `clEnqueueNDRangeKernel`.
+//!
+//! Arguments are stored as the bytes of the launch block (see the launch
+//! ABI in `ferrocl_compiler`'s docs) as `clSetKernelArg` receives them;
+//! buffer arguments keep their `cl_mem` alive and are turned into device
+//! addresses when the kernel is enqueued. Pipelines are cached per (device,
+//! work-group size, `__local` argument sizes).
+
+use crate::api::{ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::device::Device;
+use crate::event::Event;
+use crate::memory::Mem;
+use crate::program::Program;
+use crate::queue::{Queue, Recorder};
+use crate::vk_error;
+pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind};
+use ferrocl_compiler::{ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE};
+use ferrocl_vk::Pipeline;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The value of one argument.
+#[derive(Clone)]
+pub enum ArgValue {
+    /// Bytes copied into the launch block.
+    Bytes(Vec<u8>),
+    /// A buffer (None: NULL).
+    Buffer(Option<Arc<Mem>>),
+    /// The size of a `__local` pointer argument.
+    Local(usize),
+}
+
+type PipelineKey = (usize, [u32; 3], Vec<u32>);
+
+/// A `cl_kernel`.
+#[repr(C)]
+pub struct Kernel {
+    header: ApiHeader,
+    pub program: Arc<Program>,
+    pub info: KernelInfo,
+    /// The executable per device of the program (None where the program is
+    /// not built for that device).
+    executables: Vec<Option<Arc<CompiledProgram>>>,
+    args: Mutex<Vec<Option<ArgValue>>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+}
+
+// SAFETY: repr(C) with the header first; the tag is unique to Kernel.
+unsafe impl ApiObject for Kernel {
+    const TAG: Tag = Tag::Kernel;
+    const INVALID: cl_int = CL_INVALID_KERNEL;
+}
+
+impl Kernel {
+    /// `clCreateKernel`: `CL_INVALID_PROGRAM_EXECUTABLE` without a built
+    /// executable, `CL_INVALID_KERNEL_NAME` when no kernel has that name.
+    pub fn new(program: &Arc<Program>, name: &str) -> Result<Arc<Kernel>, cl_int> {
+        let executables: Vec<_> = (0..program.devices.len()).map(|i| program.executable(i)).collect();
+        let any = executables.iter().flatten().next().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let info = any.kernels.iter().find(|k| k.name == name).ok_or(CL_INVALID_KERNEL_NAME)?.clone();
+        Ok(Kernel::from_parts(program.clone(), info, executables, None))
+    }
+
+    fn from_parts(
+        program: Arc<Program>,
+        info: KernelInfo,
+        executables: Vec<Option<Arc<CompiledProgram>>>,
+        args: Option<Vec<Option<ArgValue>>>,
+    ) -> Arc<Kernel> {
+        program.kernel_count.fetch_add(1, Ordering::AcqRel);
+        let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
+        Arc::new(Kernel {
+            header: ApiHeader::new(Tag::Kernel),
+            program,
+            info,
+            executables,
+            args: Mutex::new(args),
+            pipelines: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// `clCloneKernel`: same program, a copy of the argument values.
+    pub fn clone_kernel(&self) -> Arc<Kernel> {
+        let args = self.args.lock().clone();
+        Kernel::from_parts(self.program.clone(), self.info.clone(), self.executables.clone(), Some(args))
+    }
+
+    /// `clSetKernelArg` for a value argument or a `__local` size, after
+    /// the index check.
+    pub fn set_arg(&self, index: usize, value: ArgValue) {
+        self.args.lock()[index] = Some(value);
+    }
+
+    /// True when every argument has a value.
+    pub fn all_args_set(&self) -> bool {
+        self.args.lock().iter().all(|a| a.is_some())
+    }
+
+    /// Total bytes of `__local` memory: the kernel's own plus its arguments'.
+    pub fn local_mem_size(&self) -> u64 {
+        let args: u64 = self
+            .args
+            .lock()
+            .iter()
+            .map(|a| match a {
+                Some(ArgValue::Local(n)) => *n as u64,
+                _ => 0,
+            })
+            .sum();
+        self.info.static_local_mem_size + args
+    }
+
+    fn pipeline(&self, device_index: usize, device: &Device, local: [u32; 3], local_sizes: Vec<u32>) -> Result<Arc<Pipeline>, cl_int> {
+        let key = (device_index, local, local_sizes);
+        if let Some(p) = self.pipelines.lock().get(&key) {
+            return Ok(p.clone());
+        }
+        let exe = self.executables[device_index].as_ref().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let mut spec: Vec<(u32, u32)> = SPEC_ID_WORK_GROUP_SIZE.iter().copied().zip(local).collect();
+        let mut locals = key.2.iter();
+        for arg in &self.info.args {
+            if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
+                spec.push((id, locals.next().copied().unwrap_or(0)));
+            }
+        }
+        let pipeline = device
+            .backend()?
+            .create_pipeline(&exe.spirv, &self.info.name, push_size(&self.info), &spec)
+            .map_err(vk_error)?;
+        let pipeline = Arc::new(pipeline);
+        self.pipelines.lock().insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.kernel_count.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Bytes of the push-constant range of a kernel.
+pub fn push_size(info: &KernelInfo) -> u32 {
+    let args = match info.arg_block {
+        ArgBlock::Push => info.args_size,
+        ArgBlock::Buffer => 8,
+    };
+    (ARGS_OFFSET + args).next_multiple_of(4)
+}
+
+/// A work-group size for a NULL `local_work_size`: the largest group whose
+/// size in each dimension divides the global size, growing x first, up to
+/// the device's limits.
+pub fn pick_local_size(global: [usize; 3], work_dim: usize, max_total: usize, max_items: [usize; 3]) -> [usize; 3] {
+    let mut local = [1usize; 3];
+    let mut total = 1usize;
+    for d in 0..work_dim {
+        let limit = max_items[d].min(max_total / total).max(1);
+        let mut best = 1;
+        let mut candidate = 1;
+        while candidate <= limit && candidate <= global[d] {
+            if global[d].is_multiple_of(candidate) {
+                best = candidate;
+            }
+            candidate += 1;
+        }
+        local[d] = best;
+        total *= best;
+    }
+    local
+}
+
+/// A checked NDRange.
+pub struct NdRange {
+    pub work_dim: u32,
+    pub offset: [usize; 3],
+    pub global: [usize; 3],
+    pub local: [usize; 3],
+}
+
+/// `clEnqueueNDRangeKernel`, after the ICD's argument checks: captures the
+/// arguments now, records one dispatch per region that fits the device's
+/// group-count limits.
+pub fn enqueue_nd_range(queue: &Arc<Queue>, kernel: &Arc<Kernel>, range: &NdRange, wait_list: &[Arc<Event>]) -> Result<Arc<Event>, cl_int> {
+    let device_index = kernel.program.device_index(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+    if kernel.info.uses_printf {
+        // No printf buffer is decoded yet: refuse rather than drop output.
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    let info = &kernel.info;
+    let mut push = vec![0u8; push_size(info) as usize];
+    let mut args_bytes = vec![0u8; info.args_size as usize];
+    let mut keep: Vec<Arc<Mem>> = Vec::new();
+    let mut local_sizes = Vec::new();
+    {
+        let args = kernel.args.lock();
+        for (arg, value) in info.args.iter().zip(args.iter()) {
+            let at = arg.offset as usize;
+            match value {
+                None => return Err(CL_INVALID_KERNEL_ARGS),
+                Some(ArgValue::Bytes(bytes)) => {
+                    let end = at + bytes.len();
+                    args_bytes.get_mut(at..end).ok_or(CL_INVALID_KERNEL_ARGS)?.copy_from_slice(bytes);
+                }
+                Some(ArgValue::Buffer(mem)) => {
+                    let address = mem.as_ref().map_or(0, |m| m.device_address());
+                    args_bytes.get_mut(at..at + 8).ok_or(CL_INVALID_KERNEL_ARGS)?.copy_from_slice(&address.to_ne_bytes());
+                    if let Some(m) = mem {
+                        keep.push(m.clone());
+                    }
+                }
+                Some(ArgValue::Local(size)) => local_sizes.push(*size as u32),
+            }
+        }
+    }
+    let mut header = [0u32; 8];
+    for d in 0..3 {
+        header[d] = u32::try_from(range.offset[d]).map_err(|_| CL_INVALID_GLOBAL_OFFSET)?;
+        header[3 + d] = u32::try_from(range.global[d]).map_err(|_| CL_INVALID_GLOBAL_WORK_SIZE)?;
+    }
+    header[6] = range.work_dim;
+    for (i, word) in header.iter().enumerate() {
+        push[i * 4..i * 4 + 4].copy_from_slice(&word.to_ne_bytes());
+    }
+    let in_push = info.arg_block == ArgBlock::Push;
+    if in_push {
+        let start = ARGS_OFFSET as usize;
+        push[start..start + args_bytes.len()].copy_from_slice(&args_bytes);
+    }
+    let local = [range.local[0] as u32, range.local[1] as u32, range.local[2] as u32];
+    let pipeline = kernel.pipeline(device_index, &queue.device, local, local_sizes)?;
+    let groups = [
+        (range.global[0] / range.local[0]) as u64,
+        (range.global[1] / range.local[1]) as u64,
+        (range.global[2] / range.local[2]) as u64,
+    ];
+    let max = queue.device.vk_info().limits.max_compute_work_group_count;
+    let kernel = kernel.clone();
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        if !in_push {
+            let address = r.push_args(&args_bytes)?;
+            let start = ARGS_OFFSET as usize;
+            push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
+        }
+        let step = [max[0].max(1) as u64, max[1].max(1) as u64, max[2].max(1) as u64];
+        let mut z = 0;
+        while z < groups[2] {
+            let nz = (groups[2] - z).min(step[2]);
+            let mut y = 0;
+            while y < groups[1] {
+                let ny = (groups[1] - y).min(step[1]);
+                let mut x = 0;
+                while x < groups[0] {
+                    let nx = (groups[0] - x).min(step[0]);
+                    r.stream
+                        .dispatch(&pipeline, &push, [x as u32, y as u32, z as u32], [nx as u32, ny as u32, nz as u32])
+                        .map_err(vk_error)?;
+                    x += nx;
+                }
+                y += ny;
+            }
+            z += nz;
+        }
+        for m in keep {
+            r.keep(m);
+        }
+        r.keep(kernel);
+        Ok(())
+    });
+    queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_size_divides_global() {
+        assert_eq!(pick_local_size([1024, 1, 1], 1, 256, [256, 256, 256]), [256, 1, 1]);
+        assert_eq!(pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256]), [250, 1, 1]);
+        assert_eq!(pick_local_size([7, 1, 1], 1, 256, [256, 256, 256]), [7, 1, 1]);
+        assert_eq!(pick_local_size([64, 64, 1], 2, 256, [256, 256, 256]), [64, 4, 1]);
+        assert_eq!(pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256]), [1, 3, 1]);
+    }
+}

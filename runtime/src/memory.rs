@@ -1,0 +1,447 @@
+//! Buffer memory objects and sub-buffers, and the commands that move their
+//! data: read, write, copy (linear and rectangular), fill, map and unmap.
+//!
+//! Each buffer is one device-local `ferrocl_vk::Buffer`; a sub-buffer shares
+//! its parent's at an offset. Host data goes through staging buffers: a
+//! write copies the application's bytes into a staging buffer when it is
+//! enqueued (so even a non-blocking write leaves the host pointer free), a
+//! read copies into a staging buffer on the GPU and into the application's
+//! memory on the completion thread.
+
+use crate::api::{handle_of, ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::context::{Context, ObjectCallback};
+use crate::event::Event;
+use crate::queue::{Queue, RecordFn, Recorder};
+use crate::vk_error;
+use ferrocl_vk::{Buffer, MemoryLocation};
+use parking_lot::Mutex;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// One active mapping of a buffer.
+struct Mapping {
+    /// The pointer the application got.
+    ptr: usize,
+    /// Offset and size within this memory object.
+    offset: usize,
+    size: usize,
+    write: bool,
+    /// Host-visible memory holding the mapped bytes (for `USE_HOST_PTR`,
+    /// the bytes live in the application's memory and this is the way back
+    /// to the device).
+    staging: Arc<Buffer>,
+}
+
+/// A `cl_mem` (buffers and sub-buffers).
+#[repr(C)]
+pub struct Mem {
+    header: ApiHeader,
+    pub context: Arc<Context>,
+    pub flags: cl_bitfield,
+    pub size: usize,
+    /// `host_ptr` of `CL_MEM_USE_HOST_PTR` (already offset for a
+    /// sub-buffer), else 0.
+    pub host_ptr: usize,
+    pub parent: Option<Arc<Mem>>,
+    /// Offset in the parent (`CL_MEM_OFFSET`).
+    pub origin: usize,
+    /// Offset of byte 0 within `buffer`.
+    pub offset: usize,
+    pub buffer: Arc<Buffer>,
+    /// `CL_MEM_PROPERTIES`.
+    pub properties: Vec<u64>,
+    maps: Mutex<Vec<Mapping>>,
+    destructors: Mutex<Vec<(ObjectCallback, usize)>>,
+}
+
+// SAFETY: repr(C) with the header first; the tag is unique to Mem.
+unsafe impl ApiObject for Mem {
+    const TAG: Tag = Tag::Mem;
+    const INVALID: cl_int = CL_INVALID_MEM_OBJECT;
+}
+
+/// Host access flags and the checks that use them.
+pub const HOST_ACCESS_FLAGS: cl_bitfield = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+/// Device access flags.
+pub const DEVICE_ACCESS_FLAGS: cl_bitfield = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+
+impl Mem {
+    /// A buffer of `size` bytes; `host_data` is copied in
+    /// (`COPY_HOST_PTR` / `USE_HOST_PTR`).
+    pub fn new_buffer(
+        context: Arc<Context>,
+        flags: cl_bitfield,
+        size: usize,
+        host_ptr: *mut c_void,
+        properties: Vec<u64>,
+    ) -> Result<Arc<Mem>, cl_int> {
+        let device = context.devices[0].backend()?;
+        let buffer = Arc::new(
+            device
+                .create_buffer(size as u64, MemoryLocation::DeviceLocal)
+                .map_err(vk_error)?,
+        );
+        if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 && !host_ptr.is_null() {
+            // SAFETY: the application promises `size` readable bytes at
+            // host_ptr with these flags.
+            let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
+            context.upload(0, &buffer, 0, data)?;
+        }
+        let use_host = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 };
+        Ok(Arc::new(Mem {
+            header: ApiHeader::new(Tag::Mem),
+            context,
+            flags,
+            size,
+            host_ptr: use_host,
+            parent: None,
+            origin: 0,
+            offset: 0,
+            buffer,
+            properties,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// `clCreateSubBuffer` with a region already checked against the
+    /// parent.
+    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_bitfield, origin: usize, size: usize) -> Arc<Mem> {
+        Arc::new(Mem {
+            header: ApiHeader::new(Tag::Mem),
+            context: parent.context.clone(),
+            flags,
+            size,
+            host_ptr: if parent.host_ptr != 0 { parent.host_ptr + origin } else { 0 },
+            parent: Some(parent.clone()),
+            origin,
+            offset: parent.offset + origin,
+            buffer: parent.buffer.clone(),
+            properties: Vec::new(),
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Device address of byte 0 of this object (a kernel argument).
+    pub fn device_address(&self) -> u64 {
+        self.buffer.device_address() + self.offset as u64
+    }
+
+    pub fn map_count(&self) -> usize {
+        self.maps.lock().len()
+    }
+
+    /// `clSetMemObjectDestructorCallback`.
+    pub fn add_destructor(&self, callback: ObjectCallback, user_data: *mut c_void) {
+        self.destructors.lock().push((callback, user_data as usize));
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let callbacks = std::mem::take(&mut *self.destructors.lock());
+        let handle = handle_of(&*self);
+        for (callback, user_data) in callbacks.into_iter().rev() {
+            // SAFETY: registered by the application for this memory object.
+            unsafe { callback(handle, user_data as *mut c_void) };
+        }
+    }
+}
+
+/// A rectangle of a 3D region in a linear buffer: `(origin, pitches)`,
+/// already checked. Offsets in bytes: `origin[0] + origin[1] * row_pitch +
+/// origin[2] * slice_pitch`.
+#[derive(Clone, Copy, Debug)]
+pub struct Rect {
+    pub origin: [usize; 3],
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+}
+
+impl Rect {
+    pub fn offset(&self, x: usize, y: usize, z: usize) -> usize {
+        (self.origin[0] + x) + (self.origin[1] + y) * self.row_pitch + (self.origin[2] + z) * self.slice_pitch
+    }
+
+    /// One past the last byte of `region`.
+    pub fn end(&self, region: [usize; 3]) -> usize {
+        self.offset(region[0], region[1] - 1, region[2] - 1)
+    }
+}
+
+fn staging(recorder: &Recorder<'_>, size: usize, location: MemoryLocation) -> Result<Arc<Buffer>, cl_int> {
+    Ok(Arc::new(recorder.device.create_buffer(size.max(1) as u64, location).map_err(vk_error)?))
+}
+
+fn create_staging(queue: &Queue, size: usize, location: MemoryLocation) -> Result<Arc<Buffer>, cl_int> {
+    Ok(Arc::new(queue.backend().create_buffer(size.max(1) as u64, location).map_err(vk_error)?))
+}
+
+fn mapped(buffer: &Buffer) -> Result<*mut u8, cl_int> {
+    Ok(buffer.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?.as_ptr())
+}
+
+/// Waits for a blocking command; an error status becomes the error the
+/// spec gives blocking calls.
+pub fn wait_blocking(event: &Arc<Event>) -> Result<(), cl_int> {
+    if event.wait() < 0 {
+        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    }
+    Ok(())
+}
+
+/// `clEnqueueReadBuffer(Rect)`: GPU copy into staging, then the completion
+/// thread copies row by row into `dst` (valid until the event completes, as
+/// the spec requires of the application).
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_read(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    src: Rect,
+    dst_ptr: usize,
+    dst: Rect,
+    region: [usize; 3],
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    let mem = mem.clone();
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        let row = region[0];
+        let total = row * region[1] * region[2];
+        let stage = staging(r, total, MemoryLocation::DeviceToHost)?;
+        let mut at = 0u64;
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                let from = (mem.offset + src.offset(0, y, z)) as u64;
+                r.stream.copy_buffer(&mem.buffer, from, &stage, at, row as u64).map_err(vk_error)?;
+                at += row as u64;
+            }
+        }
+        r.keep(mem.clone());
+        let stage_ptr = mapped(&stage)? as usize;
+        r.after(Box::new(move || {
+            let mut at = 0usize;
+            for z in 0..region[2] {
+                for y in 0..region[1] {
+                    // SAFETY: the staging buffer holds `total` bytes; the
+                    // application keeps dst valid for the region until
+                    // the command completes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            (stage_ptr as *const u8).add(at),
+                            (dst_ptr as *mut u8).add(dst.offset(0, y, z)),
+                            row,
+                        )
+                    };
+                    at += row;
+                }
+            }
+            drop(stage);
+        }));
+        Ok(())
+    });
+    queue.enqueue(command_type, wait_list, record)
+}
+
+/// `clEnqueueWriteBuffer(Rect)`: the bytes are copied into staging now.
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_write(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    dst: Rect,
+    src_ptr: usize,
+    src: Rect,
+    region: [usize; 3],
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    let row = region[0];
+    let total = row * region[1] * region[2];
+    let stage = create_staging(queue, total, MemoryLocation::HostToDevice)?;
+    let stage_ptr = mapped(&stage)?;
+    let mut at = 0usize;
+    for z in 0..region[2] {
+        for y in 0..region[1] {
+            // SAFETY: the application gives readable bytes over the source
+            // rectangle; the staging buffer holds `total` bytes.
+            unsafe { std::ptr::copy_nonoverlapping((src_ptr as *const u8).add(src.offset(0, y, z)), stage_ptr.add(at), row) };
+            at += row;
+        }
+    }
+    let mem = mem.clone();
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        let mut at = 0u64;
+        for z in 0..region[2] {
+            for y in 0..region[1] {
+                let to = (mem.offset + dst.offset(0, y, z)) as u64;
+                r.stream.copy_buffer(&stage, at, &mem.buffer, to, row as u64).map_err(vk_error)?;
+                at += row as u64;
+            }
+        }
+        r.keep(mem.clone());
+        r.keep(stage.clone());
+        Ok(())
+    });
+    queue.enqueue(command_type, wait_list, record)
+}
+
+/// `clEnqueueCopyBuffer(Rect)`.
+#[allow(clippy::too_many_arguments)]
+pub fn enqueue_copy(
+    queue: &Arc<Queue>,
+    src_mem: &Arc<Mem>,
+    src: Rect,
+    dst_mem: &Arc<Mem>,
+    dst: Rect,
+    region: [usize; 3],
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    let (src_mem, dst_mem) = (src_mem.clone(), dst_mem.clone());
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        let row = region[0] as u64;
+        if region[1] == 1 && region[2] == 1 {
+            let from = (src_mem.offset + src.offset(0, 0, 0)) as u64;
+            let to = (dst_mem.offset + dst.offset(0, 0, 0)) as u64;
+            r.stream.copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row).map_err(vk_error)?;
+        } else {
+            for z in 0..region[2] {
+                for y in 0..region[1] {
+                    let from = (src_mem.offset + src.offset(0, y, z)) as u64;
+                    let to = (dst_mem.offset + dst.offset(0, y, z)) as u64;
+                    r.stream.copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row).map_err(vk_error)?;
+                }
+            }
+        }
+        r.keep(src_mem.clone());
+        r.keep(dst_mem.clone());
+        Ok(())
+    });
+    queue.enqueue(command_type, wait_list, record)
+}
+
+/// `clEnqueueFillBuffer`: `vkCmdFillBuffer` when the pattern repeats every
+/// 4 bytes and the range is 4-byte aligned, else a staging buffer holding
+/// the repeated pattern.
+pub fn enqueue_fill(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    pattern: &[u8],
+    offset: usize,
+    size: usize,
+    wait_list: &[Arc<Event>],
+) -> Result<Arc<Event>, cl_int> {
+    let mem = mem.clone();
+    let start = mem.offset + offset;
+    let word = match pattern.len() {
+        1 => Some(u32::from_ne_bytes([pattern[0]; 4])),
+        2 => Some(u32::from_ne_bytes([pattern[0], pattern[1], pattern[0], pattern[1]])),
+        4 => Some(u32::from_ne_bytes([pattern[0], pattern[1], pattern[2], pattern[3]])),
+        _ => None,
+    };
+    let record: RecordFn = match word {
+        Some(value) if start.is_multiple_of(4) && size.is_multiple_of(4) => Box::new(move |r: &mut Recorder<'_>| {
+            r.stream.fill_buffer(&mem.buffer, start as u64, size as u64, value).map_err(vk_error)?;
+            r.keep(mem.clone());
+            Ok(())
+        }),
+        _ => {
+            let stage = create_staging(queue, size, MemoryLocation::HostToDevice)?;
+            let ptr = mapped(&stage)?;
+            for i in (0..size).step_by(pattern.len()) {
+                // SAFETY: `size` is a multiple of the pattern size (checked
+                // by the caller) and the staging buffer holds `size` bytes.
+                unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), ptr.add(i), pattern.len()) };
+            }
+            Box::new(move |r: &mut Recorder<'_>| {
+                r.stream.copy_buffer(&stage, 0, &mem.buffer, start as u64, size as u64).map_err(vk_error)?;
+                r.keep(mem.clone());
+                r.keep(stage.clone());
+                Ok(())
+            })
+        }
+    };
+    queue.enqueue(CL_COMMAND_FILL_BUFFER, wait_list, record)
+}
+
+/// `clEnqueueMapBuffer`: returns the host pointer at once; its contents are
+/// valid once the event completes.
+pub fn enqueue_map(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    map_flags: cl_bitfield,
+    offset: usize,
+    size: usize,
+    wait_list: &[Arc<Event>],
+) -> Result<(Arc<Event>, *mut c_void), cl_int> {
+    let stage = create_staging(queue, size, MemoryLocation::DeviceToHost)?;
+    let stage_ptr = mapped(&stage)? as usize;
+    let ptr = if mem.host_ptr != 0 { mem.host_ptr + offset } else { stage_ptr };
+    let write = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+    let fetch = map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
+    mem.maps.lock().push(Mapping {
+        ptr,
+        offset,
+        size,
+        write,
+        staging: stage.clone(),
+    });
+    let mem2 = mem.clone();
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        if fetch && size > 0 {
+            let from = (mem2.offset + offset) as u64;
+            r.stream.copy_buffer(&mem2.buffer, from, &stage, 0, size as u64).map_err(vk_error)?;
+            if ptr != stage_ptr {
+                r.after(Box::new(move || {
+                    // SAFETY: USE_HOST_PTR memory is the application's and
+                    // covers the buffer; staging holds `size` bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(stage_ptr as *const u8, ptr as *mut u8, size) };
+                }));
+            }
+        }
+        r.keep(mem2.clone());
+        r.keep(stage.clone());
+        Ok(())
+    });
+    match queue.enqueue(CL_COMMAND_MAP_BUFFER, wait_list, record) {
+        Ok(event) => Ok((event, ptr as *mut c_void)),
+        Err(code) => {
+            let mut maps = mem.maps.lock();
+            if let Some(i) = maps.iter().rposition(|m| m.ptr == ptr) {
+                maps.remove(i);
+            }
+            Err(code)
+        }
+    }
+}
+
+/// `clEnqueueUnmapMemObject`: copies back what was mapped for writing.
+/// `CL_INVALID_VALUE` when `ptr` is not a mapping of `mem`.
+pub fn enqueue_unmap(queue: &Arc<Queue>, mem: &Arc<Mem>, ptr: *mut c_void, wait_list: &[Arc<Event>]) -> Result<Arc<Event>, cl_int> {
+    let mapping = {
+        let mut maps = mem.maps.lock();
+        let i = maps.iter().position(|m| m.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
+        maps.remove(i)
+    };
+    let mem = mem.clone();
+    let record = Box::new(move |r: &mut Recorder<'_>| {
+        if mapping.write && mapping.size > 0 {
+            let stage_ptr = mapped(&mapping.staging)?;
+            if stage_ptr as usize != mapping.ptr {
+                // SAFETY: the application's USE_HOST_PTR memory holds the
+                // mapped region; the staging buffer holds `size` bytes.
+                unsafe { std::ptr::copy_nonoverlapping(mapping.ptr as *const u8, stage_ptr, mapping.size) };
+            }
+            let to = (mem.offset + mapping.offset) as u64;
+            r.stream
+                .copy_buffer(&mapping.staging, 0, &mem.buffer, to, mapping.size as u64)
+                .map_err(vk_error)?;
+        }
+        r.keep(mem.clone());
+        r.keep(mapping.staging.clone());
+        Ok(())
+    });
+    queue.enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, wait_list, record)
+}

@@ -1,0 +1,299 @@
+//! Programs: source, per-device build state and the compiled SPIR-V with
+//! its reflection.
+//!
+//! `clCompileProgram` checks the source by compiling it and keeps source,
+//! options and headers; `clLinkProgram` compiles the concatenation of its
+//! inputs' sources (with every input's headers) as one program. This keeps
+//! one compiler entry point; it means declarations in two linked sources
+//! must agree as they would in a single C file.
+//!
+//! Binaries (`CL_PROGRAM_BINARIES`) use the ferrocl binary format:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | magic `FRCLBIN1` |
+//! | 4 | binary type (`CL_PROGRAM_BINARY_TYPE_*`, little endian) |
+//! | 4 | options length n (little endian) |
+//! | n | build options, UTF-8 |
+//! | rest | OpenCL C source, UTF-8 |
+//!
+//! A program created from such a binary is compiled again from that source
+//! when it is built, so a binary is valid for any ferrocl device.
+
+use crate::api::{ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::context::Context;
+use crate::device::Device;
+pub use ferrocl_compiler::Header;
+use ferrocl_compiler::{BuildError, CompileRequest, CompiledProgram};
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// `cl_build_status` values (signed in the C headers).
+pub const CL_BUILD_NONE: cl_int = -1;
+pub const CL_BUILD_ERROR: cl_int = -2;
+pub const CL_BUILD_IN_PROGRESS: cl_int = -3;
+
+const BINARY_MAGIC: &[u8; 8] = b"FRCLBIN1";
+
+/// The build of a program for one device.
+#[derive(Clone)]
+pub struct DeviceBuild {
+    pub status: cl_int,
+    pub options: String,
+    pub log: String,
+    pub binary_type: cl_uint,
+    pub compiled: Option<Arc<CompiledProgram>>,
+}
+
+impl DeviceBuild {
+    fn none() -> DeviceBuild {
+        DeviceBuild {
+            status: CL_BUILD_NONE,
+            options: String::new(),
+            log: String::new(),
+            binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
+            compiled: None,
+        }
+    }
+}
+
+/// Where the program came from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ProgramSource {
+    Source,
+    Binary,
+}
+
+/// A `cl_program`.
+#[repr(C)]
+pub struct Program {
+    header: ApiHeader,
+    pub context: Arc<Context>,
+    pub devices: Vec<Arc<Device>>,
+    pub origin: ProgramSource,
+    source: Mutex<String>,
+    headers: Mutex<Vec<Header>>,
+    builds: Mutex<Vec<DeviceBuild>>,
+    /// Kernel objects alive for this program (`clBuildProgram` is
+    /// `CL_INVALID_OPERATION` while any is).
+    pub kernel_count: AtomicUsize,
+}
+
+// SAFETY: repr(C) with the header first; the tag is unique to Program.
+unsafe impl ApiObject for Program {
+    const TAG: Tag = Tag::Program;
+    const INVALID: cl_int = CL_INVALID_PROGRAM;
+}
+
+/// Parses a ferrocl binary: (binary type, options, source).
+pub fn parse_binary(bytes: &[u8]) -> Option<(cl_uint, String, String)> {
+    if bytes.len() < 16 || &bytes[..8] != BINARY_MAGIC {
+        return None;
+    }
+    let binary_type = u32::from_le_bytes(bytes[8..12].try_into().ok()?);
+    let n = u32::from_le_bytes(bytes[12..16].try_into().ok()?) as usize;
+    let options = std::str::from_utf8(bytes.get(16..16 + n)?).ok()?.to_string();
+    let source = std::str::from_utf8(bytes.get(16 + n..)?).ok()?.to_string();
+    Some((binary_type, options, source))
+}
+
+fn make_binary(binary_type: cl_uint, options: &str, source: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + options.len() + source.len());
+    out.extend_from_slice(BINARY_MAGIC);
+    out.extend_from_slice(&binary_type.to_le_bytes());
+    out.extend_from_slice(&(options.len() as u32).to_le_bytes());
+    out.extend_from_slice(options.as_bytes());
+    out.extend_from_slice(source.as_bytes());
+    out
+}
+
+impl Program {
+    fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, origin: ProgramSource, source: String, builds: Vec<DeviceBuild>) -> Arc<Program> {
+        Arc::new(Program {
+            header: ApiHeader::new(Tag::Program),
+            context,
+            devices,
+            origin,
+            source: Mutex::new(source),
+            headers: Mutex::new(Vec::new()),
+            builds: Mutex::new(builds),
+            kernel_count: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn with_source(context: Arc<Context>, source: String) -> Arc<Program> {
+        let devices = context.devices.clone();
+        let builds = devices.iter().map(|_| DeviceBuild::none()).collect();
+        Program::new(context, devices, ProgramSource::Source, source, builds)
+    }
+
+    /// From binaries already parsed (one per device, same order).
+    pub fn with_binaries(context: Arc<Context>, devices: Vec<Arc<Device>>, binaries: Vec<(cl_uint, String, String)>) -> Arc<Program> {
+        let source = binaries.first().map(|b| b.2.clone()).unwrap_or_default();
+        let builds = binaries
+            .into_iter()
+            .map(|(binary_type, options, _)| DeviceBuild {
+                binary_type,
+                options,
+                ..DeviceBuild::none()
+            })
+            .collect();
+        Program::new(context, devices, ProgramSource::Binary, source, builds)
+    }
+
+    pub fn source(&self) -> String {
+        self.source.lock().clone()
+    }
+
+    pub fn device_index(&self, device: &Device) -> Option<usize> {
+        self.devices.iter().position(|d| std::ptr::eq(&**d, device))
+    }
+
+    pub fn build_of(&self, index: usize) -> DeviceBuild {
+        self.builds.lock()[index].clone()
+    }
+
+    /// The executable for a device, if built.
+    pub fn executable(&self, index: usize) -> Option<Arc<CompiledProgram>> {
+        let builds = self.builds.lock();
+        let b = &builds[index];
+        if b.binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE {
+            b.compiled.clone()
+        } else {
+            None
+        }
+    }
+
+    /// The first device's executable (kernel names and reflection are the
+    /// same on every device: one compiler, one source).
+    pub fn any_executable(&self) -> Option<Arc<CompiledProgram>> {
+        (0..self.devices.len()).find_map(|i| self.executable(i))
+    }
+
+    /// `clBuildProgram` for the devices at `indices`: `Err` with
+    /// `CL_BUILD_PROGRAM_FAILURE` or `CL_INVALID_BUILD_OPTIONS` when any
+    /// failed.
+    pub fn build(&self, indices: &[usize], options: &str) -> Result<(), cl_int> {
+        let source = self.source();
+        let headers = self.headers.lock().clone();
+        let failures = (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
+        self.compile_for(indices, options, &source, &headers, CL_PROGRAM_BINARY_TYPE_EXECUTABLE, failures)
+    }
+
+    /// `clCompileProgram`: checks the source and keeps it with its headers.
+    pub fn compile(&self, indices: &[usize], options: &str, headers: Vec<Header>) -> Result<(), cl_int> {
+        let source = self.source();
+        *self.headers.lock() = headers.clone();
+        self.compile_for(
+            indices,
+            options,
+            &source,
+            &headers,
+            CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+            (CL_COMPILE_PROGRAM_FAILURE, CL_INVALID_COMPILER_OPTIONS),
+        )
+    }
+
+    fn compile_for(
+        &self,
+        indices: &[usize],
+        options: &str,
+        source: &str,
+        headers: &[Header],
+        binary_type: cl_uint,
+        (failure, invalid_options): (cl_int, cl_int),
+    ) -> Result<(), cl_int> {
+        let mut result = Ok(());
+        for &i in indices {
+            {
+                let mut builds = self.builds.lock();
+                builds[i].status = CL_BUILD_IN_PROGRESS;
+            }
+            let request = CompileRequest { source, options, headers };
+            let caps = self.devices[i].target_caps();
+            // A compiler bug must not leave the build "in progress" forever:
+            // it becomes a failed build with a log line.
+            let outcome = std::panic::catch_unwind(|| ferrocl_compiler::compile(&request, caps)).unwrap_or_else(|_| {
+                Err(BuildError {
+                    log: "error: internal compiler error (the compiler panicked)\n".to_string(),
+                    invalid_options: false,
+                })
+            });
+            let mut builds = self.builds.lock();
+            let b = &mut builds[i];
+            b.options = options.to_string();
+            match outcome {
+                Ok(compiled) => {
+                    b.status = CL_BUILD_SUCCESS as cl_int;
+                    b.log = compiled.log.clone();
+                    b.binary_type = binary_type;
+                    b.compiled = Some(Arc::new(compiled));
+                }
+                Err(e) => {
+                    b.status = CL_BUILD_ERROR;
+                    b.log = e.log;
+                    b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+                    b.compiled = None;
+                    result = Err(if e.invalid_options { invalid_options } else { failure });
+                }
+            }
+        }
+        result
+    }
+
+    /// `clLinkProgram`: a new program compiled from the concatenation of
+    /// `inputs` (every one compiled for the devices).
+    pub fn link(context: Arc<Context>, devices: Vec<Arc<Device>>, inputs: &[Arc<Program>], options: &str) -> (Arc<Program>, Result<(), cl_int>) {
+        let mut source = String::new();
+        let mut headers = Vec::new();
+        for p in inputs {
+            source.push_str(&p.source());
+            source.push('\n');
+            headers.extend(p.headers.lock().iter().cloned());
+        }
+        let library = options.split_whitespace().any(|o| o == "-create-library");
+        // The linker's own options mean nothing to the compiler.
+        let compile_options: Vec<&str> = options
+            .split_whitespace()
+            .filter(|o| *o != "-create-library" && *o != "-enable-link-options")
+            .collect();
+        let compile_options = compile_options.join(" ");
+        let builds = devices.iter().map(|_| DeviceBuild::none()).collect();
+        let program = Program::new(context, devices, ProgramSource::Source, source.clone(), builds);
+        *program.headers.lock() = headers.clone();
+        let indices: Vec<usize> = (0..program.devices.len()).collect();
+        let binary_type = if library { CL_PROGRAM_BINARY_TYPE_LIBRARY } else { CL_PROGRAM_BINARY_TYPE_EXECUTABLE };
+        let result = program.compile_for(&indices, &compile_options, &source, &headers, binary_type, (CL_LINK_PROGRAM_FAILURE, CL_INVALID_LINKER_OPTIONS));
+        (program, result)
+    }
+
+    /// `CL_PROGRAM_BINARIES` of device `index`: empty when nothing was built.
+    pub fn binary(&self, index: usize) -> Vec<u8> {
+        let b = self.build_of(index);
+        if b.binary_type == CL_PROGRAM_BINARY_TYPE_NONE {
+            return Vec::new();
+        }
+        make_binary(b.binary_type, &b.options, &self.source())
+    }
+
+    pub fn kernels_alive(&self) -> usize {
+        self.kernel_count.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_round_trips() {
+        let bin = make_binary(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "-DX=1", "kernel void k() {}");
+        let (t, o, s) = parse_binary(&bin).unwrap();
+        assert_eq!(t, CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
+        assert_eq!(o, "-DX=1");
+        assert_eq!(s, "kernel void k() {}");
+        assert!(parse_binary(b"not a binary at all").is_none());
+    }
+}

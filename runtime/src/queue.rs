@@ -1,0 +1,433 @@
+//! In-order command queues: recording at enqueue time, batched submission,
+//! host-side holding of commands that wait on user events, and a completion
+//! thread per queue.
+//!
+//! Each command is recorded into the queue's [`CommandStream`] when it is
+//! enqueued, behind a full barrier, and its event joins the current batch. A
+//! batch is submitted on `clFlush`, `clFinish`, a blocking call, a wait on one
+//! of its events, or once it holds [`BATCH_LIMIT`] commands; it signals the
+//! queue's timeline with the next value. The completion thread waits for
+//! those values in order, runs the batch's post-actions (copies into the
+//! application's memory), completes its events and drops what the commands
+//! kept alive.
+//!
+//! Every OpenCL queue shares the device's one `VkQueue`, so a batch must
+//! never wait on the GPU for something only the host can signal (a user
+//! event, or a command that is itself held back): such commands, and in an
+//! in-order queue everything after them, wait on the host in `held` until
+//! their dependencies are done. Dependencies on another queue's submitted
+//! commands are timeline waits on the GPU.
+
+use crate::api::{ApiHeader, ApiObject, Tag};
+use crate::cl::*;
+use crate::context::Context;
+use crate::device::Device;
+use crate::event::{host_time_ns, Event};
+use crate::vk_error;
+use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline};
+use parking_lot::Mutex;
+use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::sync::Arc;
+
+/// Commands per batch before the queue submits on its own.
+pub const BATCH_LIMIT: usize = 32;
+
+/// Bytes per chunk of the argument ring.
+const ARG_CHUNK: u64 = 64 * 1024;
+
+/// Something a command keeps alive until it completes.
+pub type KeepAlive = Arc<dyn Any + Send + Sync>;
+/// Work done on the host after a command completes.
+pub type PostAction = Box<dyn FnOnce() + Send>;
+
+/// Host-visible memory for the arguments of kernels whose arguments do not
+/// fit in push constants. Chunks used by a batch go back to the pool when
+/// the batch completes, so the steady state allocates nothing.
+struct ArgRing {
+    current: Option<(Arc<Buffer>, u64)>,
+    pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
+}
+
+/// What a command records with.
+pub struct Recorder<'a> {
+    pub stream: &'a mut CommandStream,
+    pub device: &'a ferrocl_vk::Device,
+    keep: &'a mut Vec<KeepAlive>,
+    posts: &'a mut Vec<PostAction>,
+    ring: &'a mut ArgRing,
+    ring_used: &'a mut Vec<Arc<Buffer>>,
+}
+
+impl Recorder<'_> {
+    /// Keeps `object` alive until the command completes.
+    pub fn keep(&mut self, object: KeepAlive) {
+        self.keep.push(object);
+    }
+
+    /// Runs `action` on the host once the command has completed
+    /// successfully.
+    pub fn after(&mut self, action: PostAction) {
+        self.posts.push(action);
+    }
+
+    /// Copies `bytes` into the argument ring; returns the device address.
+    pub fn push_args(&mut self, bytes: &[u8]) -> Result<u64, cl_int> {
+        let size = (bytes.len() as u64).max(16).next_multiple_of(16);
+        let fits = matches!(&self.ring.current, Some((buf, used)) if used + size <= buf.size());
+        if !fits {
+            if let Some((old, _)) = self.ring.current.take() {
+                self.ring_used.push(old);
+            }
+            let pooled = {
+                let mut pool = self.ring.pool.lock();
+                let index = pool.iter().position(|b| b.size() >= size);
+                index.map(|i| pool.swap_remove(i))
+            };
+            let chunk = match pooled {
+                Some(chunk) => chunk,
+                None => Arc::new(
+                    self.device
+                        .create_buffer(size.max(ARG_CHUNK), MemoryLocation::HostToDevice)
+                        .map_err(vk_error)?,
+                ),
+            };
+            self.ring.current = Some((chunk, 0));
+        }
+        let (chunk, used) = self.ring.current.as_mut().ok_or(CL_OUT_OF_RESOURCES)?;
+        let ptr = chunk.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+        // SAFETY: the chunk is mapped, `used + size <= chunk.size()`, and no
+        // submitted command reads this range (chunks return to the pool only
+        // when their batch has completed).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.as_ptr().add(*used as usize), bytes.len()) };
+        let address = chunk.device_address() + *used;
+        *used += size;
+        Ok(address)
+    }
+}
+
+/// The recording of one command, run at once or when its dependencies are
+/// done.
+pub type RecordFn = Box<dyn FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send>;
+
+struct HeldCommand {
+    event: Arc<Event>,
+    deps: Vec<Arc<Event>>,
+    record: RecordFn,
+}
+
+#[derive(Default)]
+struct Batch {
+    events: Vec<Arc<Event>>,
+    posts: Vec<PostAction>,
+    keep: Vec<KeepAlive>,
+    ring_used: Vec<Arc<Buffer>>,
+    waits: Vec<(Arc<Timeline>, u64)>,
+}
+
+struct Submitted {
+    value: u64,
+    batch: Batch,
+}
+
+struct QueueState {
+    stream: CommandStream,
+    /// The value the latest submission signals.
+    submitted_value: u64,
+    batch: Batch,
+    held: VecDeque<HeldCommand>,
+    ring: ArgRing,
+    /// The event of the latest command (what clFinish waits for).
+    last: Option<Arc<Event>>,
+}
+
+/// A `cl_command_queue` (in order).
+#[repr(C)]
+pub struct Queue {
+    header: ApiHeader,
+    pub context: Arc<Context>,
+    pub device: Arc<Device>,
+    pub properties: cl_bitfield,
+    /// The properties array of `clCreateCommandQueueWithProperties` (with
+    /// its terminating 0), empty otherwise.
+    pub properties_array: Vec<u64>,
+    backend: ferrocl_vk::Device,
+    timeline: Arc<Timeline>,
+    state: Mutex<QueueState>,
+    completions: Mutex<mpsc::Sender<Submitted>>,
+}
+
+// SAFETY: repr(C) with the header first; the tag is unique to Queue.
+unsafe impl ApiObject for Queue {
+    const TAG: Tag = Tag::Queue;
+    const INVALID: cl_int = CL_INVALID_COMMAND_QUEUE;
+}
+
+impl Queue {
+    pub fn new(
+        context: Arc<Context>,
+        device: Arc<Device>,
+        properties: cl_bitfield,
+        properties_array: Vec<u64>,
+    ) -> Result<Arc<Queue>, cl_int> {
+        let backend = device.backend()?.clone();
+        let stream = backend.create_command_stream().map_err(vk_error)?;
+        let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
+        let pool = Arc::new(Mutex::new(Vec::new()));
+        let (sender, receiver) = mpsc::channel::<Submitted>();
+        {
+            let timeline = timeline.clone();
+            let pool = pool.clone();
+            std::thread::Builder::new()
+                .name("ferrocl-completion".into())
+                .spawn(move || complete_batches(receiver, timeline, pool))
+                .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
+        }
+        Ok(Arc::new(Queue {
+            header: ApiHeader::new(Tag::Queue),
+            context,
+            device,
+            properties,
+            properties_array,
+            backend,
+            timeline,
+            state: Mutex::new(QueueState {
+                stream,
+                submitted_value: 0,
+                batch: Batch::default(),
+                held: VecDeque::new(),
+                ring: ArgRing { current: None, pool },
+                last: None,
+            }),
+            completions: Mutex::new(sender),
+        }))
+    }
+
+    pub fn profiling(&self) -> bool {
+        self.properties & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+
+    pub fn backend(&self) -> &ferrocl_vk::Device {
+        &self.backend
+    }
+
+    /// Enqueues a command whose recording is `record`, after the events in
+    /// `wait_list` (already checked to belong to this queue's context).
+    /// Returns the command's event.
+    pub fn enqueue(self: &Arc<Self>, command_type: cl_uint, wait_list: &[Arc<Event>], record: RecordFn) -> Result<Arc<Event>, cl_int> {
+        let event = Event::new_command(self, command_type);
+        // Commands of other queues that are recorded but not submitted are
+        // submitted now, so this queue's batch can wait for them on the GPU.
+        // Done before taking this queue's lock: two queues never hold each
+        // other's locks.
+        for dep in wait_list {
+            if let Some(q) = &dep.queue {
+                if !Arc::ptr_eq(q, self) && !dep.is_done() && dep.timeline_value().is_none() {
+                    q.flush();
+                }
+            }
+        }
+        let mut failed = Vec::new();
+        {
+            let mut state = self.state.lock();
+            state.last = Some(event.clone());
+            let must_hold = !state.held.is_empty() || wait_list.iter().any(|d| !self.ready(d));
+            if must_hold {
+                state.held.push_back(HeldCommand {
+                    event: event.clone(),
+                    deps: wait_list.to_vec(),
+                    record,
+                });
+                drop(state);
+                for dep in wait_list {
+                    let queue = self.clone();
+                    dep.on_done(Box::new(move || queue.release_held()));
+                }
+                return Ok(event);
+            }
+            if wait_list.iter().any(|d| d.status() < 0) {
+                failed.push(event.clone());
+            } else {
+                self.record_locked(&mut state, &event, wait_list, record, &mut failed);
+                if state.batch.events.len() >= BATCH_LIMIT {
+                    self.submit_locked(&mut state, &mut failed);
+                }
+            }
+        }
+        for e in failed {
+            e.complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        }
+        Ok(event)
+    }
+
+    /// A dependency this queue's next batch can wait for without the host.
+    fn ready(self: &Arc<Self>, dep: &Arc<Event>) -> bool {
+        if dep.is_done() {
+            return true;
+        }
+        match &dep.queue {
+            // In order: an earlier command of this queue is already before.
+            Some(q) if Arc::ptr_eq(q, self) => true,
+            Some(_) => dep.timeline_value().is_some(),
+            None => false,
+        }
+    }
+
+    fn record_locked(
+        &self,
+        state: &mut QueueState,
+        event: &Arc<Event>,
+        deps: &[Arc<Event>],
+        record: RecordFn,
+        failed: &mut Vec<Arc<Event>>,
+    ) {
+        for dep in deps {
+            if let (Some(q), Some(value)) = (&dep.queue, dep.timeline_value()) {
+                if !std::ptr::eq(&**q, self) && !dep.is_done() {
+                    state.batch.waits.push((q.timeline.clone(), value));
+                }
+            }
+        }
+        let QueueState { stream, batch, ring, .. } = state;
+        let posts_before = batch.posts.len();
+        let result = stream.barrier().map_err(vk_error).and_then(|_| {
+            let mut recorder = Recorder {
+                stream,
+                device: &self.backend,
+                keep: &mut batch.keep,
+                posts: &mut batch.posts,
+                ring,
+                ring_used: &mut batch.ring_used,
+            };
+            record(&mut recorder)
+        });
+        match result {
+            Ok(()) => batch.events.push(event.clone()),
+            Err(code) => {
+                batch.posts.truncate(posts_before);
+                // The status carries the error, so waiters do not hang.
+                failed.push(event.clone());
+                let _ = code;
+            }
+        }
+    }
+
+    fn submit_locked(&self, state: &mut QueueState, failed: &mut Vec<Arc<Event>>) {
+        if state.batch.events.is_empty() && state.stream.is_empty() {
+            return;
+        }
+        if let Some((chunk, _)) = state.ring.current.take() {
+            state.batch.ring_used.push(chunk);
+        }
+        let value = state.submitted_value + 1;
+        let mut batch = std::mem::take(&mut state.batch);
+        let result = state.stream.barrier().and_then(|_| {
+            let waits: Vec<(&Timeline, u64)> = batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
+            state.stream.submit(&waits, (&self.timeline, value))
+        });
+        match result {
+            Ok(()) => {
+                state.submitted_value = value;
+                for e in &batch.events {
+                    e.mark_submitted(value);
+                }
+                batch.waits.clear();
+                if let Err(mpsc::SendError(lost)) = self.completions.lock().send(Submitted { value, batch }) {
+                    failed.extend(lost.batch.events);
+                }
+            }
+            Err(_) => {
+                failed.append(&mut batch.events);
+            }
+        }
+    }
+
+    /// Records the held commands whose dependencies are now done, in order,
+    /// and submits them.
+    fn release_held(self: &Arc<Self>) {
+        let mut failed = Vec::new();
+        {
+            let mut state = self.state.lock();
+            let mut recorded = false;
+            while let Some(front) = state.held.front() {
+                if !front.deps.iter().all(|d| self.ready(d)) {
+                    break;
+                }
+                let Some(cmd) = state.held.pop_front() else { break };
+                if cmd.deps.iter().any(|d| d.status() < 0) {
+                    failed.push(cmd.event);
+                    continue;
+                }
+                self.record_locked(&mut state, &cmd.event, &cmd.deps, cmd.record, &mut failed);
+                recorded = true;
+            }
+            if recorded {
+                self.submit_locked(&mut state, &mut failed);
+            }
+        }
+        for e in failed {
+            e.complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        }
+    }
+
+    /// `clFlush`: submits the current batch.
+    pub fn flush(&self) {
+        let mut failed = Vec::new();
+        self.submit_locked(&mut self.state.lock(), &mut failed);
+        for e in failed {
+            e.complete(CL_OUT_OF_RESOURCES);
+        }
+    }
+
+    /// `clFinish`: submits and waits for every command enqueued so far.
+    pub fn finish(&self) -> Result<(), cl_int> {
+        self.flush();
+        let last = self.state.lock().last.clone();
+        if let Some(last) = last {
+            last.wait();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // The command stream may only go once the GPU is done with it.
+        let value = self.state.get_mut().submitted_value;
+        let _ = self.timeline.wait(value, u64::MAX);
+    }
+}
+
+/// The completion thread of one queue: batches arrive in submission order.
+fn complete_batches(receiver: mpsc::Receiver<Submitted>, timeline: Arc<Timeline>, pool: Arc<Mutex<Vec<Arc<Buffer>>>>) {
+    // Host-clock profiling: a batch starts when it was submitted or when the
+    // one before it ended, whichever is later, and ends when the timeline
+    // wait returns. Timestamp queries would be more exact.
+    let mut previous_end = 0u64;
+    while let Ok(Submitted { value, batch }) = receiver.recv() {
+        for e in &batch.events {
+            e.mark_running(previous_end);
+        }
+        let ok = matches!(timeline.wait(value, u64::MAX), Ok(true));
+        previous_end = host_time_ns();
+        let Batch {
+            events,
+            posts,
+            keep,
+            ring_used,
+            ..
+        } = batch;
+        if ok {
+            for post in posts {
+                post();
+            }
+        }
+        for e in &events {
+            e.complete(if ok { CL_COMPLETE as cl_int } else { CL_OUT_OF_RESOURCES });
+        }
+        drop(keep);
+        pool.lock().extend(ring_used);
+        drop(events);
+    }
+}

@@ -1,0 +1,416 @@
+//! Buffers and their memory. Each OpenCL memory object is one `VkBuffer` on
+//! memory sub-allocated by gpu-allocator (or a dedicated allocation where the
+//! driver asks for one), always with a device address, persistently mapped
+//! when host-visible.
+
+use crate::device::{Device, DeviceShared};
+use crate::error::{allocation_vk_error, allocator_error, Error, Result};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// Where a buffer's memory lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryLocation {
+    /// DEVICE_LOCAL; may also be host-visible (then mapped).
+    DeviceLocal,
+    /// Host-visible, meant for host writes read by the device (staging in).
+    HostToDevice,
+    /// Host-visible and cached, meant for device writes read by the host.
+    DeviceToHost,
+}
+
+/// The host address of a mapped buffer.
+#[derive(Clone, Copy)]
+struct MappedPtr(NonNull<u8>);
+
+// SAFETY: the pointer is a persistent mapping of device memory owned by the
+// buffer; it is valid from any thread, and the buffer never dereferences it
+// itself, so sharing it adds no data race of the buffer's own.
+unsafe impl Send for MappedPtr {}
+// SAFETY: as above.
+unsafe impl Sync for MappedPtr {}
+
+/// What a buffer's memory is.
+enum Backing {
+    /// A range of gpu-allocator's blocks (or a dedicated allocation of it).
+    Pooled(Allocation),
+    /// Application memory imported with VK_EXT_external_memory_host; the
+    /// `VkDeviceMemory` is ours, the pages stay the application's.
+    ImportedHost(vk::DeviceMemory),
+}
+
+/// A buffer and its memory; freed on drop. The runtime keeps it alive
+/// until the commands that use it have completed.
+pub struct Buffer {
+    device: Arc<DeviceShared>,
+    pub(crate) raw: vk::Buffer,
+    memory: Option<Backing>,
+    size: u64,
+    address: u64,
+    mapped: Option<MappedPtr>,
+    host_cached: bool,
+}
+
+impl Buffer {
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Device address of byte 0.
+    pub fn device_address(&self) -> u64 {
+        self.address
+    }
+
+    /// Pointer to byte 0 when host-visible and mapped. The memory is always
+    /// HOST_COHERENT (non-coherent memory is never mapped here), and every
+    /// submission ends with a barrier that makes device writes visible to
+    /// the host once its timeline value is reached.
+    pub fn mapped_ptr(&self) -> Option<NonNull<u8>> {
+        self.mapped.map(|m| m.0)
+    }
+
+    /// The mapping is HOST_CACHED, so host reads through it run at memory
+    /// speed. Uncached device-local memory (ReBAR on a discrete GPU) is fast
+    /// to write from the host but very slow to read: read it back through a
+    /// `DeviceToHost` buffer instead.
+    pub fn host_cached(&self) -> bool {
+        self.host_cached
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: the runtime and the command streams keep a buffer alive
+        // until every command using it has completed.
+        unsafe { self.device.raw.destroy_buffer(self.raw, None) };
+        match self.memory.take() {
+            Some(Backing::Pooled(allocation)) => {
+                if let Some(allocator) = self.device.allocator.lock().as_mut() {
+                    // A failure here only leaks the range; nothing to report to.
+                    let _ = allocator.free(allocation);
+                }
+            }
+            Some(Backing::ImportedHost(memory)) => {
+                // SAFETY: the buffer bound to it is destroyed above; the
+                // application's pages are not freed by this.
+                unsafe { self.device.raw.free_memory(memory, None) };
+            }
+            None => {}
+        }
+    }
+}
+
+impl Device {
+    /// A buffer of `size` bytes (> 0) usable as storage buffer, transfer
+    /// source and destination, with SHADER_DEVICE_ADDRESS.
+    pub fn create_buffer(&self, size: u64, location: MemoryLocation) -> Result<Buffer> {
+        let shared = &self.shared;
+        if size == 0 {
+            return Err(Error::Other(
+                "zero-size buffer requested; the caller must reject it".to_string(),
+            ));
+        }
+        if size > shared.info.limits.max_buffer_size {
+            return Err(Error::OutOfDeviceMemory);
+        }
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST
+                    | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
+            )
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: the device is alive; size is within maxBufferSize.
+        let raw = unsafe { shared.raw.create_buffer(&info, None) }
+            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+        match allocate_and_bind(shared, raw, location) {
+            Ok((allocation, address)) => {
+                let mapped = mapping_of(&allocation);
+                let host_cached = mapped.is_some()
+                    && allocation
+                        .memory_properties()
+                        .contains(vk::MemoryPropertyFlags::HOST_CACHED);
+                Ok(Buffer {
+                    device: Arc::clone(shared),
+                    raw,
+                    memory: Some(Backing::Pooled(allocation)),
+                    size,
+                    address,
+                    mapped,
+                    host_cached,
+                })
+            }
+            Err(e) => {
+                // SAFETY: created above, never bound or used.
+                unsafe { shared.raw.destroy_buffer(raw, None) };
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Host pointer of a host-coherent mapping; non-coherent memory would need
+/// flushes the runtime does not do, so it is not offered.
+fn mapping_of(allocation: &Allocation) -> Option<MappedPtr> {
+    let coherent = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    if !allocation.memory_properties().contains(coherent) {
+        return None;
+    }
+    allocation.mapped_ptr().map(|p| MappedPtr(p.cast::<u8>()))
+}
+
+/// Allocates memory for `buffer`, binds it, and returns the allocation and
+/// the buffer's device address.
+fn allocate_and_bind(
+    shared: &DeviceShared,
+    buffer: vk::Buffer,
+    location: MemoryLocation,
+) -> Result<(Allocation, u64)> {
+    let mut dedicated = vk::MemoryDedicatedRequirements::default();
+    let mut requirements = vk::MemoryRequirements2::default().push_next(&mut dedicated);
+    let query = vk::BufferMemoryRequirementsInfo2::default().buffer(buffer);
+    // SAFETY: `buffer` is a live buffer of this device.
+    unsafe {
+        shared
+            .raw
+            .get_buffer_memory_requirements2(&query, &mut requirements)
+    };
+    let requirements = requirements.memory_requirements;
+    let scheme = if dedicated.prefers_dedicated_allocation == vk::TRUE
+        || dedicated.requires_dedicated_allocation == vk::TRUE
+    {
+        AllocationScheme::DedicatedBuffer(buffer)
+    } else {
+        AllocationScheme::GpuAllocatorManaged
+    };
+    let allocation = {
+        let mut guard = shared.allocator.lock();
+        let allocator = guard
+            .as_mut()
+            .ok_or_else(|| Error::Other("device is being destroyed".to_string()))?;
+        let mut attempt = |requirements: vk::MemoryRequirements,
+                           location: gpu_allocator::MemoryLocation| {
+            allocator.allocate(&AllocationCreateDesc {
+                name: "ferrocl buffer",
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: scheme,
+            })
+        };
+        match location {
+            MemoryLocation::DeviceLocal => {
+                // Where device-local memory is also host-visible over the
+                // whole heap (ReBAR, unified memory), use it so that the
+                // runtime reads and writes it in place instead of staging.
+                let mappable =
+                    requirements.memory_type_bits & shared.host_visible_device_local_types;
+                let in_place = if mappable != 0 {
+                    let only_mappable = vk::MemoryRequirements {
+                        memory_type_bits: mappable,
+                        ..requirements
+                    };
+                    attempt(only_mappable, gpu_allocator::MemoryLocation::CpuToGpu).ok()
+                } else {
+                    None
+                };
+                match in_place {
+                    Some(allocation) => Ok(allocation),
+                    None => attempt(requirements, gpu_allocator::MemoryLocation::GpuOnly),
+                }
+            }
+            MemoryLocation::HostToDevice => {
+                attempt(requirements, gpu_allocator::MemoryLocation::CpuToGpu)
+            }
+            MemoryLocation::DeviceToHost => {
+                attempt(requirements, gpu_allocator::MemoryLocation::GpuToCpu)
+            }
+        }
+        .map_err(allocator_error)?
+    };
+    // SAFETY: the memory handle is only bound here, never freed or mapped
+    // behind the allocator's back.
+    let memory = unsafe { allocation.memory() };
+    // SAFETY: the allocation satisfies the buffer's requirements and is not
+    // bound to anything else; the offset is aligned by the allocator.
+    let bound = unsafe {
+        shared
+            .raw
+            .bind_buffer_memory(buffer, memory, allocation.offset())
+    };
+    if let Err(e) = bound {
+        if let Some(allocator) = shared.allocator.lock().as_mut() {
+            let _ = allocator.free(allocation);
+        }
+        return Err(allocation_vk_error("vkBindBufferMemory", e));
+    }
+    let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+    // SAFETY: the buffer has SHADER_DEVICE_ADDRESS usage and bound memory
+    // allocated with the DEVICE_ADDRESS flag (bufferDeviceAddress is on).
+    let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+    Ok((allocation, address))
+}
+
+impl Device {
+    /// A buffer over `size` bytes of application memory at `host` (for
+    /// `CL_MEM_USE_HOST_PTR`), imported with VK_EXT_external_memory_host so
+    /// the device reads and writes the application's own pages.
+    /// [`Buffer::mapped_ptr`] returns `host`. `host` and `size` must be
+    /// multiples of `Limits::min_imported_host_pointer_alignment`; devices
+    /// without the extension, or memory the driver cannot import, answer
+    /// `Error::Other` and the caller falls back to a copy.
+    ///
+    /// # Safety
+    ///
+    /// `host` must point to `size` readable and writable bytes that stay
+    /// allocated (and are not unmapped or remapped) until the returned
+    /// buffer is dropped and every command using it has completed.
+    pub unsafe fn import_host_memory(&self, host: NonNull<u8>, size: u64) -> Result<Buffer> {
+        let shared = &self.shared;
+        let Some(external) = &shared.external_memory_host else {
+            return Err(Error::Other(
+                "VK_EXT_external_memory_host is not available".to_string(),
+            ));
+        };
+        let alignment = shared
+            .info
+            .limits
+            .min_imported_host_pointer_alignment
+            .max(1);
+        // Vulkan makes the alignment a power of two.
+        if size == 0 || ((host.as_ptr() as u64) | size) & (alignment - 1) != 0 {
+            return Err(Error::Other(format!(
+                "host memory to import must be a non-empty multiple of {alignment} bytes \
+                 at an address aligned to it"
+            )));
+        }
+        if size > shared.info.limits.max_buffer_size {
+            return Err(Error::OutOfDeviceMemory);
+        }
+        let handle_type = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
+        let mut host_props = vk::MemoryHostPointerPropertiesEXT::default();
+        // SAFETY: the extension is enabled; the caller vouches for the
+        // pointer; the output struct is valid for writing.
+        let result = unsafe {
+            (external.fp().get_memory_host_pointer_properties_ext)(
+                shared.raw.handle(),
+                handle_type,
+                host.as_ptr().cast::<c_void>().cast_const(),
+                &mut host_props,
+            )
+        };
+        if result != vk::Result::SUCCESS {
+            return Err(Error::Other(format!(
+                "this host memory cannot be imported ({result})"
+            )));
+        }
+
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        let importable = shared.instance.raw.as_ref().is_some_and(|raw| {
+            let query = vk::PhysicalDeviceExternalBufferInfo::default()
+                .usage(usage)
+                .handle_type(handle_type);
+            let mut props = vk::ExternalBufferProperties::default();
+            // SAFETY: `physical` belongs to the live instance.
+            unsafe {
+                raw.instance.get_physical_device_external_buffer_properties(
+                    shared.physical,
+                    &query,
+                    &mut props,
+                )
+            };
+            props
+                .external_memory_properties
+                .external_memory_features
+                .contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+        });
+        if !importable {
+            return Err(Error::Other(
+                "the device cannot import host memory into storage buffers".to_string(),
+            ));
+        }
+        let mut external_info =
+            vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle_type);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut external_info);
+        // SAFETY: the device is alive; size is within maxBufferSize.
+        let buffer = unsafe { shared.raw.create_buffer(&info, None) }
+            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+        // SAFETY: a live buffer of this device.
+        let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+        let allowed = requirements.memory_type_bits & host_props.memory_type_bits;
+        let coherent = vk::MemoryPropertyFlags::HOST_COHERENT;
+        let pick = |want: vk::MemoryPropertyFlags| {
+            (0..shared.memory_types.len() as u32).find(|&i| {
+                allowed & (1 << i) != 0 && shared.memory_types[i as usize].contains(want)
+            })
+        };
+        let Some(type_index) = pick(coherent).or_else(|| pick(vk::MemoryPropertyFlags::empty()))
+        else {
+            // SAFETY: created above, never bound.
+            unsafe { shared.raw.destroy_buffer(buffer, None) };
+            return Err(Error::Other(
+                "no memory type can hold both this buffer and imported host memory".to_string(),
+            ));
+        };
+
+        let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+            .handle_type(handle_type)
+            .host_pointer(host.as_ptr().cast::<c_void>());
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let allocate = vk::MemoryAllocateInfo::default()
+            .allocation_size(size)
+            .memory_type_index(type_index)
+            .push_next(&mut import)
+            .push_next(&mut flags);
+        // SAFETY: the import info names memory the caller keeps alive, with
+        // size and address aligned to minImportedHostPointerAlignment.
+        let memory = match unsafe { shared.raw.allocate_memory(&allocate, None) } {
+            Ok(memory) => memory,
+            Err(e) => {
+                // SAFETY: created above, never bound.
+                unsafe { shared.raw.destroy_buffer(buffer, None) };
+                return Err(allocation_vk_error("vkAllocateMemory (host import)", e));
+            }
+        };
+        // SAFETY: the memory type is allowed for the buffer and the memory
+        // covers its size from offset 0.
+        if let Err(e) = unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) } {
+            // SAFETY: both were created above and are unused.
+            unsafe {
+                shared.raw.destroy_buffer(buffer, None);
+                shared.raw.free_memory(memory, None);
+            }
+            return Err(allocation_vk_error("vkBindBufferMemory", e));
+        }
+        let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+        // SAFETY: SHADER_DEVICE_ADDRESS usage, memory allocated with the
+        // DEVICE_ADDRESS flag.
+        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+        let mapped = shared.memory_types[type_index as usize]
+            .contains(coherent)
+            .then_some(MappedPtr(host));
+        Ok(Buffer {
+            device: Arc::clone(shared),
+            raw: buffer,
+            memory: Some(Backing::ImportedHost(memory)),
+            size,
+            address,
+            // The application's own pages, read through the host's caches.
+            host_cached: mapped.is_some(),
+            mapped,
+        })
+    }
+}
