@@ -6,7 +6,34 @@ use crate::options::BuildOptions;
 use crate::token::{SourceMap, Token};
 use crate::{BuildError, CompileRequest, CompiledProgram, TargetCaps};
 
+/// Stack for a build: the parser and the lowering recurse once per nesting
+/// level of the source (bounded by the parser), which must not overflow the
+/// caller's stack, whatever thread the application builds on.
+const BUILD_STACK_BYTES: usize = 64 << 20;
+
 pub(crate) fn compile(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+) -> Result<CompiledProgram, BuildError> {
+    let result = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("ferrocl-compile".into())
+            .stack_size(BUILD_STACK_BYTES)
+            .spawn_scoped(s, || compile_on_this_thread(request, caps))
+            .map(|h| h.join())
+    });
+    match result {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => Err(BuildError {
+            log: "error: internal compiler error\n".into(),
+            invalid_options: false,
+        }),
+        // No thread could be started: build here instead.
+        Err(_) => compile_on_this_thread(request, caps),
+    }
+}
+
+fn compile_on_this_thread(
     request: &CompileRequest<'_>,
     caps: &TargetCaps,
 ) -> Result<CompiledProgram, BuildError> {

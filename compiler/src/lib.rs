@@ -16,7 +16,7 @@
 //! | 0  | `global_offset: [u32; 3]` |
 //! | 12 | `global_size: [u32; 3]` (the whole NDRange, not the split part) |
 //! | 24 | `work_dim: u32` |
-//! | 28 | reserved, 0 |
+//! | 28 | `group_base_x: u32`: added to the work-group id in x (0 unless the runtime splits an NDRange with more groups in x than `maxComputeWorkGroupCount` allows, dispatching each part from group 0) |
 //! | 32 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
 //!
 //! Unused dimensions have global size 1 and offset 0. A kernel that calls
@@ -24,7 +24,8 @@
 //! 8-byte argument.
 //!
 //! Arguments are laid out in declaration order, each at the offset and size in
-//! [`KernelArg`]: scalars and vectors with their OpenCL size and alignment (a
+//! [`KernelArg`] (offsets count from the start of the argument data: byte 32
+//! of the push-constant block, or byte 0 of the argument buffer): scalars and vectors with their OpenCL size and alignment (a
 //! 3-vector takes the size of a 4-vector), `__global`/`__constant` pointers as
 //! 8-byte device addresses, structs by value with C layout. `__local` pointer
 //! arguments take no bytes: their size in bytes is the specialization constant

@@ -133,9 +133,7 @@ impl BuildOptions {
                 "-g" => opts.debug_info = true,
                 "-create-library" => opts.create_library = true,
                 "-enable-link-options" => opts.enable_link_options = true,
-                "-cl-std" => {
-                    return Err("'-cl-std' needs a value: -cl-std=CL1.2 and so on".into())
-                }
+                "-cl-std" => return Err("'-cl-std' needs a value: -cl-std=CL1.2 and so on".into()),
                 other => return Err(format!("unrecognized build option '{other}'")),
             }
         }

@@ -65,6 +65,9 @@ struct Declarator {
     params: Option<Vec<Param>>,
     span: Span,
     type_name: String,
+    /// Where a variable so declared lives: the specifiers' address space,
+    /// or for a pointer the one written after its last `*`.
+    var_space: AddrSpace,
 }
 
 pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> TranslationUnit {
@@ -293,7 +296,7 @@ impl<'a> Parser<'a> {
                 tu.globals.push(VarDecl {
                     name,
                     ty: d.ty,
-                    space: specs.space.unwrap_or(AddrSpace::Private),
+                    space: d.var_space,
                     qual: specs.qual,
                     init,
                     span: d.span,
@@ -760,6 +763,7 @@ impl<'a> Parser<'a> {
         for n in dims.into_iter().rev() {
             ty = Type::Array(Box::new(ty), n);
         }
+        let var_space = if is_ptr { space } else { specs.space.unwrap_or(AddrSpace::Private) };
         Declarator {
             name,
             ty,
@@ -768,6 +772,7 @@ impl<'a> Parser<'a> {
             params,
             span: dspan,
             type_name,
+            var_space,
         }
     }
 
@@ -903,7 +908,7 @@ impl<'a> Parser<'a> {
                 vars.push(VarDecl {
                     name,
                     ty: d.ty,
-                    space: specs.space.unwrap_or(AddrSpace::Private),
+                    space: d.var_space,
                     qual: specs.qual,
                     init,
                     span: d.span,

@@ -64,16 +64,20 @@ fn err<T>(message: impl Into<String>) -> Result<T, HarnessError> {
     Err(HarnessError(message.into()))
 }
 
-/// The test list: `--csv`, else the full list in the CTS directory or in
-/// its `test_conformance/`.
+/// The test list: `--csv` (as given, or inside the CTS directory or its
+/// `test_conformance/`), else the full list in either of those.
 pub fn find_test_list(cts_dir: &Path, csv: Option<&Path>) -> Result<PathBuf, HarnessError> {
     if let Some(csv) = csv {
         if csv.is_file() {
             return Ok(csv.to_path_buf());
         }
-        let inside = cts_dir.join(csv);
-        if inside.is_file() {
-            return Ok(inside);
+        for inside in [
+            cts_dir.join(csv),
+            cts_dir.join("test_conformance").join(csv),
+        ] {
+            if inside.is_file() {
+                return Ok(inside);
+            }
         }
         return err(format!("test list {} not found", csv.display()));
     }
@@ -483,6 +487,10 @@ pub fn run_cts(
         }
     }
     run_all(&specs, opts.jobs, |index, run: &ProcessRun| {
+        if stop_requested() {
+            // Killed by us, not by a bug: nothing to record.
+            return;
+        }
         let job = &jobs[index];
         let log_text = read_lossy(&specs[index].log_path);
         let cts_json = fs::read_to_string(&job.results_file).ok();
@@ -593,6 +601,23 @@ mod tests {
         assert_eq!(picked[0].name, "Images (Kernel)");
         let e = select_suites(all, Some(&strings(&["nope"]))).unwrap_err();
         assert!(e.0.contains("`nope`"));
+    }
+
+    #[test]
+    fn test_list_is_found_in_the_build_or_its_test_conformance() {
+        let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fake_cts");
+        let full = build.join("test_conformance").join(DEFAULT_LIST);
+        assert_eq!(find_test_list(&build, None).unwrap(), full);
+        assert_eq!(
+            find_test_list(&build.join("test_conformance"), None).unwrap(),
+            full
+        );
+        assert_eq!(
+            find_test_list(&build, Some(Path::new(DEFAULT_LIST))).unwrap(),
+            full
+        );
+        assert!(find_test_list(&build, Some(Path::new("nope.csv"))).is_err());
+        assert!(find_test_list(&build.join("test_conformance/good"), None).is_err());
     }
 
     #[test]

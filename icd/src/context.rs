@@ -2,7 +2,9 @@
 
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::{Context, ContextNotify, ObjectCallback};
 use ferrocl_runtime::device::Device;
@@ -40,7 +42,8 @@ unsafe fn context_properties(properties: *const isize) -> Result<Vec<isize>, cl_
                 // CL_INVALID_PLATFORM if platform value specified in
                 // properties is not a valid platform.
                 // SAFETY: the value is meant to be a platform handle.
-                let platform = unsafe { from_handle::<Platform>(value as *const c_void) }.map_err(|_| CL_INVALID_PLATFORM)?;
+                let platform = unsafe { from_handle::<Platform>(value as *const c_void) }
+                    .map_err(|_| CL_INVALID_PLATFORM)?;
                 if !std::ptr::eq(platform, &**crate::platform::platform()) {
                     return Err(CL_INVALID_PLATFORM);
                 }
@@ -126,7 +129,8 @@ pub unsafe extern "C" fn clCreateContextFromType(
                 | CL_DEVICE_TYPE_GPU
                 | CL_DEVICE_TYPE_ACCELERATOR
                 | CL_DEVICE_TYPE_CUSTOM;
-            if device_type != CL_DEVICE_TYPE_ALL && (device_type == 0 || device_type & !known != 0) {
+            if device_type != CL_DEVICE_TYPE_ALL && (device_type == 0 || device_type & !known != 0)
+            {
                 return Err(CL_INVALID_DEVICE_TYPE);
             }
             let list: Vec<Arc<Device>> = platform
@@ -180,9 +184,12 @@ pub unsafe extern "C" fn clGetContextInfo(
         unsafe {
             match param_name {
                 CL_CONTEXT_REFERENCE_COUNT => write_info(&reference_count(ctx), size, ptr, ret),
-                CL_CONTEXT_NUM_DEVICES => write_info(&(ctx.devices.len() as cl_uint), size, ptr, ret),
+                CL_CONTEXT_NUM_DEVICES => {
+                    write_info(&(ctx.devices.len() as cl_uint), size, ptr, ret)
+                }
                 CL_CONTEXT_DEVICES => {
-                    let handles: Vec<*mut c_void> = ctx.devices.iter().map(|d| handle_of(&**d)).collect();
+                    let handles: Vec<*mut c_void> =
+                        ctx.devices.iter().map(|d| handle_of(&**d)).collect();
                     write_info(&handles, size, ptr, ret)
                 }
                 CL_CONTEXT_PROPERTIES => {

@@ -14,7 +14,11 @@ use std::sync::Arc;
 ///
 /// # Safety
 /// `list` is NULL or points to `num` handles.
-pub(crate) unsafe fn wait_list(queue: &Queue, num: cl_uint, list: *const *mut c_void) -> Result<Vec<Arc<Event>>, cl_int> {
+pub(crate) unsafe fn wait_list(
+    queue: &Queue,
+    num: cl_uint,
+    list: *const *mut c_void,
+) -> Result<Vec<Arc<Event>>, cl_int> {
     // CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and
     // num_events_in_wait_list > 0, or event_wait_list is not NULL and
     // num_events_in_wait_list is 0.
@@ -26,7 +30,8 @@ pub(crate) unsafe fn wait_list(queue: &Queue, num: cl_uint, list: *const *mut c_
         // CL_INVALID_EVENT_WAIT_LIST if event objects in event_wait_list are
         // not valid events.
         // SAFETY: the list holds num handles per the contract.
-        let e = unsafe { arc_from_handle::<Event>(list.add(i).read_unaligned()) }.map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
+        let e = unsafe { arc_from_handle::<Event>(list.add(i).read_unaligned()) }
+            .map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
         // CL_INVALID_CONTEXT if the context associated with command_queue
         // and events in event_wait_list are not the same.
         if !Arc::ptr_eq(&e.context, &queue.context) {
@@ -92,7 +97,10 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
         // program executable available for the device associated with
         // command_queue.
-        let index = kernel.program.device_index(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let index = kernel
+            .program
+            .device_index(&queue.device)
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
         if kernel.program.executable(index).is_none() {
             return Err(CL_INVALID_PROGRAM_EXECUTABLE);
         }
@@ -113,8 +121,16 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         let n = work_dim as usize;
         // A NULL global_work_size is an empty NDRange (OpenCL 2.1 and newer).
-        let global = if global_work_size.is_null() { [0; 3] } else { dims(global_work_size, n, 1) };
-        let offset = if global_work_offset.is_null() { [0; 3] } else { dims(global_work_offset, n, 0) };
+        let global = if global_work_size.is_null() {
+            [0; 3]
+        } else {
+            dims(global_work_size, n, 1)
+        };
+        let offset = if global_work_offset.is_null() {
+            [0; 3]
+        } else {
+            dims(global_work_offset, n, 0)
+        };
         // CL_INVALID_GLOBAL_OFFSET if the value specified in
         // global_work_size plus the corresponding value in
         // global_work_offset for any dimensions is greater than the maximum
@@ -132,11 +148,19 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         let info = queue.device.info();
         let max_wg = info.max_work_group_size;
-        let reqd = kernel.info.reqd_work_group_size.map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
+        let reqd = kernel
+            .info
+            .reqd_work_group_size
+            .map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
         let local = if local_work_size.is_null() {
             match reqd {
                 Some(r) => r,
-                None => pick_local_size(global.map(|g| g.max(1)), n, max_wg, info.max_work_item_sizes),
+                None => pick_local_size(
+                    global.map(|g| g.max(1)),
+                    n,
+                    max_wg,
+                    info.max_work_item_sizes,
+                ),
             }
         } else {
             let local = dims(local_work_size, n, 1);
@@ -223,7 +247,14 @@ pub unsafe extern "C" fn clEnqueueNativeKernel(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc);
+    let _ = (
+        user_func,
+        args,
+        cb_args,
+        num_mem_objects,
+        mem_list,
+        args_mem_loc,
+    );
     let _ = (num_events_in_wait_list, event_wait_list, event);
     api_call(|| {
         // SAFETY: a handle the application got from this library.
@@ -264,7 +295,15 @@ pub unsafe extern "C" fn clEnqueueMarkerWithWaitList(
     event: *mut *mut c_void,
 ) -> cl_int {
     // SAFETY: the application's pointers.
-    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_MARKER, num_events_in_wait_list, event_wait_list, event) })
+    api_call(|| unsafe {
+        enqueue_sync_point(
+            command_queue,
+            CL_COMMAND_MARKER,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    })
 }
 
 #[no_mangle]
@@ -275,11 +314,22 @@ pub unsafe extern "C" fn clEnqueueBarrierWithWaitList(
     event: *mut *mut c_void,
 ) -> cl_int {
     // SAFETY: the application's pointers.
-    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_BARRIER, num_events_in_wait_list, event_wait_list, event) })
+    api_call(|| unsafe {
+        enqueue_sync_point(
+            command_queue,
+            CL_COMMAND_BARRIER,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clEnqueueMarker(command_queue: *mut c_void, event: *mut *mut c_void) -> cl_int {
+pub unsafe extern "C" fn clEnqueueMarker(
+    command_queue: *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
     api_call(|| {
         // CL_INVALID_VALUE if event is NULL.
         if event.is_null() {
@@ -295,11 +345,23 @@ pub unsafe extern "C" fn clEnqueueMarker(command_queue: *mut c_void, event: *mut
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueBarrier(command_queue: *mut c_void) -> cl_int {
     // SAFETY: the application's pointers.
-    api_call(|| unsafe { enqueue_sync_point(command_queue, CL_COMMAND_BARRIER, 0, std::ptr::null(), std::ptr::null_mut()) })
+    api_call(|| unsafe {
+        enqueue_sync_point(
+            command_queue,
+            CL_COMMAND_BARRIER,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clEnqueueWaitForEvents(command_queue: *mut c_void, num_events: cl_uint, event_list: *const *mut c_void) -> cl_int {
+pub unsafe extern "C" fn clEnqueueWaitForEvents(
+    command_queue: *mut c_void,
+    num_events: cl_uint,
+    event_list: *const *mut c_void,
+) -> cl_int {
     api_call(|| {
         // SAFETY: a handle the application got from this library.
         let queue = unsafe { queue_arg(command_queue)? };

@@ -2,7 +2,9 @@
 
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
 use ferrocl_runtime::event::{Event, EventCallback};
@@ -10,7 +12,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 #[no_mangle]
-pub unsafe extern "C" fn clWaitForEvents(num_events: cl_uint, event_list: *const *mut c_void) -> cl_int {
+pub unsafe extern "C" fn clWaitForEvents(
+    num_events: cl_uint,
+    event_list: *const *mut c_void,
+) -> cl_int {
     api_call(|| {
         // CL_INVALID_VALUE if num_events is zero or event_list is NULL.
         if num_events == 0 || event_list.is_null() {
@@ -70,7 +75,10 @@ pub unsafe extern "C" fn clGetEventInfo(
         unsafe {
             match param_name {
                 CL_EVENT_COMMAND_QUEUE => {
-                    let q = e.queue.as_ref().map_or(std::ptr::null_mut(), |q| handle_of(&**q));
+                    let q = e
+                        .queue
+                        .as_ref()
+                        .map_or(std::ptr::null_mut(), |q| handle_of(&**q));
                     write_info(&q, size, ptr, ret)
                 }
                 CL_EVENT_CONTEXT => write_info(&handle_of(&*e.context), size, ptr, ret),
@@ -85,7 +93,10 @@ pub unsafe extern "C" fn clGetEventInfo(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clCreateUserEvent(context: *mut c_void, errcode_ret: *mut cl_int) -> *mut c_void {
+pub unsafe extern "C" fn clCreateUserEvent(
+    context: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
     // SAFETY: errcode_ret is the application's.
     unsafe {
         api_create(errcode_ret, || {
@@ -109,7 +120,10 @@ pub unsafe extern "C" fn clReleaseEvent(event: *mut c_void) -> cl_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clSetUserEventStatus(event: *mut c_void, execution_status: cl_int) -> cl_int {
+pub unsafe extern "C" fn clSetUserEventStatus(
+    event: *mut c_void,
+    execution_status: cl_int,
+) -> cl_int {
     api_call(|| {
         // CL_INVALID_EVENT if event is not a valid user event object.
         // SAFETY: a handle the application got from this library.

@@ -2,7 +2,9 @@
 
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::device::Device;
 use ferrocl_runtime::kernel::{AccessQualifier, AddressQualifier, ArgKind, ArgValue, Kernel};
@@ -11,7 +13,11 @@ use ferrocl_runtime::program::Program;
 use std::ffi::{c_char, c_void, CStr};
 
 #[no_mangle]
-pub unsafe extern "C" fn clCreateKernel(program: *mut c_void, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> *mut c_void {
+pub unsafe extern "C" fn clCreateKernel(
+    program: *mut c_void,
+    kernel_name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
     // SAFETY: the application's pointers, as the spec defines them.
     unsafe {
         api_create(errcode_ret, || {
@@ -27,7 +33,9 @@ pub unsafe extern "C" fn clCreateKernel(program: *mut c_void, kernel_name: *cons
                 return Err(CL_INVALID_VALUE);
             }
             // CL_INVALID_KERNEL_NAME if kernel_name is not found in program.
-            let name = CStr::from_ptr(kernel_name).to_str().map_err(|_| CL_INVALID_KERNEL_NAME)?;
+            let name = CStr::from_ptr(kernel_name)
+                .to_str()
+                .map_err(|_| CL_INVALID_KERNEL_NAME)?;
             Ok(into_handle(Kernel::new(&p, name)?))
         })
     }
@@ -70,7 +78,10 @@ pub unsafe extern "C" fn clCreateKernelsInProgram(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clCloneKernel(source_kernel: *mut c_void, errcode_ret: *mut cl_int) -> *mut c_void {
+pub unsafe extern "C" fn clCloneKernel(
+    source_kernel: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
     // SAFETY: the application's pointers, as the spec defines them.
     unsafe {
         api_create(errcode_ret, || {
@@ -94,13 +105,22 @@ pub unsafe extern "C" fn clReleaseKernel(kernel: *mut c_void) -> cl_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clSetKernelArg(kernel: *mut c_void, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArg(
+    kernel: *mut c_void,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         let k = from_handle::<Kernel>(kernel)?;
         // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
-        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let arg = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
         let value = match arg.kind {
             ArgKind::LocalPointer => {
                 // CL_INVALID_ARG_VALUE if the argument is declared with the
@@ -123,7 +143,11 @@ pub unsafe extern "C" fn clSetKernelArg(kernel: *mut c_void, arg_index: cl_uint,
                 }
                 // A NULL arg_value, or a NULL cl_mem, is a NULL pointer
                 // argument.
-                let handle = if arg_value.is_null() { std::ptr::null_mut() } else { (arg_value as *const *mut c_void).read_unaligned() };
+                let handle = if arg_value.is_null() {
+                    std::ptr::null_mut()
+                } else {
+                    (arg_value as *const *mut c_void).read_unaligned()
+                };
                 if handle.is_null() {
                     ArgValue::Buffer(None)
                 } else {
@@ -145,7 +169,9 @@ pub unsafe extern "C" fn clSetKernelArg(kernel: *mut c_void, arg_index: cl_uint,
                 if arg_size != arg.size as usize {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
-                ArgValue::Bytes(std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec())
+                ArgValue::Bytes(
+                    std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec(),
+                )
             }
             // CL_INVALID_MEM_OBJECT for an argument declared to be a memory
             // object when the specified arg_value is not a valid memory
@@ -204,7 +230,11 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
         // SAFETY: a handle the application got from this library.
         let k = unsafe { from_handle::<Kernel>(kernel)? };
         // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
-        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let arg = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
         let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
         // SAFETY: the application's output pointers.
         unsafe {
@@ -228,7 +258,9 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
                     write_info(&q, size, ptr, ret)
                 }
                 CL_KERNEL_ARG_TYPE_NAME => write_info(&arg.type_name, size, ptr, ret),
-                CL_KERNEL_ARG_TYPE_QUALIFIER => write_info(&(arg.type_qualifier as cl_bitfield), size, ptr, ret),
+                CL_KERNEL_ARG_TYPE_QUALIFIER => {
+                    write_info(&(arg.type_qualifier as cl_bitfield), size, ptr, ret)
+                }
                 CL_KERNEL_ARG_NAME => write_info(&arg.name, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
@@ -275,7 +307,10 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
         let d = unsafe { kernel_device(k, device)? };
         let info = d.info();
         let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
-        let reqd = k.info.reqd_work_group_size.map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
+        let reqd = k
+            .info
+            .reqd_work_group_size
+            .map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
         // SAFETY: the application's output pointers.
         unsafe {
             match param_name {
@@ -283,9 +318,13 @@ pub unsafe extern "C" fn clGetKernelWorkGroupInfo(
                     let max = reqd.map_or(info.max_work_group_size, |r| r.iter().product());
                     write_info(&max, size, ptr, ret)
                 }
-                CL_KERNEL_COMPILE_WORK_GROUP_SIZE => write_info(&reqd.unwrap_or([0; 3]), size, ptr, ret),
+                CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
+                    write_info(&reqd.unwrap_or([0; 3]), size, ptr, ret)
+                }
                 CL_KERNEL_LOCAL_MEM_SIZE => write_info(&k.local_mem_size(), size, ptr, ret),
-                CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(&info.preferred_work_group_size_multiple, size, ptr, ret),
+                CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                    write_info(&info.preferred_work_group_size_multiple, size, ptr, ret)
+                }
                 CL_KERNEL_PRIVATE_MEM_SIZE => write_info(&k.info.private_mem_size, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is
                 // CL_KERNEL_GLOBAL_WORK_SIZE and device is not a custom device
@@ -308,7 +347,14 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        param_name,
+        input_value_size,
+        input_value,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
         // SAFETY: handles the application got from this library.
@@ -334,10 +380,16 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
         unsafe { from_handle::<Kernel>(kernel)? };
         match param_name {
             // CL_INVALID_VALUE if param_value is NULL.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM if param_value.is_null() => Err(CL_INVALID_VALUE),
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
+                if param_value.is_null() =>
+            {
+                Err(CL_INVALID_VALUE)
+            }
             // CL_INVALID_OPERATION if no devices in the context associated
             // with kernel support SVM.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => Err(CL_INVALID_OPERATION),
+            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                Err(CL_INVALID_OPERATION)
+            }
             // CL_INVALID_VALUE if param_name is not valid.
             _ => Err(CL_INVALID_VALUE),
         }
@@ -345,7 +397,11 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clSetKernelArgSVMPointer(kernel: *mut c_void, arg_index: cl_uint, arg_value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn clSetKernelArgSVMPointer(
+    kernel: *mut c_void,
+    arg_index: cl_uint,
+    arg_value: *const c_void,
+) -> cl_int {
     let _ = arg_value;
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.

@@ -9,21 +9,21 @@
 // and handles are what the OpenCL specification says they are.
 #![allow(clippy::missing_safety_doc)]
 
-pub mod entry;
-pub mod info;
-pub mod platform;
+pub mod context;
 pub mod device;
 pub mod dispatch;
-pub mod extension;
-pub mod unsupported;
-pub mod context;
-pub mod queue;
-pub mod memory;
-pub mod program;
-pub mod kernel;
-pub mod event;
 pub mod enqueue;
+pub mod entry;
+pub mod event;
+pub mod extension;
+pub mod info;
+pub mod kernel;
+pub mod memory;
+pub mod platform;
+pub mod program;
+pub mod queue;
 pub mod svm;
+pub mod unsupported;
 
 /// Number of Vulkan validation-layer messages seen in this process (with
 /// `FERROCL_VALIDATION=1`), for C tests that fail on any.

@@ -1,27 +1,34 @@
 //! Buffer entry points: creation, sub-buffers, info, and every buffer
 //! transfer command.
 
-use crate::entry::{api_call, api_create};
 use crate::enqueue::{queue_arg, return_event, wait_list};
+use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::{Context, ObjectCallback};
-use ferrocl_runtime::memory::{self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS};
+use ferrocl_runtime::memory::{
+    self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
+};
 use ferrocl_runtime::queue::Queue;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-const HOST_PTR_FLAGS: cl_bitfield = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+const HOST_PTR_FLAGS: cl_bitfield =
+    CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 
 /// Checks the `cl_mem_flags` of a buffer: at most one device access flag,
 /// at most one host access flag, no contradictory host pointer flags.
 fn check_flags(flags: cl_bitfield) -> Result<(), cl_int> {
-    let known = DEVICE_ACCESS_FLAGS | HOST_ACCESS_FLAGS | HOST_PTR_FLAGS | CL_MEM_KERNEL_READ_AND_WRITE;
+    let known =
+        DEVICE_ACCESS_FLAGS | HOST_ACCESS_FLAGS | HOST_PTR_FLAGS | CL_MEM_KERNEL_READ_AND_WRITE;
     if flags & !known != 0
         || (flags & DEVICE_ACCESS_FLAGS).count_ones() > 1
         || (flags & HOST_ACCESS_FLAGS).count_ones() > 1
-        || (flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+        || (flags & CL_MEM_USE_HOST_PTR != 0
+            && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
     {
         return Err(CL_INVALID_VALUE);
     }
@@ -42,7 +49,12 @@ fn create_buffer(
     check_flags(flags)?;
     // CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
     // CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices in context.
-    if size == 0 || ctx.devices.iter().all(|d| size as u64 > d.info().max_mem_alloc_size) {
+    if size == 0
+        || ctx
+            .devices
+            .iter()
+            .all(|d| size as u64 > d.info().max_mem_alloc_size)
+    {
         return Err(CL_INVALID_BUFFER_SIZE);
     }
     // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
@@ -52,8 +64,14 @@ fn create_buffer(
     if wants_ptr == host_ptr.is_null() {
         return Err(CL_INVALID_HOST_PTR);
     }
-    let flags = if flags & DEVICE_ACCESS_FLAGS == 0 { flags | CL_MEM_READ_WRITE } else { flags };
-    Ok(into_handle(Mem::new_buffer(ctx, flags, size, host_ptr, properties)?))
+    let flags = if flags & DEVICE_ACCESS_FLAGS == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
+    Ok(into_handle(Mem::new_buffer(
+        ctx, flags, size, host_ptr, properties,
+    )?))
 }
 
 #[no_mangle]
@@ -65,7 +83,11 @@ pub unsafe extern "C" fn clCreateBuffer(
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
     // SAFETY: errcode_ret is the application's.
-    unsafe { api_create(errcode_ret, || create_buffer(context, Vec::new(), flags, size, host_ptr)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_buffer(context, Vec::new(), flags, size, host_ptr)
+        })
+    }
 }
 
 #[no_mangle]
@@ -132,7 +154,8 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             check_flags(flags)?;
             let pf = parent.flags;
             if (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
-                || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+                || (pf & CL_MEM_READ_ONLY != 0
+                    && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
                 || flags & HOST_PTR_FLAGS != 0
             {
                 return Err(CL_INVALID_VALUE);
@@ -145,7 +168,8 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             // or CL_MEM_HOST_WRITE_ONLY.
             if (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
                 || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-                || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+                || (pf & CL_MEM_HOST_NO_ACCESS != 0
+                    && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
             {
                 return Err(CL_INVALID_VALUE);
             }
@@ -166,7 +190,11 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             if region.size == 0 {
                 return Err(CL_INVALID_BUFFER_SIZE);
             }
-            if region.origin.checked_add(region.size).is_none_or(|end| end > parent.size) {
+            if region
+                .origin
+                .checked_add(region.size)
+                .is_none_or(|end| end > parent.size)
+            {
                 return Err(CL_INVALID_VALUE);
             }
             // CL_MISALIGNED_SUB_BUFFER_OFFSET if there are no devices in
@@ -189,7 +217,12 @@ pub unsafe extern "C" fn clCreateSubBuffer(
                 sub_flags |= pf & HOST_ACCESS_FLAGS;
             }
             sub_flags |= pf & HOST_PTR_FLAGS;
-            Ok(into_handle(Mem::new_sub_buffer(&parent, sub_flags, region.origin, region.size)))
+            Ok(into_handle(Mem::new_sub_buffer(
+                &parent,
+                sub_flags,
+                region.origin,
+                region.size,
+            )))
         })
     }
 }
@@ -230,7 +263,10 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                 CL_MEM_REFERENCE_COUNT => write_info(&reference_count(m), size, ptr, ret),
                 CL_MEM_CONTEXT => write_info(&handle_of(&*m.context), size, ptr, ret),
                 CL_MEM_ASSOCIATED_MEMOBJECT => {
-                    let parent = m.parent.as_ref().map_or(std::ptr::null_mut(), |p| handle_of(&**p));
+                    let parent = m
+                        .parent
+                        .as_ref()
+                        .map_or(std::ptr::null_mut(), |p| handle_of(&**p));
                     write_info(&parent, size, ptr, ret)
                 }
                 CL_MEM_OFFSET => write_info(&m.origin, size, ptr, ret),
@@ -264,7 +300,10 @@ pub unsafe extern "C" fn clSetMemObjectDestructorCallback(
 ///
 /// # Safety
 /// Handles from the application.
-unsafe fn queue_and_mem(command_queue: *mut c_void, buffer: *mut c_void) -> Result<(Arc<Queue>, Arc<Mem>), cl_int> {
+unsafe fn queue_and_mem(
+    command_queue: *mut c_void,
+    buffer: *mut c_void,
+) -> Result<(Arc<Queue>, Arc<Mem>), cl_int> {
     // SAFETY: forwarded contract.
     unsafe {
         // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
@@ -319,7 +358,11 @@ fn linear(offset: usize) -> Rect {
 ///
 /// # Safety
 /// `event` is NULL or writable.
-unsafe fn finish_enqueue(e: Arc<ferrocl_runtime::event::Event>, blocking: bool, event: *mut *mut c_void) -> Result<(), cl_int> {
+unsafe fn finish_enqueue(
+    e: Arc<ferrocl_runtime::event::Event>,
+    blocking: bool,
+    event: *mut *mut c_void,
+) -> Result<(), cl_int> {
     if blocking {
         wait_blocking(&e)?;
     }
@@ -351,7 +394,16 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         check_host_read(&mem)?;
-        let e = memory::enqueue_read(&queue, &mem, linear(offset), ptr as usize, linear(0), [size, 1, 1], &waits, CL_COMMAND_READ_BUFFER)?;
+        let e = memory::enqueue_read(
+            &queue,
+            &mem,
+            linear(offset),
+            ptr as usize,
+            linear(0),
+            [size, 1, 1],
+            &waits,
+            CL_COMMAND_READ_BUFFER,
+        )?;
         finish_enqueue(e, blocking_read != 0, event)
     })
 }
@@ -379,7 +431,16 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         check_host_write(&mem)?;
-        let e = memory::enqueue_write(&queue, &mem, linear(offset), ptr as usize, linear(0), [size, 1, 1], &waits, CL_COMMAND_WRITE_BUFFER)?;
+        let e = memory::enqueue_write(
+            &queue,
+            &mem,
+            linear(offset),
+            ptr as usize,
+            linear(0),
+            [size, 1, 1],
+            &waits,
+            CL_COMMAND_WRITE_BUFFER,
+        )?;
         finish_enqueue(e, blocking_write != 0, event)
     })
 }
@@ -416,7 +477,16 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }
-        let e = memory::enqueue_copy(&queue, &src, linear(src_offset), &dst, linear(dst_offset), [size, 1, 1], &waits, CL_COMMAND_COPY_BUFFER)?;
+        let e = memory::enqueue_copy(
+            &queue,
+            &src,
+            linear(src_offset),
+            &dst,
+            linear(dst_offset),
+            [size, 1, 1],
+            &waits,
+            CL_COMMAND_COPY_BUFFER,
+        )?;
         return_event(event, e);
         Ok(())
     })
@@ -431,12 +501,23 @@ unsafe fn triple(ptr: *const usize) -> Result<[usize; 3], cl_int> {
         return Err(CL_INVALID_VALUE);
     }
     // SAFETY: per the contract.
-    unsafe { Ok([ptr.read_unaligned(), ptr.add(1).read_unaligned(), ptr.add(2).read_unaligned()]) }
+    unsafe {
+        Ok([
+            ptr.read_unaligned(),
+            ptr.add(1).read_unaligned(),
+            ptr.add(2).read_unaligned(),
+        ])
+    }
 }
 
 /// Applies the default pitches and checks them against the region
 /// (`CL_INVALID_VALUE`).
-fn rect(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, cl_int> {
+fn rect(
+    origin: [usize; 3],
+    region: [usize; 3],
+    row_pitch: usize,
+    slice_pitch: usize,
+) -> Result<Rect, cl_int> {
     // CL_INVALID_VALUE if buffer_row_pitch is not 0 and is less than
     // region[0].
     if row_pitch != 0 && row_pitch < region[0] {
@@ -445,10 +526,17 @@ fn rect(origin: [usize; 3], region: [usize; 3], row_pitch: usize, slice_pitch: u
     let row_pitch = if row_pitch == 0 { region[0] } else { row_pitch };
     // CL_INVALID_VALUE if buffer_slice_pitch is not 0 and is less than
     // region[1] × buffer_row_pitch and not a multiple of buffer_row_pitch.
-    if slice_pitch != 0 && slice_pitch < region[1] * row_pitch && !slice_pitch.is_multiple_of(row_pitch) {
+    if slice_pitch != 0
+        && slice_pitch < region[1] * row_pitch
+        && !slice_pitch.is_multiple_of(row_pitch)
+    {
         return Err(CL_INVALID_VALUE);
     }
-    let slice_pitch = if slice_pitch == 0 { region[1] * row_pitch } else { slice_pitch };
+    let slice_pitch = if slice_pitch == 0 {
+        region[1] * row_pitch
+    } else {
+        slice_pitch
+    };
     Ok(Rect {
         origin,
         row_pitch,
@@ -495,7 +583,11 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
         let (queue, mem) = queue_and_mem(command_queue, buffer)?;
-        let (bo, ho, reg) = (triple(buffer_origin)?, triple(host_origin)?, triple(region)?);
+        let (bo, ho, reg) = (
+            triple(buffer_origin)?,
+            triple(host_origin)?,
+            triple(region)?,
+        );
         check_region(reg)?;
         // CL_INVALID_VALUE if ptr is NULL.
         if ptr.is_null() {
@@ -506,7 +598,16 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
         rect_in(&mem, &src, reg)?;
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         check_host_read(&mem)?;
-        let e = memory::enqueue_read(&queue, &mem, src, ptr as usize, dst, reg, &waits, CL_COMMAND_READ_BUFFER_RECT)?;
+        let e = memory::enqueue_read(
+            &queue,
+            &mem,
+            src,
+            ptr as usize,
+            dst,
+            reg,
+            &waits,
+            CL_COMMAND_READ_BUFFER_RECT,
+        )?;
         finish_enqueue(e, blocking_read != 0, event)
     })
 }
@@ -531,7 +632,11 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
         let (queue, mem) = queue_and_mem(command_queue, buffer)?;
-        let (bo, ho, reg) = (triple(buffer_origin)?, triple(host_origin)?, triple(region)?);
+        let (bo, ho, reg) = (
+            triple(buffer_origin)?,
+            triple(host_origin)?,
+            triple(region)?,
+        );
         check_region(reg)?;
         // CL_INVALID_VALUE if ptr is NULL.
         if ptr.is_null() {
@@ -542,7 +647,16 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
         rect_in(&mem, &dst, reg)?;
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         check_host_write(&mem)?;
-        let e = memory::enqueue_write(&queue, &mem, dst, ptr as usize, src, reg, &waits, CL_COMMAND_WRITE_BUFFER_RECT)?;
+        let e = memory::enqueue_write(
+            &queue,
+            &mem,
+            dst,
+            ptr as usize,
+            src,
+            reg,
+            &waits,
+            CL_COMMAND_WRITE_BUFFER_RECT,
+        )?;
         finish_enqueue(e, blocking_write != 0, event)
     })
 }
@@ -577,7 +691,10 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         // object and src_slice_pitch is not equal to dst_slice_pitch and
         // src_row_pitch is not equal to dst_row_pitch.
         let same = Arc::ptr_eq(&src_mem.buffer, &dst_mem.buffer);
-        if Arc::ptr_eq(&src_mem, &dst_mem) && src.slice_pitch != dst.slice_pitch && src.row_pitch != dst.row_pitch {
+        if Arc::ptr_eq(&src_mem, &dst_mem)
+            && src.slice_pitch != dst.slice_pitch
+            && src.row_pitch != dst.row_pitch
+        {
             return Err(CL_INVALID_VALUE);
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
@@ -585,13 +702,31 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         // buffer or sub-buffer object and the source and destination regions
         // overlap (checked on the byte extents of the two rectangles).
         if same {
-            let a = (src_mem.offset + src.offset(0, 0, 0), src_mem.offset + src.end(reg));
-            let b = (dst_mem.offset + dst.offset(0, 0, 0), dst_mem.offset + dst.end(reg));
-            if rects_overlap(&src, src_mem.offset, &dst, dst_mem.offset, reg) && a.0 < b.1 && b.0 < a.1 {
+            let a = (
+                src_mem.offset + src.offset(0, 0, 0),
+                src_mem.offset + src.end(reg),
+            );
+            let b = (
+                dst_mem.offset + dst.offset(0, 0, 0),
+                dst_mem.offset + dst.end(reg),
+            );
+            if rects_overlap(&src, src_mem.offset, &dst, dst_mem.offset, reg)
+                && a.0 < b.1
+                && b.0 < a.1
+            {
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }
-        let e = memory::enqueue_copy(&queue, &src_mem, src, &dst_mem, dst, reg, &waits, CL_COMMAND_COPY_BUFFER_RECT)?;
+        let e = memory::enqueue_copy(
+            &queue,
+            &src_mem,
+            src,
+            &dst_mem,
+            dst,
+            reg,
+            &waits,
+            CL_COMMAND_COPY_BUFFER_RECT,
+        )?;
         return_event(event, e);
         Ok(())
     })
@@ -685,7 +820,8 @@ pub unsafe extern "C" fn clEnqueueMapBuffer(
             check_range(&mem, offset, size)?;
             let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
             if map_flags & !known != 0
-                || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0 && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
+                || (map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0
+                    && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0)
             {
                 return Err(CL_INVALID_VALUE);
             }

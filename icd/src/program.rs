@@ -4,7 +4,9 @@
 use crate::entry::{api_call, api_create};
 use crate::info::{write_info, Bytes};
 
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::{Context, ObjectCallback};
 use ferrocl_runtime::device::Device;
@@ -32,7 +34,11 @@ unsafe fn c_str(s: *const c_char) -> String {
 ///
 /// # Safety
 /// `list` is NULL or points to `num` handles.
-unsafe fn device_list(num: cl_uint, list: *const *mut c_void, allowed: &[Arc<Device>]) -> Result<Vec<usize>, cl_int> {
+unsafe fn device_list(
+    num: cl_uint,
+    list: *const *mut c_void,
+    allowed: &[Arc<Device>],
+) -> Result<Vec<usize>, cl_int> {
     // CL_INVALID_VALUE if device_list is NULL and num_devices is greater
     // than zero, or if device_list is not NULL and num_devices is zero.
     if list.is_null() != (num == 0) {
@@ -47,7 +53,10 @@ unsafe fn device_list(num: cl_uint, list: *const *mut c_void, allowed: &[Arc<Dev
         // of devices associated with program.
         // SAFETY: per the contract.
         let d = unsafe { from_handle::<Device>(list.add(i).read_unaligned())? };
-        let index = allowed.iter().position(|a| std::ptr::eq(&**a, d)).ok_or(CL_INVALID_DEVICE)?;
+        let index = allowed
+            .iter()
+            .position(|a| std::ptr::eq(&**a, d))
+            .ok_or(CL_INVALID_DEVICE)?;
         if !out.contains(&index) {
             out.push(index);
         }
@@ -79,7 +88,11 @@ pub unsafe extern "C" fn clCreateProgramWithSource(
                 if s.is_null() {
                     return Err(CL_INVALID_VALUE);
                 }
-                let len = if lengths.is_null() { 0 } else { lengths.add(i).read_unaligned() };
+                let len = if lengths.is_null() {
+                    0
+                } else {
+                    lengths.add(i).read_unaligned()
+                };
                 if len == 0 {
                     source.extend_from_slice(CStr::from_ptr(s).to_bytes());
                 } else {
@@ -285,7 +298,8 @@ pub unsafe extern "C" fn clCompileProgram(
         // num_input_headers is not zero and header_include_names or
         // input_headers are NULL.
         if (num_input_headers == 0) != (input_headers.is_null() && header_include_names.is_null())
-            || (num_input_headers != 0 && (input_headers.is_null() || header_include_names.is_null()))
+            || (num_input_headers != 0
+                && (input_headers.is_null() || header_include_names.is_null()))
         {
             return Err(CL_INVALID_VALUE);
         }
@@ -369,9 +383,13 @@ pub unsafe extern "C" fn clLinkProgram(
             // must be compiled (or a library) for each device.
             for p in &inputs {
                 for &i in &indices {
-                    let index = p.device_index(&ctx.devices[i]).ok_or(CL_INVALID_OPERATION)?;
+                    let index = p
+                        .device_index(&ctx.devices[i])
+                        .ok_or(CL_INVALID_OPERATION)?;
                     let t = p.build_of(index).binary_type;
-                    if t != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT && t != CL_PROGRAM_BINARY_TYPE_LIBRARY {
+                    if t != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                        && t != CL_PROGRAM_BINARY_TYPE_LIBRARY
+                    {
                         return Err(CL_INVALID_OPERATION);
                     }
                 }
@@ -439,7 +457,8 @@ pub unsafe extern "C" fn clGetProgramInfo(
                 CL_PROGRAM_CONTEXT => write_info(&handle_of(&*p.context), size, ptr, ret),
                 CL_PROGRAM_NUM_DEVICES => write_info(&(p.devices.len() as cl_uint), size, ptr, ret),
                 CL_PROGRAM_DEVICES => {
-                    let handles: Vec<*mut c_void> = p.devices.iter().map(|d| handle_of(&**d)).collect();
+                    let handles: Vec<*mut c_void> =
+                        p.devices.iter().map(|d| handle_of(&**d)).collect();
                     write_info(&handles, size, ptr, ret)
                 }
                 CL_PROGRAM_SOURCE => match p.origin {
@@ -448,7 +467,8 @@ pub unsafe extern "C" fn clGetProgramInfo(
                 },
                 CL_PROGRAM_IL => write_info(&Bytes(&[]), size, ptr, ret),
                 CL_PROGRAM_BINARY_SIZES => {
-                    let sizes: Vec<usize> = (0..p.devices.len()).map(|i| p.binary(i).len()).collect();
+                    let sizes: Vec<usize> =
+                        (0..p.devices.len()).map(|i| p.binary(i).len()).collect();
                     write_info(&sizes, size, ptr, ret)
                 }
                 CL_PROGRAM_BINARIES => {
@@ -480,7 +500,9 @@ pub unsafe extern "C" fn clGetProgramInfo(
                     let names: Vec<&str> = exe.kernels.iter().map(|k| k.name.as_str()).collect();
                     write_info(&names.join(";"), size, ptr, ret)
                 }
-                CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => write_info(&false, size, ptr, ret),
+                CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                    write_info(&false, size, ptr, ret)
+                }
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
             }

@@ -2,7 +2,9 @@
 
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain};
+use ferrocl_runtime::api::{
+    arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
+};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
 use ferrocl_runtime::device::Device;
@@ -26,17 +28,28 @@ fn create_queue(
         return Err(CL_INVALID_DEVICE);
     }
     // CL_INVALID_VALUE if values specified in properties are not valid.
-    let known = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT;
-    if properties & !known != 0 || (properties & CL_QUEUE_ON_DEVICE_DEFAULT != 0 && properties & CL_QUEUE_ON_DEVICE == 0) {
+    let known = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+        | CL_QUEUE_PROFILING_ENABLE
+        | CL_QUEUE_ON_DEVICE
+        | CL_QUEUE_ON_DEVICE_DEFAULT;
+    if properties & !known != 0
+        || (properties & CL_QUEUE_ON_DEVICE_DEFAULT != 0 && properties & CL_QUEUE_ON_DEVICE == 0)
+    {
         return Err(CL_INVALID_VALUE);
     }
     // CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
     // valid but are not supported by the device.
-    let host_supported = dev.info().queue_properties & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
+    let host_supported = dev.info().queue_properties
+        & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
     if properties & !host_supported != 0 {
         return Err(CL_INVALID_QUEUE_PROPERTIES);
     }
-    Ok(into_handle(Queue::new(ctx, dev, properties, properties_array)?))
+    Ok(into_handle(Queue::new(
+        ctx,
+        dev,
+        properties,
+        properties_array,
+    )?))
 }
 
 #[no_mangle]
@@ -47,7 +60,11 @@ pub unsafe extern "C" fn clCreateCommandQueue(
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
     // SAFETY: errcode_ret is the application's.
-    unsafe { api_create(errcode_ret, || create_queue(context, device, properties, Vec::new())) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_queue(context, device, properties, Vec::new())
+        })
+    }
 }
 
 #[no_mangle]
@@ -139,7 +156,9 @@ pub unsafe extern "C" fn clGetCommandQueueInfo(
                 // CL_INVALID_COMMAND_QUEUE ... when the query is
                 // CL_QUEUE_SIZE and command_queue is not a device queue.
                 CL_QUEUE_SIZE => Err(CL_INVALID_COMMAND_QUEUE),
-                CL_QUEUE_DEVICE_DEFAULT => write_info(&std::ptr::null_mut::<c_void>(), size, ptr, ret),
+                CL_QUEUE_DEVICE_DEFAULT => {
+                    write_info(&std::ptr::null_mut::<c_void>(), size, ptr, ret)
+                }
                 // CL_INVALID_VALUE if param_name is not one of the supported
                 // values.
                 _ => Err(CL_INVALID_VALUE),

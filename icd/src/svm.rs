@@ -3,15 +3,20 @@
 //! NULL and every SVM command `CL_INVALID_OPERATION`, as the spec requires
 //! of such devices.
 
-use crate::entry::api_call;
 use crate::enqueue::queue_arg;
+use crate::entry::api_call;
 use ferrocl_runtime::api::from_handle;
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
 use std::ffi::c_void;
 
 #[no_mangle]
-pub unsafe extern "C" fn clSVMAlloc(context: *mut c_void, flags: cl_bitfield, size: usize, alignment: cl_uint) -> *mut c_void {
+pub unsafe extern "C" fn clSVMAlloc(
+    context: *mut c_void,
+    flags: cl_bitfield,
+    size: usize,
+    alignment: cl_uint,
+) -> *mut c_void {
     let _ = (flags, size, alignment);
     // SAFETY: a handle the application got from this library; only checked.
     let _ = std::panic::catch_unwind(|| unsafe { from_handle::<Context>(context).is_ok() });
@@ -54,7 +59,15 @@ pub unsafe extern "C" fn clEnqueueSVMFree(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    let _ = (
+        num_svm_pointers,
+        svm_pointers,
+        pfn_free_func,
+        user_data,
+        num_events_in_wait_list,
+        event_wait_list,
+        event,
+    );
     // SAFETY: the application's handle.
     unsafe { svm_command(command_queue) }
 }
@@ -70,7 +83,15 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    let _ = (
+        blocking_copy,
+        dst_ptr,
+        src_ptr,
+        size,
+        num_events_in_wait_list,
+        event_wait_list,
+        event,
+    );
     // SAFETY: the application's handle.
     unsafe { svm_command(command_queue) }
 }
@@ -86,7 +107,15 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    let _ = (
+        svm_ptr,
+        pattern,
+        pattern_size,
+        size,
+        num_events_in_wait_list,
+        event_wait_list,
+        event,
+    );
     // SAFETY: the application's handle.
     unsafe { svm_command(command_queue) }
 }
@@ -102,7 +131,15 @@ pub unsafe extern "C" fn clEnqueueSVMMap(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    let _ = (
+        blocking_map,
+        flags,
+        svm_ptr,
+        size,
+        num_events_in_wait_list,
+        event_wait_list,
+        event,
+    );
     // SAFETY: the application's handle.
     unsafe { svm_command(command_queue) }
 }
@@ -131,7 +168,15 @@ pub unsafe extern "C" fn clEnqueueSVMMigrateMem(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    let _ = (
+        num_svm_pointers,
+        svm_pointers,
+        sizes,
+        flags,
+        num_events_in_wait_list,
+        event_wait_list,
+        event,
+    );
     // SAFETY: the application's handle.
     unsafe { svm_command(command_queue) }
 }

@@ -1162,7 +1162,9 @@ fn math_builtins_within_opencl_precision() {
         ("rsqrt", 2.0),
         ("hypot", 4.0),
     ];
-    let mut failures = Vec::new();
+    // Per function: how many results are out of bounds, the worst error in
+    // ulp, and the first bad input.
+    let mut bad: Vec<(usize, f64, String)> = vec![(0, 0.0, String::new()); bounds.len()];
     for i in 0..n {
         let v = &input[8 * i..8 * i + 8];
         let (a, p, b, e, c, d, t) = (
@@ -1203,15 +1205,30 @@ fn math_builtins_within_opencl_precision() {
                 "mix" => (g as f64 - (c + (d - c) * t)).abs() <= 1e-4 + 1e-5 * (c.abs() + d.abs()),
                 _ => ulp_error(g, want[j]) <= ulps,
             };
-            if !ok && failures.len() < 20 {
-                failures.push(format!("{name} item {i}: got {g:e} want {:e}", want[j]));
+            if !ok {
+                let entry = &mut bad[j];
+                entry.0 += 1;
+                if ulps > 0.0 {
+                    entry.1 = entry.1.max(ulp_error(g, want[j]));
+                }
+                if entry.2.is_empty() {
+                    entry.2 = format!("item {i} (inputs {v:?}): got {g:e} want {:e}", want[j]);
+                }
             }
         }
     }
+    let report: Vec<String> = bounds
+        .iter()
+        .zip(&bad)
+        .filter(|(_, b)| b.0 > 0)
+        .map(|(&(name, ulps), (count, worst, first))| {
+            format!("{name}: {count} of {n} out of bounds (allowed {ulps} ulp, worst {worst:.1} ulp); first {first}")
+        })
+        .collect();
     assert!(
-        failures.is_empty(),
+        report.is_empty(),
         "math results out of bounds:\n{}",
-        failures.join("\n")
+        report.join("\n")
     );
 }
 

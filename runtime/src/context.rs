@@ -17,8 +17,12 @@ use std::sync::Arc;
 pub type ObjectCallback = unsafe extern "C" fn(object: *mut c_void, user_data: *mut c_void);
 
 /// `pfn_notify` of `clCreateContext`.
-pub type ContextNotify =
-    unsafe extern "C" fn(errinfo: *const std::ffi::c_char, private_info: *const c_void, cb: usize, user_data: *mut c_void);
+pub type ContextNotify = unsafe extern "C" fn(
+    errinfo: *const std::ffi::c_char,
+    private_info: *const c_void,
+    cb: usize,
+    user_data: *mut c_void,
+);
 
 /// The per-device stream that uploads the initial contents of buffers
 /// created with `CL_MEM_COPY_HOST_PTR` / `CL_MEM_USE_HOST_PTR` when the
@@ -49,7 +53,11 @@ unsafe impl ApiObject for Context {
 }
 
 impl Context {
-    pub fn new(devices: Vec<Arc<Device>>, properties: Vec<isize>, notify: Option<(ContextNotify, usize)>) -> Arc<Context> {
+    pub fn new(
+        devices: Vec<Arc<Device>>,
+        properties: Vec<isize>,
+        notify: Option<(ContextNotify, usize)>,
+    ) -> Arc<Context> {
         let uploaders = devices.iter().map(|_| Mutex::new(None)).collect();
         Arc::new(Context {
             header: ApiHeader::new(Tag::Context),
@@ -86,7 +94,13 @@ impl Context {
 
     /// Writes `data` at `offset` of a freshly created buffer of device
     /// `index`, before any command can use it; blocks until done.
-    pub fn upload(&self, index: usize, buffer: &Arc<Buffer>, offset: u64, data: &[u8]) -> Result<(), cl_int> {
+    pub fn upload(
+        &self,
+        index: usize,
+        buffer: &Arc<Buffer>,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), cl_int> {
         if data.is_empty() {
             return Ok(());
         }
@@ -94,11 +108,21 @@ impl Context {
             // SAFETY: the buffer is host-visible and mapped for its whole
             // size, no command uses it yet, and the range was checked by the
             // caller against its size.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.as_ptr().add(offset as usize), data.len()) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    data.as_ptr(),
+                    ptr.as_ptr().add(offset as usize),
+                    data.len(),
+                )
+            };
             return Ok(());
         }
         let device = self.devices[index].backend()?;
-        let staging = Arc::new(device.create_buffer(data.len() as u64, MemoryLocation::HostToDevice).map_err(crate::vk_error)?);
+        let staging = Arc::new(
+            device
+                .create_buffer(data.len() as u64, MemoryLocation::HostToDevice)
+                .map_err(crate::vk_error)?,
+        );
         let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
         // SAFETY: the staging buffer is mapped and data.len() bytes long.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.as_ptr(), data.len()) };
@@ -111,11 +135,17 @@ impl Context {
             });
         }
         let up = slot.as_mut().ok_or(CL_OUT_OF_RESOURCES)?;
-        up.stream.copy_buffer(&staging, 0, buffer, offset, data.len() as u64).map_err(crate::vk_error)?;
+        up.stream
+            .copy_buffer(&staging, 0, buffer, offset, data.len() as u64)
+            .map_err(crate::vk_error)?;
         up.stream.barrier().map_err(crate::vk_error)?;
         up.value += 1;
-        up.stream.submit(&[], (&up.timeline, up.value)).map_err(crate::vk_error)?;
-        up.timeline.wait(up.value, u64::MAX).map_err(crate::vk_error)?;
+        up.stream
+            .submit(&[], (&up.timeline, up.value))
+            .map_err(crate::vk_error)?;
+        up.timeline
+            .wait(up.value, u64::MAX)
+            .map_err(crate::vk_error)?;
         Ok(())
     }
 }

@@ -17,7 +17,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// `void (CL_CALLBACK *)(cl_event, cl_int, void *)`.
-pub type EventCallback = unsafe extern "C" fn(event: *mut c_void, status: cl_int, user_data: *mut c_void);
+pub type EventCallback =
+    unsafe extern "C" fn(event: *mut c_void, status: cl_int, user_data: *mut c_void);
 
 /// Host clock in nanoseconds since the first use in this process; the
 /// profiling times of every event come from it.
@@ -68,7 +69,12 @@ unsafe impl ApiObject for Event {
 }
 
 impl Event {
-    fn new(context: Arc<Context>, queue: Option<Arc<Queue>>, command_type: cl_uint, status: cl_int) -> Arc<Event> {
+    fn new(
+        context: Arc<Context>,
+        queue: Option<Arc<Queue>>,
+        command_type: cl_uint,
+        status: cl_int,
+    ) -> Arc<Event> {
         Arc::new(Event {
             header: ApiHeader::new(Tag::Event),
             context,
@@ -87,7 +93,12 @@ impl Event {
 
     /// The event of a command enqueued on `queue`.
     pub fn new_command(queue: &Arc<Queue>, command_type: cl_uint) -> Arc<Event> {
-        Event::new(queue.context.clone(), Some(queue.clone()), command_type, CL_QUEUED as cl_int)
+        Event::new(
+            queue.context.clone(),
+            Some(queue.clone()),
+            command_type,
+            CL_QUEUED as cl_int,
+        )
     }
 
     /// `clCreateUserEvent`: starts as `CL_SUBMITTED`.
@@ -195,7 +206,12 @@ impl Event {
 
     /// `clSetEventCallback`; runs at once (on this thread) when the status
     /// is already reached.
-    pub fn add_callback(self: &Arc<Self>, on: cl_int, callback: EventCallback, user_data: *mut c_void) {
+    pub fn add_callback(
+        self: &Arc<Self>,
+        on: cl_int,
+        callback: EventCallback,
+        user_data: *mut c_void,
+    ) {
         self.state.lock().callbacks.push(Registered {
             on,
             callback,

@@ -15,7 +15,9 @@ use crate::program::Program;
 use crate::queue::{Queue, Recorder};
 use crate::vk_error;
 pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind};
-use ferrocl_compiler::{ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE};
+use ferrocl_compiler::{
+    ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
+};
 use ferrocl_vk::Pipeline;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -58,9 +60,20 @@ impl Kernel {
     /// `clCreateKernel`: `CL_INVALID_PROGRAM_EXECUTABLE` without a built
     /// executable, `CL_INVALID_KERNEL_NAME` when no kernel has that name.
     pub fn new(program: &Arc<Program>, name: &str) -> Result<Arc<Kernel>, cl_int> {
-        let executables: Vec<_> = (0..program.devices.len()).map(|i| program.executable(i)).collect();
-        let any = executables.iter().flatten().next().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        let info = any.kernels.iter().find(|k| k.name == name).ok_or(CL_INVALID_KERNEL_NAME)?.clone();
+        let executables: Vec<_> = (0..program.devices.len())
+            .map(|i| program.executable(i))
+            .collect();
+        let any = executables
+            .iter()
+            .flatten()
+            .next()
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let info = any
+            .kernels
+            .iter()
+            .find(|k| k.name == name)
+            .ok_or(CL_INVALID_KERNEL_NAME)?
+            .clone();
         Ok(Kernel::from_parts(program.clone(), info, executables, None))
     }
 
@@ -85,7 +98,12 @@ impl Kernel {
     /// `clCloneKernel`: same program, a copy of the argument values.
     pub fn clone_kernel(&self) -> Arc<Kernel> {
         let args = self.args.lock().clone();
-        Kernel::from_parts(self.program.clone(), self.info.clone(), self.executables.clone(), Some(args))
+        Kernel::from_parts(
+            self.program.clone(),
+            self.info.clone(),
+            self.executables.clone(),
+            Some(args),
+        )
     }
 
     /// `clSetKernelArg` for a value argument or a `__local` size, after
@@ -113,13 +131,22 @@ impl Kernel {
         self.info.static_local_mem_size + args
     }
 
-    fn pipeline(&self, device_index: usize, device: &Device, local: [u32; 3], local_sizes: Vec<u32>) -> Result<Arc<Pipeline>, cl_int> {
+    fn pipeline(
+        &self,
+        device_index: usize,
+        device: &Device,
+        local: [u32; 3],
+        local_sizes: Vec<u32>,
+    ) -> Result<Arc<Pipeline>, cl_int> {
         let key = (device_index, local, local_sizes);
         if let Some(p) = self.pipelines.lock().get(&key) {
             return Ok(p.clone());
         }
-        let exe = self.executables[device_index].as_ref().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        let mut spec: Vec<(u32, u32)> = SPEC_ID_WORK_GROUP_SIZE.iter().copied().zip(local).collect();
+        let exe = self.executables[device_index]
+            .as_ref()
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let mut spec: Vec<(u32, u32)> =
+            SPEC_ID_WORK_GROUP_SIZE.iter().copied().zip(local).collect();
         let mut locals = key.2.iter();
         for arg in &self.info.args {
             if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
@@ -154,7 +181,12 @@ pub fn push_size(info: &KernelInfo) -> u32 {
 /// A work-group size for a NULL `local_work_size`: the largest group whose
 /// size in each dimension divides the global size, growing x first, up to
 /// the device's limits.
-pub fn pick_local_size(global: [usize; 3], work_dim: usize, max_total: usize, max_items: [usize; 3]) -> [usize; 3] {
+pub fn pick_local_size(
+    global: [usize; 3],
+    work_dim: usize,
+    max_total: usize,
+    max_items: [usize; 3],
+) -> [usize; 3] {
     let mut local = [1usize; 3];
     let mut total = 1usize;
     for d in 0..work_dim {
@@ -182,10 +214,17 @@ pub struct NdRange {
 }
 
 /// `clEnqueueNDRangeKernel`, after the ICD's argument checks: captures the
-/// arguments now, records one dispatch per region that fits the device's
-/// group-count limits.
-pub fn enqueue_nd_range(queue: &Arc<Queue>, kernel: &Arc<Kernel>, range: &NdRange, wait_list: &[Arc<Event>]) -> Result<Arc<Event>, cl_int> {
-    let device_index = kernel.program.device_index(&queue.device).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+/// arguments now and records one dispatch.
+pub fn enqueue_nd_range(
+    queue: &Arc<Queue>,
+    kernel: &Arc<Kernel>,
+    range: &NdRange,
+    wait_list: &[Arc<Event>],
+) -> Result<Arc<Event>, cl_int> {
+    let device_index = kernel
+        .program
+        .device_index(&queue.device)
+        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
     if kernel.info.uses_printf {
         // No printf buffer is decoded yet: refuse rather than drop output.
         return Err(CL_OUT_OF_RESOURCES);
@@ -203,11 +242,17 @@ pub fn enqueue_nd_range(queue: &Arc<Queue>, kernel: &Arc<Kernel>, range: &NdRang
                 None => return Err(CL_INVALID_KERNEL_ARGS),
                 Some(ArgValue::Bytes(bytes)) => {
                     let end = at + bytes.len();
-                    args_bytes.get_mut(at..end).ok_or(CL_INVALID_KERNEL_ARGS)?.copy_from_slice(bytes);
+                    args_bytes
+                        .get_mut(at..end)
+                        .ok_or(CL_INVALID_KERNEL_ARGS)?
+                        .copy_from_slice(bytes);
                 }
                 Some(ArgValue::Buffer(mem)) => {
                     let address = mem.as_ref().map_or(0, |m| m.device_address());
-                    args_bytes.get_mut(at..at + 8).ok_or(CL_INVALID_KERNEL_ARGS)?.copy_from_slice(&address.to_ne_bytes());
+                    args_bytes
+                        .get_mut(at..at + 8)
+                        .ok_or(CL_INVALID_KERNEL_ARGS)?
+                        .copy_from_slice(&address.to_ne_bytes());
                     if let Some(m) = mem {
                         keep.push(m.clone());
                     }
@@ -230,14 +275,26 @@ pub fn enqueue_nd_range(queue: &Arc<Queue>, kernel: &Arc<Kernel>, range: &NdRang
         let start = ARGS_OFFSET as usize;
         push[start..start + args_bytes.len()].copy_from_slice(&args_bytes);
     }
-    let local = [range.local[0] as u32, range.local[1] as u32, range.local[2] as u32];
+    let local = [
+        range.local[0] as u32,
+        range.local[1] as u32,
+        range.local[2] as u32,
+    ];
     let pipeline = kernel.pipeline(device_index, &queue.device, local, local_sizes)?;
     let groups = [
         (range.global[0] / range.local[0]) as u64,
         (range.global[1] / range.local[1]) as u64,
         (range.global[2] / range.local[2]) as u64,
     ];
+    // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
+    // so `vkCmdDispatchBase` cannot reach group ids past the limit, and the
+    // launch ABI has no group-id base a kernel could add: an NDRange with
+    // more groups than that in some dimension cannot run yet.
     let max = queue.device.vk_info().limits.max_compute_work_group_count;
+    if (0..3).any(|d| groups[d] > max[d] as u64) {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    let groups = groups.map(|g| g as u32);
     let kernel = kernel.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
         if !in_push {
@@ -245,25 +302,9 @@ pub fn enqueue_nd_range(queue: &Arc<Queue>, kernel: &Arc<Kernel>, range: &NdRang
             let start = ARGS_OFFSET as usize;
             push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
         }
-        let step = [max[0].max(1) as u64, max[1].max(1) as u64, max[2].max(1) as u64];
-        let mut z = 0;
-        while z < groups[2] {
-            let nz = (groups[2] - z).min(step[2]);
-            let mut y = 0;
-            while y < groups[1] {
-                let ny = (groups[1] - y).min(step[1]);
-                let mut x = 0;
-                while x < groups[0] {
-                    let nx = (groups[0] - x).min(step[0]);
-                    r.stream
-                        .dispatch(&pipeline, &push, [x as u32, y as u32, z as u32], [nx as u32, ny as u32, nz as u32])
-                        .map_err(vk_error)?;
-                    x += nx;
-                }
-                y += ny;
-            }
-            z += nz;
-        }
+        r.stream
+            .dispatch(&pipeline, &push, [0; 3], groups)
+            .map_err(vk_error)?;
         for m in keep {
             r.keep(m);
         }
@@ -279,10 +320,25 @@ mod tests {
 
     #[test]
     fn local_size_divides_global() {
-        assert_eq!(pick_local_size([1024, 1, 1], 1, 256, [256, 256, 256]), [256, 1, 1]);
-        assert_eq!(pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256]), [250, 1, 1]);
-        assert_eq!(pick_local_size([7, 1, 1], 1, 256, [256, 256, 256]), [7, 1, 1]);
-        assert_eq!(pick_local_size([64, 64, 1], 2, 256, [256, 256, 256]), [64, 4, 1]);
-        assert_eq!(pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256]), [1, 3, 1]);
+        assert_eq!(
+            pick_local_size([1024, 1, 1], 1, 256, [256, 256, 256]),
+            [256, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256]),
+            [250, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([7, 1, 1], 1, 256, [256, 256, 256]),
+            [7, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([64, 64, 1], 2, 256, [256, 256, 256]),
+            [64, 4, 1]
+        );
+        assert_eq!(
+            pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256]),
+            [1, 3, 1]
+        );
     }
 }

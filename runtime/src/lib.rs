@@ -5,12 +5,12 @@
 //! safe types of `ferrocl_vk`, and `ferrocl_compiler` for builds.
 pub mod api;
 pub mod cl;
-pub mod platform;
-pub mod device;
 pub mod context;
+pub mod device;
 pub mod event;
 pub mod kernel;
 pub mod memory;
+pub mod platform;
 pub mod program;
 pub mod queue;
 

@@ -62,9 +62,11 @@ unsafe impl ApiObject for Mem {
 }
 
 /// Host access flags and the checks that use them.
-pub const HOST_ACCESS_FLAGS: cl_bitfield = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+pub const HOST_ACCESS_FLAGS: cl_bitfield =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 /// Device access flags.
-pub const DEVICE_ACCESS_FLAGS: cl_bitfield = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+pub const DEVICE_ACCESS_FLAGS: cl_bitfield =
+    CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 
 impl Mem {
     /// A buffer of `size` bytes; `host_data` is copied in
@@ -88,7 +90,11 @@ impl Mem {
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
             context.upload(0, &buffer, 0, data)?;
         }
-        let use_host = if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 };
+        let use_host = if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr as usize
+        } else {
+            0
+        };
         Ok(Arc::new(Mem {
             header: ApiHeader::new(Tag::Mem),
             context,
@@ -107,13 +113,22 @@ impl Mem {
 
     /// `clCreateSubBuffer` with a region already checked against the
     /// parent.
-    pub fn new_sub_buffer(parent: &Arc<Mem>, flags: cl_bitfield, origin: usize, size: usize) -> Arc<Mem> {
+    pub fn new_sub_buffer(
+        parent: &Arc<Mem>,
+        flags: cl_bitfield,
+        origin: usize,
+        size: usize,
+    ) -> Arc<Mem> {
         Arc::new(Mem {
             header: ApiHeader::new(Tag::Mem),
             context: parent.context.clone(),
             flags,
             size,
-            host_ptr: if parent.host_ptr != 0 { parent.host_ptr + origin } else { 0 },
+            host_ptr: if parent.host_ptr != 0 {
+                parent.host_ptr + origin
+            } else {
+                0
+            },
             parent: Some(parent.clone()),
             origin,
             offset: parent.offset + origin,
@@ -162,7 +177,9 @@ pub struct Rect {
 
 impl Rect {
     pub fn offset(&self, x: usize, y: usize, z: usize) -> usize {
-        (self.origin[0] + x) + (self.origin[1] + y) * self.row_pitch + (self.origin[2] + z) * self.slice_pitch
+        (self.origin[0] + x)
+            + (self.origin[1] + y) * self.row_pitch
+            + (self.origin[2] + z) * self.slice_pitch
     }
 
     /// One past the last byte of `region`.
@@ -171,12 +188,30 @@ impl Rect {
     }
 }
 
-fn staging(recorder: &Recorder<'_>, size: usize, location: MemoryLocation) -> Result<Arc<Buffer>, cl_int> {
-    Ok(Arc::new(recorder.device.create_buffer(size.max(1) as u64, location).map_err(vk_error)?))
+fn staging(
+    recorder: &Recorder<'_>,
+    size: usize,
+    location: MemoryLocation,
+) -> Result<Arc<Buffer>, cl_int> {
+    Ok(Arc::new(
+        recorder
+            .device
+            .create_buffer(size.max(1) as u64, location)
+            .map_err(vk_error)?,
+    ))
 }
 
-fn create_staging(queue: &Queue, size: usize, location: MemoryLocation) -> Result<Arc<Buffer>, cl_int> {
-    Ok(Arc::new(queue.backend().create_buffer(size.max(1) as u64, location).map_err(vk_error)?))
+fn create_staging(
+    queue: &Queue,
+    size: usize,
+    location: MemoryLocation,
+) -> Result<Arc<Buffer>, cl_int> {
+    Ok(Arc::new(
+        queue
+            .backend()
+            .create_buffer(size.max(1) as u64, location)
+            .map_err(vk_error)?,
+    ))
 }
 
 fn mapped(buffer: &Buffer) -> Result<*mut u8, cl_int> {
@@ -215,7 +250,9 @@ pub fn enqueue_read(
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let from = (mem.offset + src.offset(0, y, z)) as u64;
-                r.stream.copy_buffer(&mem.buffer, from, &stage, at, row as u64).map_err(vk_error)?;
+                r.stream
+                    .copy_buffer(&mem.buffer, from, &stage, at, row as u64)
+                    .map_err(vk_error)?;
                 at += row as u64;
             }
         }
@@ -266,7 +303,13 @@ pub fn enqueue_write(
         for y in 0..region[1] {
             // SAFETY: the application gives readable bytes over the source
             // rectangle; the staging buffer holds `total` bytes.
-            unsafe { std::ptr::copy_nonoverlapping((src_ptr as *const u8).add(src.offset(0, y, z)), stage_ptr.add(at), row) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (src_ptr as *const u8).add(src.offset(0, y, z)),
+                    stage_ptr.add(at),
+                    row,
+                )
+            };
             at += row;
         }
     }
@@ -276,7 +319,9 @@ pub fn enqueue_write(
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let to = (mem.offset + dst.offset(0, y, z)) as u64;
-                r.stream.copy_buffer(&stage, at, &mem.buffer, to, row as u64).map_err(vk_error)?;
+                r.stream
+                    .copy_buffer(&stage, at, &mem.buffer, to, row as u64)
+                    .map_err(vk_error)?;
                 at += row as u64;
             }
         }
@@ -305,13 +350,17 @@ pub fn enqueue_copy(
         if region[1] == 1 && region[2] == 1 {
             let from = (src_mem.offset + src.offset(0, 0, 0)) as u64;
             let to = (dst_mem.offset + dst.offset(0, 0, 0)) as u64;
-            r.stream.copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row).map_err(vk_error)?;
+            r.stream
+                .copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row)
+                .map_err(vk_error)?;
         } else {
             for z in 0..region[2] {
                 for y in 0..region[1] {
                     let from = (src_mem.offset + src.offset(0, y, z)) as u64;
                     let to = (dst_mem.offset + dst.offset(0, y, z)) as u64;
-                    r.stream.copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row).map_err(vk_error)?;
+                    r.stream
+                        .copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row)
+                        .map_err(vk_error)?;
                 }
             }
         }
@@ -337,26 +386,38 @@ pub fn enqueue_fill(
     let start = mem.offset + offset;
     let word = match pattern.len() {
         1 => Some(u32::from_ne_bytes([pattern[0]; 4])),
-        2 => Some(u32::from_ne_bytes([pattern[0], pattern[1], pattern[0], pattern[1]])),
-        4 => Some(u32::from_ne_bytes([pattern[0], pattern[1], pattern[2], pattern[3]])),
+        2 => Some(u32::from_ne_bytes([
+            pattern[0], pattern[1], pattern[0], pattern[1],
+        ])),
+        4 => Some(u32::from_ne_bytes([
+            pattern[0], pattern[1], pattern[2], pattern[3],
+        ])),
         _ => None,
     };
     let record: RecordFn = match word {
-        Some(value) if start.is_multiple_of(4) && size.is_multiple_of(4) => Box::new(move |r: &mut Recorder<'_>| {
-            r.stream.fill_buffer(&mem.buffer, start as u64, size as u64, value).map_err(vk_error)?;
-            r.keep(mem.clone());
-            Ok(())
-        }),
+        Some(value) if start.is_multiple_of(4) && size.is_multiple_of(4) => {
+            Box::new(move |r: &mut Recorder<'_>| {
+                r.stream
+                    .fill_buffer(&mem.buffer, start as u64, size as u64, value)
+                    .map_err(vk_error)?;
+                r.keep(mem.clone());
+                Ok(())
+            })
+        }
         _ => {
             let stage = create_staging(queue, size, MemoryLocation::HostToDevice)?;
             let ptr = mapped(&stage)?;
             for i in (0..size).step_by(pattern.len()) {
                 // SAFETY: `size` is a multiple of the pattern size (checked
                 // by the caller) and the staging buffer holds `size` bytes.
-                unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), ptr.add(i), pattern.len()) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(pattern.as_ptr(), ptr.add(i), pattern.len())
+                };
             }
             Box::new(move |r: &mut Recorder<'_>| {
-                r.stream.copy_buffer(&stage, 0, &mem.buffer, start as u64, size as u64).map_err(vk_error)?;
+                r.stream
+                    .copy_buffer(&stage, 0, &mem.buffer, start as u64, size as u64)
+                    .map_err(vk_error)?;
                 r.keep(mem.clone());
                 r.keep(stage.clone());
                 Ok(())
@@ -378,7 +439,11 @@ pub fn enqueue_map(
 ) -> Result<(Arc<Event>, *mut c_void), cl_int> {
     let stage = create_staging(queue, size, MemoryLocation::DeviceToHost)?;
     let stage_ptr = mapped(&stage)? as usize;
-    let ptr = if mem.host_ptr != 0 { mem.host_ptr + offset } else { stage_ptr };
+    let ptr = if mem.host_ptr != 0 {
+        mem.host_ptr + offset
+    } else {
+        stage_ptr
+    };
     let write = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
     let fetch = map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
     mem.maps.lock().push(Mapping {
@@ -392,12 +457,16 @@ pub fn enqueue_map(
     let record = Box::new(move |r: &mut Recorder<'_>| {
         if fetch && size > 0 {
             let from = (mem2.offset + offset) as u64;
-            r.stream.copy_buffer(&mem2.buffer, from, &stage, 0, size as u64).map_err(vk_error)?;
+            r.stream
+                .copy_buffer(&mem2.buffer, from, &stage, 0, size as u64)
+                .map_err(vk_error)?;
             if ptr != stage_ptr {
                 r.after(Box::new(move || {
                     // SAFETY: USE_HOST_PTR memory is the application's and
                     // covers the buffer; staging holds `size` bytes.
-                    unsafe { std::ptr::copy_nonoverlapping(stage_ptr as *const u8, ptr as *mut u8, size) };
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(stage_ptr as *const u8, ptr as *mut u8, size)
+                    };
                 }));
             }
         }
@@ -419,10 +488,18 @@ pub fn enqueue_map(
 
 /// `clEnqueueUnmapMemObject`: copies back what was mapped for writing.
 /// `CL_INVALID_VALUE` when `ptr` is not a mapping of `mem`.
-pub fn enqueue_unmap(queue: &Arc<Queue>, mem: &Arc<Mem>, ptr: *mut c_void, wait_list: &[Arc<Event>]) -> Result<Arc<Event>, cl_int> {
+pub fn enqueue_unmap(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    ptr: *mut c_void,
+    wait_list: &[Arc<Event>],
+) -> Result<Arc<Event>, cl_int> {
     let mapping = {
         let mut maps = mem.maps.lock();
-        let i = maps.iter().position(|m| m.ptr == ptr as usize).ok_or(CL_INVALID_VALUE)?;
+        let i = maps
+            .iter()
+            .position(|m| m.ptr == ptr as usize)
+            .ok_or(CL_INVALID_VALUE)?;
         maps.remove(i)
     };
     let mem = mem.clone();
@@ -432,7 +509,9 @@ pub fn enqueue_unmap(queue: &Arc<Queue>, mem: &Arc<Mem>, ptr: *mut c_void, wait_
             if stage_ptr as usize != mapping.ptr {
                 // SAFETY: the application's USE_HOST_PTR memory holds the
                 // mapped region; the staging buffer holds `size` bytes.
-                unsafe { std::ptr::copy_nonoverlapping(mapping.ptr as *const u8, stage_ptr, mapping.size) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(mapping.ptr as *const u8, stage_ptr, mapping.size)
+                };
             }
             let to = (mem.offset + mapping.offset) as u64;
             r.stream

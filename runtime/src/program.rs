@@ -94,7 +94,9 @@ pub fn parse_binary(bytes: &[u8]) -> Option<(cl_uint, String, String)> {
     }
     let binary_type = u32::from_le_bytes(bytes[8..12].try_into().ok()?);
     let n = u32::from_le_bytes(bytes[12..16].try_into().ok()?) as usize;
-    let options = std::str::from_utf8(bytes.get(16..16 + n)?).ok()?.to_string();
+    let options = std::str::from_utf8(bytes.get(16..16 + n)?)
+        .ok()?
+        .to_string();
     let source = std::str::from_utf8(bytes.get(16 + n..)?).ok()?.to_string();
     Some((binary_type, options, source))
 }
@@ -110,7 +112,13 @@ fn make_binary(binary_type: cl_uint, options: &str, source: &str) -> Vec<u8> {
 }
 
 impl Program {
-    fn new(context: Arc<Context>, devices: Vec<Arc<Device>>, origin: ProgramSource, source: String, builds: Vec<DeviceBuild>) -> Arc<Program> {
+    fn new(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        origin: ProgramSource,
+        source: String,
+        builds: Vec<DeviceBuild>,
+    ) -> Arc<Program> {
         Arc::new(Program {
             header: ApiHeader::new(Tag::Program),
             context,
@@ -130,7 +138,11 @@ impl Program {
     }
 
     /// From binaries already parsed (one per device, same order).
-    pub fn with_binaries(context: Arc<Context>, devices: Vec<Arc<Device>>, binaries: Vec<(cl_uint, String, String)>) -> Arc<Program> {
+    pub fn with_binaries(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        binaries: Vec<(cl_uint, String, String)>,
+    ) -> Arc<Program> {
         let source = binaries.first().map(|b| b.2.clone()).unwrap_or_default();
         let builds = binaries
             .into_iter()
@@ -179,11 +191,23 @@ impl Program {
         let source = self.source();
         let headers = self.headers.lock().clone();
         let failures = (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
-        self.compile_for(indices, options, &source, &headers, CL_PROGRAM_BINARY_TYPE_EXECUTABLE, failures)
+        self.compile_for(
+            indices,
+            options,
+            &source,
+            &headers,
+            CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+            failures,
+        )
     }
 
     /// `clCompileProgram`: checks the source and keeps it with its headers.
-    pub fn compile(&self, indices: &[usize], options: &str, headers: Vec<Header>) -> Result<(), cl_int> {
+    pub fn compile(
+        &self,
+        indices: &[usize],
+        options: &str,
+        headers: Vec<Header>,
+    ) -> Result<(), cl_int> {
         let source = self.source();
         *self.headers.lock() = headers.clone();
         self.compile_for(
@@ -211,16 +235,21 @@ impl Program {
                 let mut builds = self.builds.lock();
                 builds[i].status = CL_BUILD_IN_PROGRESS;
             }
-            let request = CompileRequest { source, options, headers };
+            let request = CompileRequest {
+                source,
+                options,
+                headers,
+            };
             let caps = self.devices[i].target_caps();
             // A compiler bug must not leave the build "in progress" forever:
             // it becomes a failed build with a log line.
-            let outcome = std::panic::catch_unwind(|| ferrocl_compiler::compile(&request, caps)).unwrap_or_else(|_| {
-                Err(BuildError {
-                    log: "error: internal compiler error (the compiler panicked)\n".to_string(),
-                    invalid_options: false,
-                })
-            });
+            let outcome = std::panic::catch_unwind(|| ferrocl_compiler::compile(&request, caps))
+                .unwrap_or_else(|_| {
+                    Err(BuildError {
+                        log: "error: internal compiler error (the compiler panicked)\n".to_string(),
+                        invalid_options: false,
+                    })
+                });
             let mut builds = self.builds.lock();
             let b = &mut builds[i];
             b.options = options.to_string();
@@ -236,7 +265,11 @@ impl Program {
                     b.log = e.log;
                     b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
                     b.compiled = None;
-                    result = Err(if e.invalid_options { invalid_options } else { failure });
+                    result = Err(if e.invalid_options {
+                        invalid_options
+                    } else {
+                        failure
+                    });
                 }
             }
         }
@@ -245,7 +278,12 @@ impl Program {
 
     /// `clLinkProgram`: a new program compiled from the concatenation of
     /// `inputs` (every one compiled for the devices).
-    pub fn link(context: Arc<Context>, devices: Vec<Arc<Device>>, inputs: &[Arc<Program>], options: &str) -> (Arc<Program>, Result<(), cl_int>) {
+    pub fn link(
+        context: Arc<Context>,
+        devices: Vec<Arc<Device>>,
+        inputs: &[Arc<Program>],
+        options: &str,
+    ) -> (Arc<Program>, Result<(), cl_int>) {
         let mut source = String::new();
         let mut headers = Vec::new();
         for p in inputs {
@@ -261,11 +299,28 @@ impl Program {
             .collect();
         let compile_options = compile_options.join(" ");
         let builds = devices.iter().map(|_| DeviceBuild::none()).collect();
-        let program = Program::new(context, devices, ProgramSource::Source, source.clone(), builds);
+        let program = Program::new(
+            context,
+            devices,
+            ProgramSource::Source,
+            source.clone(),
+            builds,
+        );
         *program.headers.lock() = headers.clone();
         let indices: Vec<usize> = (0..program.devices.len()).collect();
-        let binary_type = if library { CL_PROGRAM_BINARY_TYPE_LIBRARY } else { CL_PROGRAM_BINARY_TYPE_EXECUTABLE };
-        let result = program.compile_for(&indices, &compile_options, &source, &headers, binary_type, (CL_LINK_PROGRAM_FAILURE, CL_INVALID_LINKER_OPTIONS));
+        let binary_type = if library {
+            CL_PROGRAM_BINARY_TYPE_LIBRARY
+        } else {
+            CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+        };
+        let result = program.compile_for(
+            &indices,
+            &compile_options,
+            &source,
+            &headers,
+            binary_type,
+            (CL_LINK_PROGRAM_FAILURE, CL_INVALID_LINKER_OPTIONS),
+        );
         (program, result)
     }
 
@@ -289,7 +344,11 @@ mod tests {
 
     #[test]
     fn binary_round_trips() {
-        let bin = make_binary(CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "-DX=1", "kernel void k() {}");
+        let bin = make_binary(
+            CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+            "-DX=1",
+            "kernel void k() {}",
+        );
         let (t, o, s) = parse_binary(&bin).unwrap();
         assert_eq!(t, CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
         assert_eq!(o, "-DX=1");

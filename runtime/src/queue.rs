@@ -29,7 +29,7 @@ use parking_lot::Mutex;
 use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
@@ -100,7 +100,13 @@ impl Recorder<'_> {
         // SAFETY: the chunk is mapped, `used + size <= chunk.size()`, and no
         // submitted command reads this range (chunks return to the pool only
         // when their batch has completed).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.as_ptr().add(*used as usize), bytes.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                ptr.as_ptr().add(*used as usize),
+                bytes.len(),
+            )
+        };
         let address = chunk.device_address() + *used;
         *used += size;
         Ok(address)
@@ -138,8 +144,10 @@ struct QueueState {
     batch: Batch,
     held: VecDeque<HeldCommand>,
     ring: ArgRing,
-    /// The event of the latest command (what clFinish waits for).
-    last: Option<Arc<Event>>,
+    /// The event of the latest command (what clFinish waits for). Weak: an
+    /// event nothing holds any more has completed, and the application's
+    /// reference count stays its own.
+    last: Weak<Event>,
 }
 
 /// A `cl_command_queue` (in order).
@@ -197,8 +205,11 @@ impl Queue {
                 submitted_value: 0,
                 batch: Batch::default(),
                 held: VecDeque::new(),
-                ring: ArgRing { current: None, pool },
-                last: None,
+                ring: ArgRing {
+                    current: None,
+                    pool,
+                },
+                last: Weak::new(),
             }),
             completions: Mutex::new(sender),
         }))
@@ -215,7 +226,12 @@ impl Queue {
     /// Enqueues a command whose recording is `record`, after the events in
     /// `wait_list` (already checked to belong to this queue's context).
     /// Returns the command's event.
-    pub fn enqueue(self: &Arc<Self>, command_type: cl_uint, wait_list: &[Arc<Event>], record: RecordFn) -> Result<Arc<Event>, cl_int> {
+    pub fn enqueue(
+        self: &Arc<Self>,
+        command_type: cl_uint,
+        wait_list: &[Arc<Event>],
+        record: RecordFn,
+    ) -> Result<Arc<Event>, cl_int> {
         let event = Event::new_command(self, command_type);
         // Commands of other queues that are recorded but not submitted are
         // submitted now, so this queue's batch can wait for them on the GPU.
@@ -231,7 +247,7 @@ impl Queue {
         let mut failed = Vec::new();
         {
             let mut state = self.state.lock();
-            state.last = Some(event.clone());
+            state.last = Arc::downgrade(&event);
             let must_hold = !state.held.is_empty() || wait_list.iter().any(|d| !self.ready(d));
             if must_hold {
                 state.held.push_back(HeldCommand {
@@ -247,16 +263,18 @@ impl Queue {
                 return Ok(event);
             }
             if wait_list.iter().any(|d| d.status() < 0) {
-                failed.push(event.clone());
+                failed.push((event.clone(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
             } else {
-                self.record_locked(&mut state, &event, wait_list, record, &mut failed);
+                // Recorded now: a recording error is this call's error, and
+                // no event is made.
+                self.record_locked(&mut state, &event, wait_list, record)?;
                 if state.batch.events.len() >= BATCH_LIMIT {
                     self.submit_locked(&mut state, &mut failed);
                 }
             }
         }
-        for e in failed {
-            e.complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        for (e, code) in failed {
+            e.complete(code);
         }
         Ok(event)
     }
@@ -280,8 +298,8 @@ impl Queue {
         event: &Arc<Event>,
         deps: &[Arc<Event>],
         record: RecordFn,
-        failed: &mut Vec<Arc<Event>>,
-    ) {
+    ) -> Result<(), cl_int> {
+        let waits_before = state.batch.waits.len();
         for dep in deps {
             if let (Some(q), Some(value)) = (&dep.queue, dep.timeline_value()) {
                 if !std::ptr::eq(&**q, self) && !dep.is_done() {
@@ -289,7 +307,12 @@ impl Queue {
                 }
             }
         }
-        let QueueState { stream, batch, ring, .. } = state;
+        let QueueState {
+            stream,
+            batch,
+            ring,
+            ..
+        } = state;
         let posts_before = batch.posts.len();
         let result = stream.barrier().map_err(vk_error).and_then(|_| {
             let mut recorder = Recorder {
@@ -303,17 +326,22 @@ impl Queue {
             record(&mut recorder)
         });
         match result {
-            Ok(()) => batch.events.push(event.clone()),
+            Ok(()) => {
+                batch.events.push(event.clone());
+                Ok(())
+            }
             Err(code) => {
+                // Whatever the command recorded before failing stays in the
+                // stream (a barrier, possibly a partial copy of its own
+                // staging data); its post-actions are dropped.
                 batch.posts.truncate(posts_before);
-                // The status carries the error, so waiters do not hang.
-                failed.push(event.clone());
-                let _ = code;
+                batch.waits.truncate(waits_before);
+                Err(code)
             }
         }
     }
 
-    fn submit_locked(&self, state: &mut QueueState, failed: &mut Vec<Arc<Event>>) {
+    fn submit_locked(&self, state: &mut QueueState, failed: &mut Vec<(Arc<Event>, cl_int)>) {
         if state.batch.events.is_empty() && state.stream.is_empty() {
             return;
         }
@@ -323,7 +351,8 @@ impl Queue {
         let value = state.submitted_value + 1;
         let mut batch = std::mem::take(&mut state.batch);
         let result = state.stream.barrier().and_then(|_| {
-            let waits: Vec<(&Timeline, u64)> = batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
+            let waits: Vec<(&Timeline, u64)> =
+                batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
             state.stream.submit(&waits, (&self.timeline, value))
         });
         match result {
@@ -333,12 +362,19 @@ impl Queue {
                     e.mark_submitted(value);
                 }
                 batch.waits.clear();
-                if let Err(mpsc::SendError(lost)) = self.completions.lock().send(Submitted { value, batch }) {
-                    failed.extend(lost.batch.events);
+                if let Err(mpsc::SendError(lost)) =
+                    self.completions.lock().send(Submitted { value, batch })
+                {
+                    failed.extend(
+                        lost.batch
+                            .events
+                            .into_iter()
+                            .map(|e| (e, CL_OUT_OF_RESOURCES)),
+                    );
                 }
             }
             Err(_) => {
-                failed.append(&mut batch.events);
+                failed.extend(batch.events.drain(..).map(|e| (e, CL_OUT_OF_RESOURCES)));
             }
         }
     }
@@ -354,20 +390,25 @@ impl Queue {
                 if !front.deps.iter().all(|d| self.ready(d)) {
                     break;
                 }
-                let Some(cmd) = state.held.pop_front() else { break };
+                let Some(cmd) = state.held.pop_front() else {
+                    break;
+                };
                 if cmd.deps.iter().any(|d| d.status() < 0) {
-                    failed.push(cmd.event);
+                    failed.push((cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
                     continue;
                 }
-                self.record_locked(&mut state, &cmd.event, &cmd.deps, cmd.record, &mut failed);
-                recorded = true;
+                match self.record_locked(&mut state, &cmd.event, &cmd.deps, cmd.record) {
+                    Ok(()) => recorded = true,
+                    // The status carries the error, so waiters do not hang.
+                    Err(code) => failed.push((cmd.event, code)),
+                }
             }
             if recorded {
                 self.submit_locked(&mut state, &mut failed);
             }
         }
-        for e in failed {
-            e.complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        for (e, code) in failed {
+            e.complete(code);
         }
     }
 
@@ -375,15 +416,15 @@ impl Queue {
     pub fn flush(&self) {
         let mut failed = Vec::new();
         self.submit_locked(&mut self.state.lock(), &mut failed);
-        for e in failed {
-            e.complete(CL_OUT_OF_RESOURCES);
+        for (e, code) in failed {
+            e.complete(code);
         }
     }
 
     /// `clFinish`: submits and waits for every command enqueued so far.
     pub fn finish(&self) -> Result<(), cl_int> {
         self.flush();
-        let last = self.state.lock().last.clone();
+        let last = self.state.lock().last.upgrade();
         if let Some(last) = last {
             last.wait();
         }
@@ -400,7 +441,11 @@ impl Drop for Queue {
 }
 
 /// The completion thread of one queue: batches arrive in submission order.
-fn complete_batches(receiver: mpsc::Receiver<Submitted>, timeline: Arc<Timeline>, pool: Arc<Mutex<Vec<Arc<Buffer>>>>) {
+fn complete_batches(
+    receiver: mpsc::Receiver<Submitted>,
+    timeline: Arc<Timeline>,
+    pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
+) {
     // Host-clock profiling: a batch starts when it was submitted or when the
     // one before it ended, whichever is later, and ends when the timeline
     // wait returns. Timestamp queries would be more exact.
@@ -424,7 +469,11 @@ fn complete_batches(receiver: mpsc::Receiver<Submitted>, timeline: Arc<Timeline>
             }
         }
         for e in &events {
-            e.complete(if ok { CL_COMPLETE as cl_int } else { CL_OUT_OF_RESOURCES });
+            e.complete(if ok {
+                CL_COMPLETE as cl_int
+            } else {
+                CL_OUT_OF_RESOURCES
+            });
         }
         drop(keep);
         pool.lock().extend(ring_used);

@@ -335,18 +335,20 @@ impl CommandStream {
         if size == 0 {
             return Ok(());
         }
-        if self.device.copies_on_compute(size) {
+        if self.device.copy_on_compute(size) {
             let src_address = src.device_address() + src_offset;
             let dst_address = dst.device_address() + dst_offset;
             if let Some(kernel) = copy_kernel(src_address | dst_address | size) {
                 let units = size / kernel.unit();
-                self.record_builtin(kernel, units, |stride| {
+                let recorded = self.record_builtin(kernel, units, |stride| {
                     push_words([src_address, dst_address, units, stride])
                 })?;
-                let batch = self.recording()?;
-                batch.keep_buffer(src);
-                batch.keep_buffer(dst);
-                return Ok(());
+                if recorded {
+                    let batch = self.recording()?;
+                    batch.keep_buffer(src);
+                    batch.keep_buffer(dst);
+                    return Ok(());
+                }
             }
         }
         let device = Arc::clone(&self.device);
@@ -390,7 +392,7 @@ impl CommandStream {
         if size == 0 {
             return Ok(());
         }
-        if self.device.copies_on_compute(size) {
+        if self.device.fill_on_compute() {
             let dst_address = dst.device_address() + offset;
             let kernel = if (dst_address | size) & 15 == 0 {
                 BuiltinKernel::Fill16
@@ -398,13 +400,15 @@ impl CommandStream {
                 BuiltinKernel::Fill4
             };
             let units = size / kernel.unit();
-            self.record_builtin(kernel, units, |stride| {
+            let recorded = self.record_builtin(kernel, units, |stride| {
                 let mut push = push_words([dst_address, units, stride, 0]);
                 push[24..28].copy_from_slice(&value.to_ne_bytes());
                 push
             })?;
-            self.recording()?.keep_buffer(dst);
-            return Ok(());
+            if recorded {
+                self.recording()?.keep_buffer(dst);
+                return Ok(());
+            }
         }
         let device = Arc::clone(&self.device);
         let batch = self.recording()?;
@@ -421,13 +425,17 @@ impl CommandStream {
 
     /// Records a built-in copy or fill kernel over `units` units: a bounded
     /// number of work-groups, each invocation striding by the total count.
+    /// `Ok(false)` when the kernel's pipeline cannot be built: the caller
+    /// then records the transfer command, which does the same work.
     fn record_builtin(
         &mut self,
         kernel: BuiltinKernel,
         units: u64,
         push: impl FnOnce(u64) -> [u8; builtin::PUSH_SIZE as usize],
-    ) -> Result<()> {
-        let (pipeline, layout) = self.device.builtin_pipeline(kernel)?;
+    ) -> Result<bool> {
+        let Ok((pipeline, layout)) = self.device.builtin_pipeline(kernel) else {
+            return Ok(false);
+        };
         let max_groups = self.device.info.limits.max_compute_work_group_count[0];
         let groups = units
             .div_ceil(u64::from(builtin::LOCAL_SIZE))
@@ -458,7 +466,7 @@ impl CommandStream {
         };
         // SAFETY: 1 <= groups <= maxComputeWorkGroupCount[0].
         unsafe { device.raw.cmd_dispatch(batch.cmd, groups, 1, 1) };
-        Ok(())
+        Ok(true)
     }
 
     /// A full memory barrier between everything recorded before and after

@@ -3,7 +3,7 @@
 //! fails if the layer sent a single warning or error.
 
 use ferrocl_vk::{
-    validation_message_count, Buffer, Device, Error, Instance, MemoryLocation, Pipeline,
+    validation_message_count, Buffer, CopyEngine, Device, Error, Instance, MemoryLocation, Pipeline,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -271,8 +271,23 @@ fn buffer_size_errors() {
 }
 
 #[test]
-fn copy_and_fill_on_the_device() {
+fn copy_and_fill_with_transfer_commands() {
     with_device(|device| {
+        device.set_copy_engine(CopyEngine::Transfer);
+        copy_and_fill(device);
+    });
+}
+
+#[test]
+fn copy_and_fill_with_compute_kernels() {
+    with_device(|device| {
+        device.set_copy_engine(CopyEngine::Compute);
+        copy_and_fill(device);
+    });
+}
+
+fn copy_and_fill(device: &Device) {
+    {
         let n = 256u64;
         let src = Arc::new(
             device
@@ -321,7 +336,7 @@ fn copy_and_fill_on_the_device() {
             };
             assert_eq!(v, want, "element {i}");
         }
-    });
+    }
 }
 
 #[test]
@@ -552,5 +567,101 @@ fn imported_host_memory_is_written_by_the_device() {
         }
         // SAFETY: allocated above with this layout; the buffer is gone.
         unsafe { std::alloc::dealloc(host.as_ptr(), layout) };
+    });
+}
+
+/// Copies and fills whose addresses or sizes are not 16-byte multiples:
+/// the 4-byte kernels, and the transfer path for odd bytes, mixed with a
+/// user dispatch in one command buffer.
+#[test]
+fn unaligned_copies_and_fills_on_compute() {
+    with_device(|device| {
+        device.set_copy_engine(CopyEngine::Compute);
+        let size = 4096u64;
+        let src = Arc::new(
+            device
+                .create_buffer(size, MemoryLocation::HostToDevice)
+                .unwrap(),
+        );
+        let dst = Arc::new(
+            device
+                .create_buffer(size, MemoryLocation::DeviceToHost)
+                .unwrap(),
+        );
+        let bytes: Vec<u8> = (0..size).map(|i| (i * 7 + 3) as u8).collect();
+        write_bytes(&src, &bytes);
+        let timeline = device.create_timeline(0).unwrap();
+        let mut stream = device.create_command_stream().unwrap();
+        stream.fill_buffer(&dst, 0, size, 0).unwrap();
+        stream.barrier().unwrap();
+        // 4-aligned, not 16: the uint kernels.
+        stream.copy_buffer(&src, 4, &dst, 8, 1000).unwrap();
+        stream.fill_buffer(&dst, 2000, 12, 0xabab_abab).unwrap();
+        // Odd offsets and size: the transfer path.
+        stream.copy_buffer(&src, 1, &dst, 3001, 7).unwrap();
+        // A user kernel after a built-in one in the same command buffer.
+        let out = Arc::new(
+            device
+                .create_buffer(64, MemoryLocation::DeviceToHost)
+                .unwrap(),
+        );
+        if let Some(pipeline) = store_pipeline(device, 4) {
+            let push = push_block(out.device_address(), 5);
+            stream
+                .dispatch(&pipeline, &push, [0, 0, 0], [4, 1, 1])
+                .unwrap();
+        }
+        stream.submit(&[], (&timeline, 1)).unwrap();
+        assert!(timeline.wait(1, 10 * SECOND_NS).unwrap());
+
+        let ptr = dst.mapped_ptr().unwrap();
+        // SAFETY: the mapping covers `size` bytes; the work has completed.
+        let got = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size as usize) };
+        for i in 0..size as usize {
+            let want = match i {
+                8..1008 => bytes[i - 4],
+                2000..2012 => 0xab,
+                3001..3008 => bytes[i - 3000],
+                _ => 0,
+            };
+            assert_eq!(got[i], want, "byte {i}");
+        }
+        if assemble("store_ids_check", STORE_KERNEL).is_some() {
+            let ids = read_u32s(&out);
+            assert!(ids.iter().enumerate().all(|(i, &v)| v == i as u32 + 5));
+        }
+    });
+}
+
+/// A large fill and copy on the compute path loop inside the kernel (more
+/// units than invocations launched).
+#[test]
+fn large_compute_copy_loops_over_the_range() {
+    with_device(|device| {
+        device.set_copy_engine(CopyEngine::Compute);
+        let size = 48u64 << 20;
+        let a = Arc::new(
+            device
+                .create_buffer(size, MemoryLocation::DeviceLocal)
+                .unwrap(),
+        );
+        let b = Arc::new(
+            device
+                .create_buffer(size, MemoryLocation::DeviceToHost)
+                .unwrap(),
+        );
+        let timeline = device.create_timeline(0).unwrap();
+        let mut stream = device.create_command_stream().unwrap();
+        stream.fill_buffer(&a, 0, size, 0x1234_5678).unwrap();
+        stream.fill_buffer(&b, 0, size, 0).unwrap();
+        stream.barrier().unwrap();
+        stream.copy_buffer(&a, 16, &b, 32, size - 48).unwrap();
+        stream.submit(&[], (&timeline, 1)).unwrap();
+        assert!(timeline.wait(1, 60 * SECOND_NS).unwrap());
+        let got = read_u32s(&b);
+        let last = got.len() - 4;
+        assert!(got[..8].iter().all(|&v| v == 0));
+        assert!(got[8..last].iter().all(|&v| v == 0x1234_5678));
+        assert!(got[last..].iter().all(|&v| v == 0));
     });
 }

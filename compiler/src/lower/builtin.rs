@@ -175,12 +175,38 @@ impl<'a> Lowerer<'a> {
         self.op(Op::CompositeConstruct, v3, &comps)
     }
 
+    /// The id within the whole NDRange, before the global offset. Built
+    /// from `WorkgroupId`, which includes the base of a split dispatch:
+    /// lavapipe 22.3 leaves that base out of `GlobalInvocationId`.
+    fn global_invocation_id(&mut self) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let grp = self.group_id();
+        let ws = self.workgroup_size();
+        let lid = self.builtin_input(BuiltIn::LocalInvocationId);
+        let start = self.op(Op::IMul, v3, &[grp, ws]);
+        self.op(Op::IAdd, v3, &[start, lid])
+    }
+
+    /// The work-group id in the NDRange: `WorkgroupId` (which includes a
+    /// `vkCmdDispatchBase` base) plus the group base in x of the launch
+    /// header, for NDRanges split beyond `maxComputeWorkGroupCount`.
+    fn group_id(&mut self) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let grp = self.builtin_input(BuiltIn::WorkgroupId);
+        let base = self.push_word_at(7);
+        let zero = self.u32c(0);
+        let b = self.op(Op::CompositeConstruct, v3, &[base, zero, zero]);
+        self.op(Op::IAdd, v3, &[grp, b])
+    }
+
     fn local_size_vec(&mut self) -> Word {
         let u = self.m.ty(TypeKey::Int(32));
         let v3 = self.m.ty(TypeKey::Vector(u, 3));
         let ws = self.workgroup_size();
         let gs = self.header_vec(3);
-        let grp = self.builtin_input(BuiltIn::WorkgroupId);
+        let grp = self.group_id();
         let start = self.op(Op::IMul, v3, &[grp, ws]);
         let left = self.op(Op::ISub, v3, &[gs, start]);
         self.glsl(v3, glsl::UMIN, &[ws, left])
@@ -198,7 +224,7 @@ impl<'a> Lowerer<'a> {
             }
             WorkItem::GlobalLinearId | WorkItem::LocalLinearId => {
                 let (id, size) = if w == WorkItem::GlobalLinearId {
-                    let gid = self.builtin_input(BuiltIn::GlobalInvocationId);
+                    let gid = self.global_invocation_id();
                     (gid, self.header_vec(3))
                 } else {
                     let lid = self.builtin_input(BuiltIn::LocalInvocationId);
@@ -217,14 +243,12 @@ impl<'a> Lowerer<'a> {
                 return Some(Val::new(a, Type::ULONG));
             }
             WorkItem::GlobalId => {
-                // WorkgroupId includes the dispatch base, so this is the
-                // id within the whole NDRange; the offset is added on top.
-                let gid = self.builtin_input(BuiltIn::GlobalInvocationId);
+                let gid = self.global_invocation_id();
                 let off = self.header_vec(0);
                 (self.op(Op::IAdd, v3, &[gid, off]), 0)
             }
             WorkItem::LocalId => (self.builtin_input(BuiltIn::LocalInvocationId), 0),
-            WorkItem::GroupId => (self.builtin_input(BuiltIn::WorkgroupId), 0),
+            WorkItem::GroupId => (self.group_id(), 0),
             WorkItem::GlobalSize => (self.header_vec(3), 1),
             WorkItem::GlobalOffset => (self.header_vec(0), 0),
             WorkItem::EnqueuedLocalSize => (self.workgroup_size(), 1),
@@ -443,6 +467,11 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         self.check_type_supported(to, span)?;
+        if (v.ty.width() > 4 || to.width() > 4) && v.ty.width() != to.width() {
+            let (a, b) = (self.types.name(&v.ty), self.types.name(to));
+            self.error(span, format!("reinterpreting '{a}' as '{b}' is not supported yet"));
+            return None;
+        }
         let mut x = v.id;
         let mut from = v.ty.clone();
         if let Type::Vector(s, 3) = from {

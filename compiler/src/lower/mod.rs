@@ -37,6 +37,13 @@ type R<T> = Option<T>;
 /// `MemoryAccess` bits.
 const MA_ALIGNED: u32 = 0x2;
 const MA_NON_PRIVATE: u32 = 0x20;
+/// The largest `__private`, `__local` or program-scope variable: bigger
+/// ones exceed every device's memory for them, and would take the compiler
+/// long to initialise element by element.
+const MAX_VARIABLE_BYTES: u32 = 1 << 20;
+/// The largest argument passed by value (`CL_DEVICE_MAX_PARAMETER_SIZE`
+/// must be at least 1024).
+const MAX_ARG_BYTES: u32 = 4096;
 /// Scopes.
 const SCOPE_DEVICE: u32 = 1;
 const SCOPE_WORKGROUP: u32 = 2;
@@ -154,8 +161,14 @@ pub(crate) struct Lowerer<'a> {
     frames: Vec<Frame>,
     call_stack: Vec<&'a str>,
     k: KernelState,
-    /// Labels used for the blocks that hold dead code.
     static_local_bytes: u64,
+    private_bytes: u64,
+    /// Vulkan has no 8- and 16-component vectors (`Vector16` is a kernel
+    /// capability), so those are arrays; component-wise instructions on
+    /// them are split per component. Array type → (element type, count).
+    wide_types: HashMap<Word, (Word, u32)>,
+    /// Values of such types → their type.
+    wide_vals: HashMap<Word, Word>,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -194,6 +207,9 @@ pub fn lower(
             builtins: HashMap::new(),
         },
         static_local_bytes: 0,
+        private_bytes: 0,
+        wide_types: HashMap::new(),
+        wide_vals: HashMap::new(),
     };
     for c in [
         Capability::Shader,
@@ -235,6 +251,19 @@ impl<'a> Lowerer<'a> {
     // ---- emission helpers ------------------------------------------------
 
     fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        if !self.wide_types.is_empty() {
+            if let Some(id) = self.wide_op(op, ty, args) {
+                return id;
+            }
+        }
+        let id = self.emit(op, ty, args);
+        if self.wide_types.contains_key(&ty) {
+            self.wide_vals.insert(id, ty);
+        }
+        id
+    }
+
+    fn emit(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
         let id = self.m.id();
         let mut v = Vec::with_capacity(args.len() + 2);
         v.push(ty);
@@ -304,7 +333,7 @@ impl<'a> Lowerer<'a> {
             Type::Vector(s, n) => {
                 let k = self.scalar_key(*s);
                 let e = self.m.ty(k);
-                self.m.ty(TypeKey::Vector(e, *n as u32))
+                self.vector_ty(e, *n as u32)
             }
             Type::Pointer(_, sp, _) if sp.is_addressed() => self.m.ty(TypeKey::Int(64)),
             Type::Pointer(..) => self.m.ty(TypeKey::Int(32)),
@@ -338,8 +367,114 @@ impl<'a> Lowerer<'a> {
         if n == 1 {
             b
         } else {
-            self.m.ty(TypeKey::Vector(b, n))
+            self.vector_ty(b, n)
         }
+    }
+
+    /// A vector type of `n` components: a SPIR-V vector up to 4, an array
+    /// beyond (see `wide_types`).
+    fn vector_ty(&mut self, elem: Word, n: u32) -> Word {
+        if n <= 4 {
+            return self.m.ty(TypeKey::Vector(elem, n));
+        }
+        let len = self.m.u32_const(n);
+        let t = self.m.ty(TypeKey::Array(elem, len));
+        self.wide_types.insert(t, (elem, n));
+        t
+    }
+
+    /// Splits an instruction on 8- or 16-component vectors into one per
+    /// component; `None` when `op` needs no splitting.
+    fn wide_op(&mut self, op: Op, ty: Word, args: &[Word]) -> Option<Word> {
+        let res = self.wide_types.get(&ty).copied();
+        let ids_from = if op == Op::ExtInst { 2 } else { 0 };
+        let wide_arg = args
+            .iter()
+            .skip(ids_from)
+            .find_map(|a| self.wide_vals.get(a).copied());
+        match op {
+            Op::VectorShuffle => {
+                let a = self.wide_vals.get(&args[0]).copied();
+                let b = self.wide_vals.get(&args[1]).copied();
+                if res.is_none() && a.is_none() && b.is_none() {
+                    return None;
+                }
+                let na = self.component_count(args[0]);
+                let mut comps = Vec::new();
+                let elem = self.component_type(args[0]);
+                for &sel in &args[2..] {
+                    let (src, i) = if sel == 0xffff_ffff {
+                        (args[0], 0)
+                    } else if sel < na {
+                        (args[0], sel)
+                    } else {
+                        (args[1], sel - na)
+                    };
+                    comps.push(self.emit(Op::CompositeExtract, elem, &[src, i]));
+                }
+                Some(self.op(Op::CompositeConstruct, ty, &comps))
+            }
+            Op::VectorExtractDynamic => {
+                let vt = self.wide_vals.get(&args[0]).copied()?;
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, vt));
+                let var = self.m.id();
+                self.f.var(p, var);
+                self.op_void(Op::Store, &[var, args[0]]);
+                let pe = self.m.ty(TypeKey::Pointer(StorageClass::Function, ty));
+                let ptr = self.emit(Op::AccessChain, pe, &[var, args[1]]);
+                Some(self.emit(Op::Load, ty, &[ptr]))
+            }
+            Op::Any | Op::All => {
+                wide_arg?;
+                let n = self.component_count(args[0]);
+                let b = self.m.ty(TypeKey::Bool);
+                let mut acc = self.emit(Op::CompositeExtract, b, &[args[0], 0]);
+                let join = if op == Op::Any { Op::LogicalOr } else { Op::LogicalAnd };
+                for i in 1..n {
+                    let c = self.emit(Op::CompositeExtract, b, &[args[0], i]);
+                    acc = self.emit(join, b, &[acc, c]);
+                }
+                Some(acc)
+            }
+            _ if is_componentwise(op) => {
+                let (elem, n) = match res {
+                    Some(r) => r,
+                    None => {
+                        wide_arg?;
+                        return None;
+                    }
+                };
+                let mut comps = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let mut cargs = Vec::with_capacity(args.len());
+                    for (k, &a) in args.iter().enumerate() {
+                        if k >= ids_from && self.wide_vals.contains_key(&a) {
+                            let et = self.component_type(a);
+                            cargs.push(self.emit(Op::CompositeExtract, et, &[a, i]));
+                        } else {
+                            cargs.push(a);
+                        }
+                    }
+                    comps.push(self.emit(op, elem, &cargs));
+                }
+                Some(self.op(Op::CompositeConstruct, ty, &comps))
+            }
+            _ => None,
+        }
+    }
+
+    fn component_count(&self, v: Word) -> u32 {
+        self.wide_vals
+            .get(&v)
+            .and_then(|t| self.wide_types.get(t))
+            .map_or(4, |w| w.1)
+    }
+
+    fn component_type(&self, v: Word) -> Word {
+        self.wide_vals
+            .get(&v)
+            .and_then(|t| self.wide_types.get(t))
+            .map_or(0, |w| w.0)
     }
 
     /// A constant of scalar or vector type `t` (vectors splat).
@@ -377,7 +512,11 @@ impl<'a> Lowerer<'a> {
         match t {
             Type::Vector(_, n) => {
                 let ty = self.sty(t);
-                self.m.constant(ConstKey::Composite(ty, vec![scalar; *n as usize]))
+                let id = self.m.constant(ConstKey::Composite(ty, vec![scalar; *n as usize]));
+                if self.wide_types.contains_key(&ty) {
+                    self.wide_vals.insert(id, ty);
+                }
+                id
             }
             _ => scalar,
         }
@@ -395,6 +534,7 @@ impl<'a> Lowerer<'a> {
     // ---- variables -----------------------------------------------------------
 
     fn new_function_var(&mut self, t: &Type) -> Word {
+        self.private_bytes += self.types.size(t) as u64;
         let p = self.ptr_ty(StorageClass::Function, t);
         let id = self.m.id();
         self.f.var(p, id);
@@ -476,6 +616,13 @@ impl<'a> Lowerer<'a> {
     // ---- program scope ---------------------------------------------------------
 
     fn program_scope_variable(&mut self, g: &VarDecl) {
+        if self.types.size(&g.ty) > MAX_VARIABLE_BYTES {
+            self.error(
+                g.span,
+                format!("variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported", g.name),
+            );
+            return;
+        }
         if g.space != AddrSpace::Constant {
             self.error(
                 g.span,
@@ -664,6 +811,13 @@ impl<'a> Lowerer<'a> {
                     self.error(p.span, "kernel argument has incomplete type");
                     continue;
                 }
+                t if self.types.size(t) > MAX_ARG_BYTES => {
+                    self.error(
+                        p.span,
+                        format!("kernel argument '{}' is larger than {MAX_ARG_BYTES} bytes", p.name),
+                    );
+                    continue;
+                }
                 t => {
                     let (s, a) = self.types.size_align(t);
                     (ArgKind::Value, AddressQualifier::Private, s, a)
@@ -714,6 +868,7 @@ impl<'a> Lowerer<'a> {
         self.frames.clear();
         self.call_stack = vec![f.name.as_str()];
         self.static_local_bytes = 0;
+        self.private_bytes = 0;
         let words = match block {
             ArgBlock::Push => (ARGS_OFFSET + args_size) / 4,
             ArgBlock::Buffer => ARGS_OFFSET / 4 + 2,
@@ -800,7 +955,7 @@ impl<'a> Lowerer<'a> {
             vec_type_hint: f.attrs.vec_type_hint.clone(),
             attributes: f.attrs.text.join(" "),
             static_local_mem_size: self.static_local_bytes,
-            private_mem_size: 0,
+            private_mem_size: self.private_bytes,
             uses_printf: false,
         })
     }
@@ -1226,6 +1381,13 @@ impl<'a> Lowerer<'a> {
             self.error(v.span, "variables of this type are not supported yet");
             return;
         }
+        if self.types.size(&v.ty) > MAX_VARIABLE_BYTES {
+            self.error(
+                v.span,
+                format!("variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported", v.name),
+            );
+            return;
+        }
         if v.ty.elem_scalar() == Some(Scalar::Double) && !self.caps.fp64 {
             self.error(v.span, "type 'double' requires cl_khr_fp64 support");
             return;
@@ -1462,6 +1624,19 @@ impl<'a> Lowerer<'a> {
                 let b = self.bool_ty(1);
                 Some(self.op(Op::INotEqual, b, &[u8v, zero]))
             }
+            Type::Vector(s, n) if *n > 4 => {
+                let st = Type::Scalar(*s);
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let mut parts = Vec::new();
+                for i in 0..*n as u64 {
+                    let o = self.m.u64_const(i * s.size() as u64);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let calign = if i == 0 { align.max(1) } else { s.size().min(align.max(1)) };
+                    parts.push(self.load_addr(a, &st, calign, space, span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
             Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
                 self.storage_caps(ty);
                 let t = self.sty(ty);
@@ -1520,6 +1695,18 @@ impl<'a> Lowerer<'a> {
                 let t = self.sty(&uc);
                 let v = self.op(Op::Select, t, &[val, one, zero]);
                 self.store_addr(addr, &uc, 1, v, span);
+            }
+            Type::Vector(s, n) if *n > 4 => {
+                let st = Type::Scalar(*s);
+                let et = self.sty(&st);
+                let u64t = self.m.ty(TypeKey::Int(64));
+                for i in 0..*n as u32 {
+                    let o = self.m.u64_const(i as u64 * s.size() as u64);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let part = self.op(Op::CompositeExtract, et, &[val, i]);
+                    let calign = if i == 0 { align.max(1) } else { s.size().min(align.max(1)) };
+                    self.store_addr(a, &st, calign, part, span);
+                }
             }
             Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
                 self.storage_caps(ty);
@@ -1703,6 +1890,24 @@ impl<'a> Lowerer<'a> {
             None => Some(Val::new(0, Type::Void)),
         }
     }
+}
+
+/// Instructions that act on each vector component independently.
+fn is_componentwise(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IAdd | FAdd | ISub | FSub | IMul | FMul | UDiv | SDiv | FDiv | UMod | SRem | SMod | FRem
+            | FMod | SNegate | FNegate | Not | BitwiseAnd | BitwiseOr | BitwiseXor
+            | ShiftLeftLogical | ShiftRightLogical | ShiftRightArithmetic | SConvert | UConvert
+            | FConvert | ConvertFToS | ConvertFToU | ConvertSToF | ConvertUToF | Bitcast
+            | IEqual | INotEqual | SLessThan | SGreaterThan | SLessThanEqual
+            | SGreaterThanEqual | ULessThan | UGreaterThan | ULessThanEqual
+            | UGreaterThanEqual | FOrdEqual | FUnordNotEqual | FOrdNotEqual | FOrdLessThan
+            | FOrdGreaterThan | FOrdLessThanEqual | FOrdGreaterThanEqual | IsNan | IsInf
+            | LogicalAnd | LogicalOr | LogicalNot | LogicalEqual | LogicalNotEqual | Select
+            | ExtInst | BitCount
+    )
 }
 
 /// Does `body` return anywhere but as its last top-level statement?

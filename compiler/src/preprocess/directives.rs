@@ -74,13 +74,12 @@ impl Preprocessor<'_> {
                             .error(toks[0].span, "'defined' cannot be used as a macro name");
                     }
                     Some(PpKind::Ident(sym)) => {
-                        if let Some(old) = self.macros.get(sym) {
+                        if let Some(old) = self.macros.get(*sym) {
                             if old.builtin.is_some() {
-                                self.diags
-                                    .warning(toks[0].span, "undefining builtin macro");
+                                self.diags.warning(toks[0].span, "undefining builtin macro");
                             }
                         }
-                        self.macros.remove(sym);
+                        self.macros.remove(*sym);
                         if let Some(t) = toks.get(1) {
                             self.diags
                                 .warning(t.span, "extra tokens at end of #undef directive");
@@ -108,7 +107,7 @@ impl Preprocessor<'_> {
                                 format!("extra tokens at end of #{name} directive"),
                             );
                         }
-                        self.macros.contains_key(sym) == (name == "ifdef")
+                        self.macros.contains(*sym) == (name == "ifdef")
                     }
                     Some(_) => {
                         self.diags
@@ -191,17 +190,20 @@ impl Preprocessor<'_> {
     }
 
     fn define(&mut self, sym: super::lexer::Sym, m: super::macros::Macro) {
-        if let Some(old) = self.macros.get(&sym) {
+        if let Some(old) = self.macros.get(sym) {
             let name = self.interner.name(sym).to_string();
             if old.builtin.is_some() {
                 self.diags
                     .warning(m.span, format!("redefining builtin macro '{name}'"));
             } else if !old.same_definition(&m) {
                 let previous = old.span;
+                let before = self.diags.list.len();
                 self.diags
                     .warning(m.span, format!("'{name}' macro redefined"));
-                self.diags
-                    .note(previous, "previous definition is here");
+                // The note belongs to the warning: none when `-w` dropped it.
+                if self.diags.list.len() > before {
+                    self.diags.note(previous, "previous definition is here");
+                }
             }
         }
         self.macros.insert(sym, Rc::new(m));
@@ -245,7 +247,7 @@ impl Preprocessor<'_> {
             operand = self.next();
         }
         let value = match operand.kind {
-            PpKind::Ident(sym) => self.macros.contains_key(&sym),
+            PpKind::Ident(sym) => self.macros.contains(sym),
             _ => {
                 self.diags
                     .error(operand.span, "macro name must be an identifier");
@@ -259,8 +261,7 @@ impl Preprocessor<'_> {
         if paren {
             let close = self.next();
             if !close.is_punct(")") {
-                self.diags
-                    .error(close.span, "missing ')' after 'defined'");
+                self.diags.error(close.span, "missing ')' after 'defined'");
                 self.if_expression_failed = true;
                 if close.is_end() {
                     self.pending.push(close);
@@ -429,7 +430,12 @@ impl Preprocessor<'_> {
                     .unwrap_or_else(|_| p.clone())
                     .to_string_lossy()
                     .into_owned();
-                (format!("disk:{key}"), p.to_string_lossy().into_owned(), Some(p), None)
+                (
+                    format!("disk:{key}"),
+                    p.to_string_lossy().into_owned(),
+                    Some(p),
+                    None,
+                )
             })
         };
         let Some((key, display, path, header)) = found else {
@@ -479,7 +485,9 @@ impl Preprocessor<'_> {
             self.expand_isolated(&toks)
         };
         let number = match toks.first().map(|t| &t.kind) {
-            Some(PpKind::Number(n)) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse::<u64>().ok(),
+            Some(PpKind::Number(n)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+                n.parse::<u64>().ok()
+            }
             _ => None,
         };
         let Some(number) = number.filter(|n| (1..=2147483647).contains(n)) else {

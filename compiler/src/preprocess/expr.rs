@@ -210,10 +210,9 @@ impl Eval<'_> {
                 if y == 0 {
                     if eval {
                         let what = if op == "/" { "division" } else { "remainder" };
-                        return Err(self.fail(
-                            span,
-                            format!("{what} by zero in preprocessor expression"),
-                        ));
+                        return Err(
+                            self.fail(span, format!("{what} by zero in preprocessor expression"))
+                        );
                     }
                     arith(0)
                 } else if unsigned {

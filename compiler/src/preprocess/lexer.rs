@@ -15,10 +15,33 @@ use std::rc::Rc;
 /// An interned identifier.
 pub(crate) type Sym = u32;
 
+/// FNV-1a: identifiers are short, and SipHash's resistance to chosen keys
+/// buys nothing inside one compilation.
+#[derive(Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
 /// Identifier names of one preprocessing run.
 #[derive(Default)]
 pub(crate) struct Interner {
-    map: HashMap<Rc<str>, Sym>,
+    map: HashMap<Rc<str>, Sym, std::hash::BuildHasherDefault<NameHasher>>,
     names: Vec<Rc<str>>,
 }
 
@@ -105,8 +128,9 @@ pub(crate) enum PpKind {
     Punct(&'static str),
     /// A character that starts no token (`@`, `` ` ``, a stray `\`).
     Other(char),
-    /// An unterminated character constant or string: its text and why.
-    Invalid(Rc<str>, &'static str),
+    /// An unterminated character constant (`true`) or string (`false`):
+    /// its text.
+    Invalid(Rc<str>, bool),
     /// A `#pragma` (or `_Pragma`) the parser must see, as its text.
     Pragma(Rc<str>),
     /// The empty argument of `##` (C99 6.10.3.3p2); never leaves expansion.
@@ -146,10 +170,7 @@ impl PpTok {
     }
 
     pub(crate) fn is_end(&self) -> bool {
-        matches!(
-            self.kind,
-            PpKind::Eof | PpKind::EndOfFile | PpKind::Barrier
-        )
+        matches!(self.kind, PpKind::Eof | PpKind::EndOfFile | PpKind::Barrier)
     }
 
     /// The token as it would be written (digraphs in their usual form).
@@ -163,10 +184,9 @@ impl PpTok {
             PpKind::Punct(p) => Cow::Borrowed(p),
             PpKind::Other(c) => Cow::Owned(c.to_string()),
             PpKind::Pragma(t) => Cow::Owned(format!("_Pragma({t:?})")),
-            PpKind::Placemarker
-            | PpKind::Barrier
-            | PpKind::EndOfFile
-            | PpKind::Eof => Cow::Borrowed(""),
+            PpKind::Placemarker | PpKind::Barrier | PpKind::EndOfFile | PpKind::Eof => {
+                Cow::Borrowed("")
+            }
         }
     }
 }
@@ -533,7 +553,9 @@ impl Lexer {
             }
             let text = self.text_between(start, self.pos, splices);
             PpKind::Ident(interner.intern(&text))
-        } else if c.is_ascii_digit() || (c == b'.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == b'.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
+        {
             self.pos += 1;
             loop {
                 match self.cur() {
@@ -572,8 +594,7 @@ impl Lexer {
             match (terminated, c) {
                 (true, b'\'') => PpKind::Char(text),
                 (true, _) => PpKind::Str(text),
-                (false, b'\'') => PpKind::Invalid(text, "missing terminating ' character"),
-                (false, _) => PpKind::Invalid(text, "missing terminating '\"' character"),
+                (false, quote) => PpKind::Invalid(text, quote == b'\''),
             }
         } else {
             self.lex_punct(c)
@@ -650,7 +671,9 @@ mod tests {
 
     fn spellings(src: &str) -> Vec<String> {
         let (toks, interner, _) = lex_all(src);
-        toks.iter().map(|t| t.spelling(&interner).into_owned()).collect()
+        toks.iter()
+            .map(|t| t.spelling(&interner).into_owned())
+            .collect()
     }
 
     #[test]
@@ -668,7 +691,18 @@ mod tests {
     fn numbers_are_pp_numbers() {
         assert_eq!(
             spellings("1.5e+3f 0x1p-3 .5 1e 12ul 0x1.8P+1h 1..2 3+4"),
-            vec!["1.5e+3f", "0x1p-3", ".5", "1e", "12ul", "0x1.8P+1h", "1..2", "3", "+", "4"]
+            vec![
+                "1.5e+3f",
+                "0x1p-3",
+                ".5",
+                "1e",
+                "12ul",
+                "0x1.8P+1h",
+                "1..2",
+                "3",
+                "+",
+                "4"
+            ]
         );
     }
 
@@ -681,7 +715,15 @@ mod tests {
             .collect();
         assert_eq!(
             at,
-            vec![(1, 1, 0), (1, 5, 4), (1, 6, 5), (2, 3, 9), (2, 5, 11), (2, 7, 13), (2, 8, 14)]
+            vec![
+                (1, 1, 0),
+                (1, 5, 4),
+                (1, 6, 5),
+                (2, 3, 9),
+                (2, 5, 11),
+                (2, 7, 13),
+                (2, 8, 14)
+            ]
         );
         assert!(toks[0].bol && !toks[1].bol && toks[3].bol);
         assert!(toks[1].space && !toks[2].space && toks[3].space);
@@ -732,7 +774,10 @@ mod tests {
     fn header_names() {
         let mut interner = Interner::default();
         let mut diags = Diagnostics::default();
-        let mut lexer = Lexer::new(Rc::from("include <a/b.h> x\ninclude \"c\\d.h\"\ninclude <e"), 0);
+        let mut lexer = Lexer::new(
+            Rc::from("include <a/b.h> x\ninclude \"c\\d.h\"\ninclude <e"),
+            0,
+        );
         lexer.next(&mut interner, &mut diags);
         assert_eq!(
             lexer.header_name(&mut diags).map(|h| (h.0, h.1)),

@@ -61,8 +61,28 @@ pub(crate) fn parse_number(text: &str) -> Result<Number, String> {
     }
     if !matches!(
         suffix,
-        "" | "u" | "U" | "l" | "L" | "ll" | "LL" | "ul" | "uL" | "Ul" | "UL" | "lu" | "lU"
-            | "Lu" | "LU" | "ull" | "uLL" | "Ull" | "ULL" | "llu" | "llU" | "LLu" | "LLU"
+        "" | "u"
+            | "U"
+            | "l"
+            | "L"
+            | "ll"
+            | "LL"
+            | "ul"
+            | "uL"
+            | "Ul"
+            | "UL"
+            | "lu"
+            | "lU"
+            | "Lu"
+            | "LU"
+            | "ull"
+            | "uLL"
+            | "Ull"
+            | "ULL"
+            | "llu"
+            | "llU"
+            | "LLu"
+            | "LLU"
     ) {
         return Err(format!(
             "invalid suffix '{suffix}' on integer constant '{text}'"
@@ -207,8 +227,11 @@ pub(crate) fn decode_escapes(body: &str) -> Decoded {
             b'u' | b'U' => {
                 let want = if e == b'u' { 4 } else { 8 };
                 let digits = &body[i..(i + want).min(b.len())];
-                let code = if digits.len() == want && digits.bytes().all(|d| d.is_ascii_hexdigit()) {
-                    u32::from_str_radix(digits, 16).ok().and_then(char::from_u32)
+                let code = if digits.len() == want && digits.bytes().all(|d| d.is_ascii_hexdigit())
+                {
+                    u32::from_str_radix(digits, 16)
+                        .ok()
+                        .and_then(char::from_u32)
                 } else {
                     None
                 };
@@ -256,9 +279,7 @@ pub(crate) fn char_value(text: &str) -> (Result<i64, String>, Vec<String>) {
         [one] => (Ok(*one as i8 as i64), warnings),
         many => {
             warnings.push("multi-character character constant".into());
-            let v = many
-                .iter()
-                .fold(0u32, |acc, &b| (acc << 8) | b as u32);
+            let v = many.iter().fold(0u32, |acc, &b| (acc << 8) | b as u32);
             (Ok(v as i32 as i64), warnings)
         }
     }
@@ -306,15 +327,30 @@ mod tests {
         assert!(parse_number("1f").is_err());
         assert!(parse_number("1uu").is_err());
         assert!(parse_number("0x").is_err());
-        assert!(parse_number("18446744073709551616").unwrap_err().contains("too large"));
+        assert!(parse_number("18446744073709551616")
+            .unwrap_err()
+            .contains("too large"));
         assert!(parse_number("1abc").is_err());
     }
 
     #[test]
     fn floats() {
         for ok in [
-            "1.0", "1.", ".5", "1e10", "1E-3", "2.5f", "2.5F", "1.0h", "1.0H", "1.0l", "0x1p3",
-            "0x1.8p-1f", "0X.8P+2", "1e+5f", "00.5",
+            "1.0",
+            "1.",
+            ".5",
+            "1e10",
+            "1E-3",
+            "2.5f",
+            "2.5F",
+            "1.0h",
+            "1.0H",
+            "1.0l",
+            "0x1p3",
+            "0x1.8p-1f",
+            "0X.8P+2",
+            "1e+5f",
+            "00.5",
         ] {
             assert_eq!(parse_number(ok), Ok(Number::Float), "{ok}");
         }

@@ -12,9 +12,10 @@ use std::rc::Rc;
 
 /// Most tokens all macro expansions of one build may produce; beyond that
 /// the source is an expansion bomb, not a kernel.
-const EXPANSION_LIMIT: usize = 1 << 22;
-/// Deepest nesting of macro invocations inside macro arguments.
-const ARG_NESTING_LIMIT: u32 = 200;
+const EXPANSION_LIMIT: usize = 1 << 21;
+/// Deepest nesting of macro invocations inside macro arguments. Each level
+/// is a recursion of about 1.5 KiB of stack: 128 levels fit a small thread.
+const ARG_NESTING_LIMIT: u32 = 128;
 
 /// A macro the preprocessor computes rather than stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,16 +29,28 @@ pub(crate) enum Builtin {
 pub(crate) enum Item {
     Tok(PpTok),
     /// A parameter, replaced by its fully expanded argument.
-    Arg { index: usize, space: bool },
+    Arg {
+        index: usize,
+        space: bool,
+    },
     /// A parameter next to `##`, replaced by its argument as written.
-    RawArg { index: usize, space: bool },
+    RawArg {
+        index: usize,
+        space: bool,
+    },
     /// `# parameter`.
-    Stringize { index: usize, space: bool },
+    Stringize {
+        index: usize,
+        space: bool,
+    },
     /// `##`.
     Paste,
     /// `, ## __VA_ARGS__` (a GNU extension): the comma disappears when the
     /// variable arguments are empty.
-    CommaVaArgs { index: usize, space: bool },
+    CommaVaArgs {
+        index: usize,
+        space: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -77,6 +90,37 @@ impl Macro {
                 .zip(&other.written)
                 .enumerate()
                 .all(|(i, (a, b))| a.kind == b.kind && (i == 0 || a.space == b.space))
+    }
+}
+
+/// The defined macros, indexed by interned name (names are dense small
+/// numbers, so no hashing on the hot path).
+#[derive(Default)]
+pub(crate) struct MacroTable {
+    by_sym: Vec<Option<Rc<Macro>>>,
+}
+
+impl MacroTable {
+    pub(crate) fn get(&self, sym: Sym) -> Option<&Rc<Macro>> {
+        self.by_sym.get(sym as usize).and_then(Option::as_ref)
+    }
+
+    pub(crate) fn contains(&self, sym: Sym) -> bool {
+        self.get(sym).is_some()
+    }
+
+    pub(crate) fn insert(&mut self, sym: Sym, m: Rc<Macro>) {
+        let i = sym as usize;
+        if self.by_sym.len() <= i {
+            self.by_sym.resize(i + 1, None);
+        }
+        self.by_sym[i] = Some(m);
+    }
+
+    pub(crate) fn remove(&mut self, sym: Sym) {
+        if let Some(slot) = self.by_sym.get_mut(sym as usize) {
+            *slot = None;
+        }
     }
 }
 
@@ -410,7 +454,9 @@ impl Preprocessor<'_> {
         } else if args.len() > nparams {
             self.diags.error(
                 rparen.span,
-                format!("too many arguments provided to function-like macro invocation '{macro_name}'"),
+                format!(
+                    "too many arguments provided to function-like macro invocation '{macro_name}'"
+                ),
             );
             return None;
         }
@@ -631,7 +677,7 @@ impl Preprocessor<'_> {
                         continue;
                     }
                     if !hideset_contains(&t.hide, sym) {
-                        if let Some(m) = self.macros.get(&sym).cloned() {
+                        if let Some(m) = self.macros.get(sym).cloned() {
                             if self.expand_macro(&t, sym, m) {
                                 continue;
                             }

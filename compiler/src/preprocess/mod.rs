@@ -35,7 +35,7 @@ use crate::options::BuildOptions;
 use crate::token::{FileId, SourceFile, SourceMap, Span, Token, TokenKind};
 use crate::{Header, TargetCaps};
 use lexer::{Interner, Lexer, PpKind, PpTok, Sym};
-use macros::{Builtin, Macro};
+use macros::{Builtin, Macro, MacroTable};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -128,7 +128,7 @@ struct Preprocessor<'a> {
     /// Tokens to read before the files: expansions waiting to be rescanned,
     /// top last.
     pending: Vec<PpTok>,
-    macros: HashMap<Sym, Rc<Macro>>,
+    macros: MacroTable,
     conds: Vec<Cond>,
     in_if_expression: bool,
     if_expression_failed: bool,
@@ -148,7 +148,7 @@ impl<'a> Preprocessor<'a> {
             va_args: interner.intern("__VA_ARGS__"),
             pragma_operator: interner.intern("_Pragma"),
         };
-        let mut macros = HashMap::new();
+        let mut macros = MacroTable::default();
         macros.insert(
             interner.intern("__FILE__"),
             Rc::new(Macro::builtin(Builtin::File)),
@@ -225,7 +225,8 @@ impl<'a> Preprocessor<'a> {
     fn close_conditionals(&mut self, base: usize) {
         while self.conds.len() > base {
             if let Some(c) = self.conds.pop() {
-                self.diags.error(c.span, "unterminated conditional directive");
+                self.diags
+                    .error(c.span, "unterminated conditional directive");
             }
         }
     }
@@ -292,24 +293,26 @@ impl<'a> Preprocessor<'a> {
                 PpKind::Punct(p) => TokenKind::Punct(p),
                 PpKind::Pragma(text) => TokenKind::Pragma(text.to_string()),
                 PpKind::Other(c) => {
-                    self.diags
-                        .error(t.span, format!("unexpected character '{}'", c.escape_default()));
+                    self.diags.error(
+                        t.span,
+                        format!("unexpected character '{}'", c.escape_default()),
+                    );
                     continue;
                 }
-                PpKind::Invalid(_, why) => {
-                    self.diags.error(t.span, *why);
+                PpKind::Invalid(_, is_char) => {
+                    let message = if *is_char {
+                        "missing terminating ' character"
+                    } else {
+                        "missing terminating '\"' character"
+                    };
+                    self.diags.error(t.span, message);
                     continue;
                 }
-                PpKind::Placemarker | PpKind::Barrier | PpKind::EndOfFile | PpKind::Eof => {
-                    continue
-                }
+                PpKind::Placemarker | PpKind::Barrier | PpKind::EndOfFile | PpKind::Eof => continue,
             };
             out.push(Token { kind, span: t.span });
         }
-        let eof_span = self
-            .stack
-            .first()
-            .map_or(last_eof, |f| f.lexer.end_span());
+        let eof_span = self.stack.first().map_or(last_eof, |f| f.lexer.end_span());
         out.push(Token {
             kind: TokenKind::Eof,
             span: eof_span,

@@ -143,7 +143,12 @@ fn eof_only_for_empty_source() {
 fn spans_survive() {
     let (toks, _) = pp("a\n  b");
     assert_eq!(
-        (toks[1].span.file, toks[1].span.line, toks[1].span.col, toks[1].span.offset),
+        (
+            toks[1].span.file,
+            toks[1].span.line,
+            toks[1].span.col,
+            toks[1].span.offset
+        ),
         (0, 2, 3, 4)
     );
     assert_eq!(toks[2].kind, TokenKind::Eof);
@@ -171,10 +176,7 @@ fn object_and_function_like_macros() {
     // A function-like macro name without `(` is an ordinary identifier.
     same("#define f(x) x\nint f; f (1) f\n(2)", "int f; 1 2");
     // Arguments may span lines and hold parenthesized commas.
-    same(
-        "#define g(a, b) [a|b]\ng((1,2),\n  3)",
-        "[(1,2)|3]",
-    );
+    same("#define g(a, b) [a|b]\ng((1,2),\n  3)", "[(1,2)|3]");
     // Empty arguments.
     same("#define h(a, b) <a b>\nh(,) h( , x)", "< > <x>");
     same("#define z() 0\nz()", "0");
@@ -190,6 +192,26 @@ fn recursion_is_painted_blue() {
         "#define x 2\n#define f(a) f(x * (a))\nf(f(x))",
         "f(2 * (f(2 * (2))))",
     );
+}
+
+#[test]
+fn rescanning_classics() {
+    // The name painted inside NIL's argument is not painted in the rescan
+    // of G_1's expansion.
+    same(
+        "#define NIL(xxx) xxx\n#define G_0(arg) NIL(G_1)(arg)\n#define G_1(arg) NIL(arg)\nG_0(42)",
+        "42",
+    );
+    // C99 6.10.3.4p4's unspecified case: this gives what GCC and Clang give.
+    same(
+        "#define f(a) a*g\n#define g(a) f(a)\nf(2)(9)",
+        "2*9*g",
+    );
+    // An object-like macro that names a function-like one, with the
+    // arguments coming from the source after it.
+    same("#define f(x) <x>\n#define g f\ng(1) g", "<1> f");
+    // A function-like macro whose arguments come from the next line.
+    same("#define f(x) <x>\nf\n\n(2)", "<2>");
 }
 
 #[test]
@@ -242,7 +264,12 @@ xglue(HIGH, LOW)
         name: "vers2.h".into(),
         source: "included_vers2\n".into(),
     }];
-    let (text, diags) = spell_with(src, &headers, &BuildOptions::default(), &TargetCaps::default());
+    let (text, diags) = spell_with(
+        src,
+        &headers,
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    );
     assert!(!diags.has_errors(), "{:?}", diags.list);
     let expected = r#"printf("x" "1" "= %d, x" "2" "= %s", x1, x2);
 fputs("strncmp(\"abc\\0d\", \"abc\", '\\4') == 0" ": @\n", s);
@@ -326,7 +353,10 @@ fn gnu_variadic_forms() {
         "g(1, 2, 3)",
     );
     // C99 allows a variadic macro's variable part to be empty here too.
-    same("#define v(a, ...) [a __VA_ARGS__]\nv(1) v(1,) v(1, 2, 3)", "[1] [1] [1 2, 3]");
+    same(
+        "#define v(a, ...) [a __VA_ARGS__]\nv(1) v(1,) v(1, 2, 3)",
+        "[1] [1] [1 2, 3]",
+    );
 }
 
 #[test]
@@ -375,10 +405,26 @@ fn define_errors() {
         ("#define f(a b) a\n", (1, 13), "expected comma"),
         ("#define f(a,) a\n", (1, 13), "expected parameter name"),
         ("#define f(a\n", (1, 11), "missing ')'"),
-        ("#define f(x) #y\n", (1, 14), "'#' is not followed by a macro parameter"),
-        ("#define f(x) ## x\n", (1, 14), "'##' cannot appear at either end"),
-        ("#define g x ##\n", (1, 13), "'##' cannot appear at either end"),
-        ("#define g __VA_ARGS__\n", (1, 11), "__VA_ARGS__ can only appear"),
+        (
+            "#define f(x) #y\n",
+            (1, 14),
+            "'#' is not followed by a macro parameter",
+        ),
+        (
+            "#define f(x) ## x\n",
+            (1, 14),
+            "'##' cannot appear at either end",
+        ),
+        (
+            "#define g x ##\n",
+            (1, 13),
+            "'##' cannot appear at either end",
+        ),
+        (
+            "#define g __VA_ARGS__\n",
+            (1, 11),
+            "__VA_ARGS__ can only appear",
+        ),
     ];
     for (src, at, message) in cases {
         let e = errors(src);
@@ -399,7 +445,9 @@ fn invocation_errors() {
     );
     assert!(e[0].2.contains("too few arguments"));
     assert!(e[1].2.contains("too many arguments"));
-    assert!(e[2].2.contains("unterminated function-like macro invocation"));
+    assert!(e[2]
+        .2
+        .contains("unterminated function-like macro invocation"));
 }
 
 #[test]
@@ -435,10 +483,7 @@ fn conditional_groups() {
         "#if 1\na\n#else\nb\n#endif\n#if 0\nc\n#elif 2 > 1\nd\n#elif 1\ne\n#else\nf\n#endif",
         "a d",
     );
-    same(
-        "#if 0\n#if 1\nx\n#else\ny\n#endif\n#else\nz\n#endif",
-        "z",
-    );
+    same("#if 0\n#if 1\nx\n#else\ny\n#endif\n#else\nz\n#endif", "z");
     same(
         "#define A\n#ifdef A\n1\n#endif\n#ifndef A\n2\n#endif\n#ifdef B\n3\n#else\n4\n#endif",
         "1 4",
@@ -501,8 +546,16 @@ fn if_expression_errors() {
         ("#if 1 2\n#endif", (1, 7), "not a valid binary operator"),
         ("#if 1.0\n#endif", (1, 5), "floating point"),
         ("#if 1 ? 2\n#endif", (1, 2), "expected ':'"),
-        ("#if defined\n#endif", (1, 5), "macro name must be an identifier"),
-        ("#if defined(A\n#endif", (1, 5), "missing ')' after 'defined'"),
+        (
+            "#if defined\n#endif",
+            (1, 5),
+            "macro name must be an identifier",
+        ),
+        (
+            "#if defined(A\n#endif",
+            (1, 5),
+            "missing ')' after 'defined'",
+        ),
         ("#if x = 1\n#endif", (1, 7), "not a valid binary operator"),
         ("\n  #if 0\n#elif 1/0\n#endif", (3, 8), "division by zero"),
     ];
@@ -523,9 +576,17 @@ fn conditional_structure_errors() {
         ("#elif 1\n", (1, 2), "#elif without #if"),
         ("#endif\n", (1, 2), "#endif without #if"),
         ("#if 1\n#else\n#else\n#endif\n", (3, 2), "#else after #else"),
-        ("#if 0\n#else\n#elif 1\n#endif\n", (3, 2), "#elif after #else"),
+        (
+            "#if 0\n#else\n#elif 1\n#endif\n",
+            (3, 2),
+            "#elif after #else",
+        ),
         ("#ifdef\n#endif\n", (1, 2), "macro name missing"),
-        ("#ifndef 3\n#endif\n", (1, 9), "macro name must be an identifier"),
+        (
+            "#ifndef 3\n#endif\n",
+            (1, 9),
+            "macro name must be an identifier",
+        ),
     ];
     for (src, at, message) in cases {
         let e = errors(src);
@@ -593,8 +654,14 @@ fn line_directive() {
 fn file_and_line() {
     let (toks, _) = pp("__FILE__\n\n  __LINE__\n#define L __LINE__\nL");
     assert_eq!(toks[0].kind, TokenKind::StringLiteral(b"<source>".to_vec()));
-    assert!(matches!(toks[1].kind, TokenKind::IntLiteral { value: 3, .. }));
-    assert!(matches!(toks[2].kind, TokenKind::IntLiteral { value: 5, .. }));
+    assert!(matches!(
+        toks[1].kind,
+        TokenKind::IntLiteral { value: 3, .. }
+    ));
+    assert!(matches!(
+        toks[2].kind,
+        TokenKind::IntLiteral { value: 5, .. }
+    ));
 }
 
 #[test]
@@ -659,7 +726,12 @@ fn headers() -> Vec<Header> {
 }
 
 fn spell_headers(src: &str) -> (String, Diagnostics) {
-    spell_with(src, &headers(), &BuildOptions::default(), &TargetCaps::default())
+    spell_with(
+        src,
+        &headers(),
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    )
 }
 
 #[test]
@@ -669,6 +741,89 @@ fn include_in_memory_headers() {
     );
     assert!(!diags.has_errors(), "{:?}", diags.list);
     assert_eq!(text, spell("int a; int b = 2; int c; int b = 2; end"));
+}
+
+#[test]
+fn include_through_macros_and_boundaries() {
+    let (text, diags) = spell_headers("#define HDR <b.h>\n#include HDR\nB");
+    assert!(!diags.has_errors(), "{:?}", diags.list);
+    assert_eq!(text, spell("int b = 2; 2"));
+    // A header cannot close the includer's conditional.
+    let hs = vec![Header {
+        name: "close.h".into(),
+        source: "#endif\n".into(),
+    }];
+    let (_, diags) = spell_with(
+        "#if 1\n#include \"close.h\"\n#endif\n",
+        &hs,
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    );
+    let e = problems(&diags, Severity::Error);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].2.contains("#endif without #if"));
+    // Nor can a macro invocation run out of a header.
+    let hs = vec![Header {
+        name: "half.h".into(),
+        source: "#define f(x) x\nf(1,\n".into(),
+    }];
+    let (text, diags) = spell_with(
+        "#include \"half.h\"\n2)",
+        &hs,
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    );
+    assert_eq!(problems(&diags, Severity::Error).len(), 1);
+    assert_eq!(text, "2 )");
+}
+
+#[test]
+fn warnings_follow_w_and_werror() {
+    let mut diags = Diagnostics {
+        warnings_are_errors: true,
+        ..Diagnostics::default()
+    };
+    preprocess(
+        "#warning w\n",
+        &[],
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+        &mut diags,
+    );
+    assert!(diags.has_errors());
+    let mut diags = Diagnostics {
+        suppress_warnings: true,
+        ..Diagnostics::default()
+    };
+    preprocess(
+        "#warning w\n#define A 1\n#define A 2\n",
+        &[],
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+        &mut diags,
+    );
+    assert!(diags.list.is_empty());
+}
+
+#[test]
+fn diagnostics_after_line_show_no_wrong_source() {
+    let (_, map, diags) = pp_full(
+        "#line 50 \"k.cl\"\n#error stop\n",
+        &[],
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    );
+    assert_eq!(diags.render(&map), "k.cl:50:2: error: stop\n1 error generated.\n");
+    let (_, map, diags) = pp_full(
+        "int x;\n  #error here\n",
+        &[],
+        &BuildOptions::default(),
+        &TargetCaps::default(),
+    );
+    assert_eq!(
+        diags.render(&map),
+        "<source>:2:4: error: here\n  #error here\n   ^\n1 error generated.\n"
+    );
 }
 
 #[test]
@@ -701,7 +856,11 @@ fn include_from_disk_directories() {
     ));
     let sub = dir.join("inc");
     std::fs::create_dir_all(&sub).unwrap();
-    std::fs::write(sub.join("disk.h"), "#define DISK 7\nint from_disk = DISK;\n").unwrap();
+    std::fs::write(
+        sub.join("disk.h"),
+        "#define DISK 7\nint from_disk = DISK;\n",
+    )
+    .unwrap();
     let options = BuildOptions::parse(&format!("-I {}", sub.display())).unwrap();
     let (toks, map, diags) = pp_full(
         "#include <disk.h>\nx",
@@ -711,7 +870,9 @@ fn include_from_disk_directories() {
     );
     assert!(!diags.has_errors(), "{:?}", diags.list);
     assert_eq!(toks[0].kind, ident("int"));
-    assert!(map.files[toks[0].span.file as usize].name.ends_with("disk.h"));
+    assert!(map.files[toks[0].span.file as usize]
+        .name
+        .ends_with("disk.h"));
     // Without -I the file is not found: the current directory is not
     // searched.
     let (_, _, diags) = pp_full(
@@ -745,10 +906,22 @@ fn predefined_macros() {
         "300 100 110 120 200 300 1"
     );
     assert_eq!(value_of("__OPENCL_C_VERSION__", "", &caps), "120");
-    assert_eq!(value_of("__OPENCL_C_VERSION__", "-cl-std=CL1.1", &caps), "110");
-    assert_eq!(value_of("__OPENCL_C_VERSION__", "-cl-std=CL2.0", &caps), "200");
-    assert_eq!(value_of("__OPENCL_C_VERSION__", "-cl-std=CL3.0", &caps), "300");
-    assert_eq!(value_of("__IMAGE_SUPPORT__", "", &caps), "__IMAGE_SUPPORT__");
+    assert_eq!(
+        value_of("__OPENCL_C_VERSION__", "-cl-std=CL1.1", &caps),
+        "110"
+    );
+    assert_eq!(
+        value_of("__OPENCL_C_VERSION__", "-cl-std=CL2.0", &caps),
+        "200"
+    );
+    assert_eq!(
+        value_of("__OPENCL_C_VERSION__", "-cl-std=CL3.0", &caps),
+        "300"
+    );
+    assert_eq!(
+        value_of("__IMAGE_SUPPORT__", "", &caps),
+        "__IMAGE_SUPPORT__"
+    );
     let with_images = TargetCaps {
         images: true,
         ..TargetCaps::default()
@@ -763,10 +936,7 @@ fn predefined_macros() {
         "1"
     );
     assert_eq!(value_of("NULL", "", &caps), "NULL");
-    assert_eq!(
-        value_of("NULL", "-cl-std=CL2.0", &caps),
-        "( ( void * ) 0 )"
-    );
+    assert_eq!(value_of("NULL", "-cl-std=CL2.0", &caps), "( ( void * ) 0 )");
     assert_eq!(
         value_of("__kernel_exec(64, float4) kernel_exec(1, int)", "", &caps),
         "__kernel __attribute__ ( ( work_group_size_hint ( 64 , 1 , 1 ) ) ) __attribute__ ( ( vec_type_hint ( float4 ) ) ) \
@@ -786,7 +956,10 @@ fn extension_and_feature_macros() {
         value_of(src, "", &caps),
         "1 1 cl_khr_fp16 __opencl_c_fp64 __opencl_c_int64"
     );
-    assert_eq!(value_of(src, "-cl-std=CL2.0", &caps), "1 1 cl_khr_fp16 __opencl_c_fp64 __opencl_c_int64");
+    assert_eq!(
+        value_of(src, "-cl-std=CL2.0", &caps),
+        "1 1 cl_khr_fp16 __opencl_c_fp64 __opencl_c_int64"
+    );
     assert_eq!(value_of(src, "-cl-std=CL3.0", &caps), "1 1 cl_khr_fp16 1 1");
 }
 
@@ -794,7 +967,11 @@ fn extension_and_feature_macros() {
 fn command_line_defines() {
     let caps = TargetCaps::default();
     assert_eq!(
-        value_of("A B C F(3) __OPENCL_VERSION__", "-D A -DB=2 -D C=x+y -D 'F(a)=a*a'", &caps),
+        value_of(
+            "A B C F(3) __OPENCL_VERSION__",
+            "-D A -DB=2 -D C=x+y -D 'F(a)=a*a'",
+            &caps
+        ),
         "1 2 x + y 3 * 3 300"
     );
     // -D comes after the predefined macros, so it may redefine them.
@@ -842,7 +1019,11 @@ fn unterminated_things_do_not_panic() {
         "#define a(x) x\n#define b a(\nb b",
     ] {
         let (toks, _) = pp(src);
-        assert_eq!(toks.last().map(|t| &t.kind), Some(&TokenKind::Eof), "{src:?}");
+        assert_eq!(
+            toks.last().map(|t| &t.kind),
+            Some(&TokenKind::Eof),
+            "{src:?}"
+        );
     }
 }
 
@@ -857,10 +1038,47 @@ fn random_input_does_not_panic() {
         (state >> 33) as u32
     };
     let pieces = [
-        "#", "##", "define", "if", "elif", "else", "endif", "include", "(", ")", ",", "...",
-        "__VA_ARGS__", "x", "f", "\n", " ", "\"", "'", "\\", "/*", "*/", "//", "0x", "1",
-        "defined", "_Pragma", "line", "undef", "ifdef", "pragma", "error", "<", ">", "e+",
-        "\\\n", "1.5", "?", ":", "/", "0",
+        "#",
+        "##",
+        "define",
+        "if",
+        "elif",
+        "else",
+        "endif",
+        "include",
+        "(",
+        ")",
+        ",",
+        "...",
+        "__VA_ARGS__",
+        "x",
+        "f",
+        "\n",
+        " ",
+        "\"",
+        "'",
+        "\\",
+        "/*",
+        "*/",
+        "//",
+        "0x",
+        "1",
+        "defined",
+        "_Pragma",
+        "line",
+        "undef",
+        "ifdef",
+        "pragma",
+        "error",
+        "<",
+        ">",
+        "e+",
+        "\\\n",
+        "1.5",
+        "?",
+        ":",
+        "/",
+        "0",
     ];
     for _ in 0..300 {
         let mut src = String::new();
@@ -902,7 +1120,10 @@ fn deep_nesting_is_bounded() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].2.contains("nested too deeply"), "{e:?}");
     // Nesting within the limit is fine.
-    same(&format!("#define f(x) x\n{}1{}", "f(".repeat(100), ")".repeat(100)), "1");
+    same(
+        &format!("#define f(x) x\n{}1{}", "f(".repeat(100), ")".repeat(100)),
+        "1",
+    );
     let src = format!("#if {}1{}\n#endif", "(".repeat(depth), ")".repeat(depth));
     let e = errors(&src);
     assert_eq!(e.len(), 1, "{e:?}");
@@ -917,7 +1138,9 @@ fn long_sources_stay_linear() {
     // timing), but a quadratic pass would make this test crawl.
     let mut src = String::from("#define ADD(a, b) ((a) + (b))\n");
     for i in 0..50_000 {
-        src.push_str(&format!("int v{i} = ADD({i}, 1);\n#if 0\nskipped\n#endif\n"));
+        src.push_str(&format!(
+            "int v{i} = ADD({i}, 1);\n#if 0\nskipped\n#endif\n"
+        ));
     }
     let (toks, diags) = pp(&src);
     assert!(!diags.has_errors());
@@ -925,13 +1148,51 @@ fn long_sources_stay_linear() {
 }
 
 #[test]
-fn zz_stack_probe() {
-    for kb in [2048usize, 1536, 1024, 768] {
-        let r = std::thread::Builder::new().stack_size(kb * 1024).spawn(|| {
-            let src = format!("#define f(x) x\n{}1{}", "f(".repeat(199), ")".repeat(199));
-            let (t, _) = pp(&src);
-            t.len()
-        }).unwrap().join();
-        eprintln!("{kb} KiB: {:?}", r.is_ok());
+fn zz_structured_fuzz() {
+    let mut state: u64 = 12345;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let names = ["a", "b", "f", "g", "h", "__VA_ARGS__", "defined", "_Pragma", "x", "__LINE__", "__FILE__"];
+    let bodies = ["#", "##", "(", ")", ",", "x", "a", "f", "g", "h", "\"s\"", "'c'", "1", "__VA_ARGS__", "...", "_Pragma", "defined", "#a", "a##b", "##"];
+    for _ in 0..20000 {
+        let mut src = String::new();
+        for _ in 0..(next() % 12) {
+            match next() % 7 {
+                0 | 1 => {
+                    src.push_str("#define ");
+                    src.push_str(names[next() % names.len()]);
+                    if next() % 2 == 0 {
+                        src.push('(');
+                        for k in 0..(next() % 3) {
+                            if k > 0 { src.push(','); }
+                            src.push_str(["a", "b", "...", "c"][next() % 4]);
+                        }
+                        src.push(')');
+                    }
+                    for _ in 0..(next() % 6) {
+                        src.push(' ');
+                        src.push_str(bodies[next() % bodies.len()]);
+                    }
+                }
+                2 => {
+                    src.push_str(["#if ", "#elif ", "#ifdef ", "#else", "#endif", "#undef ", "#include "][next() % 7]);
+                    for _ in 0..(next() % 5) {
+                        src.push_str(bodies[next() % bodies.len()]);
+                        src.push_str([" ", "+", "/", "?", ":", "<<"][next() % 6]);
+                    }
+                }
+                _ => {
+                    for _ in 0..(next() % 10) {
+                        src.push_str(bodies[next() % bodies.len()]);
+                        if next() % 3 == 0 { src.push(' '); }
+                    }
+                }
+            }
+            src.push('\n');
+        }
+        let r = std::panic::catch_unwind(|| pp(&src));
+        assert!(r.is_ok(), "panicked on:\n{src}");
     }
 }

@@ -310,7 +310,6 @@ impl FunctionWriter {
 
     /// Starts the block `label`. The previous block must be closed.
     pub fn begin(&mut self, label: Word) {
-        debug_assert!(self.current.is_none());
         if let Some(b) = self.current.take() {
             self.blocks.push(b);
         }

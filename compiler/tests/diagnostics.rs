@@ -1,0 +1,77 @@
+//! Bad programs: the build log points at the problem with line:col.
+
+mod common;
+
+use common::build_error;
+
+fn assert_has(log: &str, want: &str) {
+    assert!(log.contains(want), "log lacks {want:?}:\n{log}");
+}
+
+#[test]
+fn undeclared_identifier() {
+    let log = build_error("kernel void k(global int *o) {\n  o[0] = nope;\n}\n");
+    assert_has(&log, "<source>:2:10: error: use of undeclared identifier 'nope'");
+    assert_has(&log, "  o[0] = nope;\n         ^");
+}
+
+#[test]
+fn syntax_errors_recover_at_statements() {
+    let log = build_error(
+        "kernel void k(global int *o) {\n  o[0] = 1 +;\n  o[1] = 2\n  o[2] = undefined_thing;\n}\n",
+    );
+    assert_has(&log, "<source>:2:");
+    assert_has(&log, "<source>:4:");
+}
+
+#[test]
+fn recursion_is_rejected() {
+    let log = build_error(
+        "int f(int x) { return x ? f(x - 1) : 0; }\nkernel void k(global int *o) { o[0] = f(3); }\n",
+    );
+    assert_has(&log, "recursi");
+}
+
+#[test]
+fn double_without_fp64() {
+    let log = build_error("kernel void k(global float *o) { double d = 1.0; o[0] = d; }\n");
+    assert_has(&log, "cl_khr_fp64");
+}
+
+#[test]
+fn vector_conversions_need_convert() {
+    let log = build_error("kernel void k(global float4 *o, int4 v) { o[0] = v; }\n");
+    assert_has(&log, "convert_float4");
+}
+
+#[test]
+fn bad_swizzle() {
+    let log = build_error("kernel void k(global float2 *o) { o[0] = o[0].xz; }\n");
+    assert_has(&log, "swizzle");
+}
+
+#[test]
+fn kernel_private_pointer_argument() {
+    let log = build_error("kernel void k(int *p) { }\n");
+    assert_has(&log, "__global, __constant or __local");
+}
+
+#[test]
+fn unknown_attribute_is_a_warning() {
+    let p = common::build("kernel __attribute__((frobnicate)) void k(global int *o) { o[0] = 1; }\n");
+    assert!(p.log.contains("warning: unknown attribute 'frobnicate' ignored"), "{}", p.log);
+}
+
+#[test]
+fn goto_is_diagnosed() {
+    let log = build_error("kernel void k(global int *o) { goto end; end: o[0] = 1; }\n");
+    assert_has(&log, "'goto' is not supported yet");
+}
+
+#[test]
+fn local_pointer_reinterpretation_is_diagnosed() {
+    let log = build_error(
+        "kernel void k(local float *l, global int *o) { local int *p = (local int *)l; o[0] = p[0]; }\n",
+    );
+    assert_has(&log, "not supported yet");
+}

@@ -1,0 +1,295 @@
+//! OpenCL C language features: each kernel must build and pass spirv-val.
+
+mod common;
+
+use common::build;
+
+#[test]
+fn scalar_types_and_conversions() {
+    build(
+        "kernel void k(global int *o, global uchar *c, global long *l, global float *f,\n\
+                       short s, ulong u) {\n\
+           char a = -3; uchar b = 250; ushort us = 65535; uint ui = 4000000000u;\n\
+           long x = a * b + s; ulong y = u >> 3;\n\
+           bool flag = x > 0;\n\
+           size_t sz = sizeof(float4); ptrdiff_t pd = 5; intptr_t ip = 1; uintptr_t up = 2;\n\
+           o[0] = (int)x + flag + (int)sz + (int)(pd + ip + up) + us + (int)ui;\n\
+           c[1] = (uchar)(b + 10);\n\
+           l[2] = y * 7 - x / 3 % 5;\n\
+           f[3] = (float)x * 0.5f + (float)y;\n\
+           o[4] = (int)f[3];\n\
+           o[5] = x << 65;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn vectors_swizzles_and_literals() {
+    build(
+        "kernel void k(global float4 *o, global int4 *io, float s, global float3 *t) {\n\
+           float4 v = (float4)(1.0f, 2.0f, (float2)(3.0f, s));\n\
+           float4 w = v * 2.0f + s;\n\
+           w.xy = v.zw;\n\
+           w.s3 = 7.0f;\n\
+           float2 lo = w.lo, hi = w.hi, ev = w.even, od = w.odd;\n\
+           int4 m = v < w;\n\
+           io[0] = m & (int4)(1);\n\
+           io[1] = -m;\n\
+           o[0] = (float4)(lo, hi) + (float4)(ev.x, od.y, 0, 1);\n\
+           o[1] = m.x ? v : w;\n\
+           o[2] = select(v, w, m);\n\
+           float3 q = t[0];\n\
+           q.z += 1.0f;\n\
+           t[1] = q.zyx;\n\
+           float16 big = (float16)(s);\n\
+           o[3] = big.s0123 + big.sCDEF;\n\
+           uchar8 bytes = (uchar8)(1, 2, 3, 4, 5, 6, 7, 8);\n\
+           io[2] = convert_int4(bytes.hi) + vec_step(bytes);\n\
+           io[3] = (m != 0) ? (int4)(1) : (int4)(2);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn control_flow() {
+    build(
+        "kernel void k(global int *o, int n) {\n\
+           int acc = 0;\n\
+           for (int i = 0; i < n; i++) {\n\
+             if (i == 3) continue;\n\
+             if (i > 100) break;\n\
+             acc += i;\n\
+           }\n\
+           int j = 0;\n\
+           while (j < n) { j += 2; if (j == 7) break; }\n\
+           do { j--; } while (j > 0 && acc != 5);\n\
+           switch (n) {\n\
+             case 0: acc = 1;\n\
+             case 1: acc += 2; break;\n\
+             case 5: { acc = 9; break; }\n\
+             default: acc = -1;\n\
+           }\n\
+           for (;;) { if (acc > 10) break; acc++; }\n\
+           o[0] = acc + j;\n\
+           if (n < 0) return;\n\
+           o[1] = n ? acc : j;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn helper_functions_are_inlined() {
+    build(
+        "int sq(int x) { return x * x; }\n\
+         float clampf(float v, float lo, float hi) {\n\
+           if (v < lo) return lo;\n\
+           if (v > hi) return hi;\n\
+           return v;\n\
+         }\n\
+         int find(global const int *p, int n, int key) {\n\
+           for (int i = 0; i < n; i++) {\n\
+             if (p[i] == key) return i;\n\
+           }\n\
+           return -1;\n\
+         }\n\
+         void store(global int *p, int v) { *p = v; }\n\
+         kernel void k(global int *o, global float *f, int n) {\n\
+           int i = get_global_id(0);\n\
+           store(o + i, sq(i) + find(o, n, 3));\n\
+           f[i] = clampf(f[i], 0.0f, 1.0f);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn structs_unions_arrays_and_pointers() {
+    let p = build(
+        "typedef struct { float x, y; } point;\n\
+         struct particle { float4 pos; int id; char tag; };\n\
+         typedef union { float f; uint u; } bits;\n\
+         kernel void k(global struct particle *ps, global point *pts, point off,\n\
+                       global bits *b, global int *o) {\n\
+           int i = get_global_id(0);\n\
+           struct particle p = ps[i];\n\
+           p.pos.x += off.x;\n\
+           ps[i] = p;\n\
+           ps[i].id = i;\n\
+           global struct particle *q = &ps[i];\n\
+           q->tag = 'a';\n\
+           pts[i].y = off.y;\n\
+           b[i].u = b[i].u ^ 0x80000000u;\n\
+           int arr[4] = {1, 2, 3, 4};\n\
+           int sum = 0;\n\
+           for (int j = 0; j < 4; j++) sum += arr[j];\n\
+           int *pa = arr;\n\
+           pa[1] = 7;\n\
+           sum += *(pa + 1);\n\
+           global int *g = o + 4;\n\
+           o[0] = sum + (int)(g - o) + (g > o) + (q != 0);\n\
+           point local_pt = { 1.0f, 2.0f };\n\
+           pts[0] = local_pt;\n\
+           o[1] = (int)((ulong)g & 7);\n\
+         }\n",
+    );
+    let k = &p.kernels[0];
+    let types: Vec<&str> = k.args.iter().map(|a| a.type_name.as_str()).collect();
+    assert_eq!(types, ["struct particle*", "point*", "point", "bits*", "int*"]);
+    assert_eq!(k.args[2].size, 8);
+}
+
+#[test]
+fn local_memory_and_barriers() {
+    let p = build(
+        "kernel void reduce(global const float *in, global float *out, local float *scratch) {\n\
+           uint lid = get_local_id(0);\n\
+           local float tile[64];\n\
+           scratch[lid] = in[get_global_id(0)];\n\
+           tile[lid % 64] = scratch[lid];\n\
+           barrier(CLK_LOCAL_MEM_FENCE);\n\
+           for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {\n\
+             if (lid < s) scratch[lid] += scratch[lid + s];\n\
+             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n\
+           }\n\
+           if (lid == 0) out[get_group_id(0)] = scratch[0] + tile[0];\n\
+         }\n",
+    );
+    let k = &p.kernels[0];
+    assert_eq!(k.args[2].local_size_spec_id, Some(3));
+    assert_eq!(k.args[2].size, 0);
+    assert_eq!(k.static_local_mem_size, 256);
+}
+
+#[test]
+fn atomics() {
+    build(
+        "kernel void k(global int *c, global uint *u, local int *l, volatile global float *f) {\n\
+           atomic_add(c, 1);\n\
+           atom_inc(u);\n\
+           atomic_dec(c + 1);\n\
+           int old = atomic_cmpxchg(c + 2, 0, 5);\n\
+           atomic_min(c + 3, old);\n\
+           atomic_max(u + 1, 7u);\n\
+           atomic_and(u + 2, 3u);\n\
+           atomic_or(u + 3, 4u);\n\
+           atomic_xor(u + 4, 5u);\n\
+           atomic_xchg(f, 1.0f);\n\
+           l[0] = 0;\n\
+           barrier(CLK_LOCAL_MEM_FENCE);\n\
+           atomic_add(&l[0], 2);\n\
+           atomic_sub(l, 1);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn work_item_functions() {
+    build(
+        "kernel void k(global ulong *o, uint d) {\n\
+           o[0] = get_global_id(0) + get_global_size(1) + get_local_id(2) + get_local_size(d)\n\
+                + get_enqueued_local_size(0) + get_num_groups(0) + get_group_id(1)\n\
+                + get_global_offset(2) + get_work_dim() + get_global_linear_id()\n\
+                + get_local_linear_id() + get_global_id(d);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn math_and_common_builtins() {
+    build(
+        "kernel void k(global float *f, global float4 *v, global int *i, global uint4 *u) {\n\
+           float x = f[0];\n\
+           f[1] = sqrt(x) + rsqrt(x) + exp(x) + exp2(x) + log(x) + log2(x) + pow(x, 2.0f)\n\
+                + sin(x) + cos(x) + tan(x) + fabs(x) + floor(x) + ceil(x) + round(x) + trunc(x)\n\
+                + fmin(x, 1.0f) + fmax(x, 2.0f) + fma(x, x, x) + mad(x, x, 1.0f) + hypot(x, x)\n\
+                + atan(x) + atan2(x, 1.0f) + exp10(x) + log10(x) + cbrt(x) + fmod(x, 3.0f)\n\
+                + copysign(x, -1.0f) + pown(x, 3) + ldexp(x, 2) + native_sin(x) + half_cos(x);\n\
+           float4 a = v[0];\n\
+           v[1] = min(a, 1.0f) + max(a, a) + clamp(a, 0.0f, 1.0f) + mix(a, a, 0.5f) + step(0.5f, a)\n\
+                + sign(a) + degrees(a) + radians(a) + smoothstep(0.0f, 1.0f, a);\n\
+           f[2] = dot(a, a) + length(a) + distance(a, a) + normalize(a).x + cross(a, a).y;\n\
+           int n = i[0];\n\
+           i[1] = abs(n) + min(n, 3) + max(n, 4) + clamp(n, 0, 9) + mad24(n, n, n) + mul24(n, 2)\n\
+                + popcount(n) + clz(n) + ctz(n) + rotate(n, 3) + add_sat(n, n) + sub_sat(n, 5)\n\
+                + hadd(n, 1) + rhadd(n, 2) + mul_hi(n, n) + abs_diff(n, 1);\n\
+           uint4 w = u[0];\n\
+           u[1] = popcount(w) + clz(w) + rotate(w, (uint4)(1)) + add_sat(w, w) + mul_hi(w, w);\n\
+           i[2] = isnan(x) + isinf(x) + isfinite(x) + signbit(x) + isequal(x, x) + isless(x, 1.0f)\n\
+                + any((int4)(n)) + all((int4)(n)) + select(1, 2, n) + bitselect(n, 5, 3);\n\
+           v[2] = bitselect(a, a, a) + convert_float4(isnan(a));\n\
+           i[3] = convert_int_sat(x) + convert_int_rte(x) + as_int(x) + convert_uchar_sat(n);\n\
+           ulong big = upsample((uint)n, 5u);\n\
+           long l = (long)big;\n\
+           i[4] = (int)(clz(l) + popcount(big) + add_sat(l, l) + mul_hi(l, l));\n\
+           short s = (short)n;\n\
+           i[5] = clz(s) + popcount((uchar)n) + sub_sat((ushort)s, (ushort)3);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn vload_vstore() {
+    build(
+        "kernel void k(global float *f, global const int *c, local float *l) {\n\
+           float4 v = vload4(1, f);\n\
+           vstore4(v * 2.0f, 0, f);\n\
+           float3 t = vload3(0, f);\n\
+           vstore3(t, 2, f);\n\
+           int8 q = vload8(0, c);\n\
+           f[20] = (float)q.s7;\n\
+           vstore2((float2)(1.0f, 2.0f), get_local_id(0), l);\n\
+           float2 r = vload2(0, l);\n\
+           f[21] = r.y;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn program_scope_constants_and_attributes() {
+    let p = build(
+        "constant float table[4] = { 1.0f, 2.0f, 3.0f, 4.0f };\n\
+         __constant int scale = 3;\n\
+         constant float4 base = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n\
+         enum mode { ADD, MUL = 4, SUB };\n\
+         __kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n\
+         __attribute__((vec_type_hint(float4)))\n\
+         void k(global float *o, constant float *coeffs, read_only int m) {\n\
+           int i = get_global_id(0);\n\
+           o[i] = table[i & 3] * scale + coeffs[i] + base.y + (m == SUB ? 1.0f : 0.0f);\n\
+         }\n\
+         __kernel __attribute__((work_group_size_hint(8, 8, 1))) void k2(global int *o) { o[0] = MUL; }\n",
+    );
+    assert_eq!(p.kernels.len(), 2);
+    let k = &p.kernels[0];
+    assert_eq!(k.reqd_work_group_size, Some([64, 1, 1]));
+    assert_eq!(k.vec_type_hint.as_deref(), Some("float4"));
+    assert_eq!(k.args[1].address_qualifier, ferrocl_compiler::AddressQualifier::Constant);
+    assert_eq!(p.kernels[1].work_group_size_hint, Some([8, 8, 1]));
+    assert!(p.kernels[1].attributes.contains("work_group_size_hint(8,8,1)"));
+}
+
+#[test]
+fn many_arguments_go_to_a_buffer() {
+    let p = build(
+        "kernel void k(global float *o, float16 a, float16 b, float4 c) {\n\
+           o[0] = a.s0 + b.sf + c.w;\n\
+         }\n",
+    );
+    let k = &p.kernels[0];
+    assert_eq!(k.arg_block, ferrocl_compiler::ArgBlock::Buffer);
+    assert_eq!(k.args[1].offset, 64);
+    assert_eq!(k.args[2].offset, 128);
+    assert_eq!(k.args[3].offset, 192);
+}
+
+#[test]
+fn ternary_with_side_effects_and_short_circuit() {
+    build(
+        "int bump(global int *p) { return (*p)++; }\n\
+         kernel void k(global int *o, int n) {\n\
+           int a = n > 2 ? bump(o) : o[1]++;\n\
+           if (n > 0 && bump(o + 1) > 3) a++;\n\
+           if (n < 0 || bump(o + 2)) a--;\n\
+           o[3] = a, o[4] = n;\n\
+         }\n",
+    );
+}
