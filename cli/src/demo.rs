@@ -85,6 +85,9 @@ fn prepare_loader_environment() -> Result<Option<TemporaryVendors>, String> {
     Ok(Some(TemporaryVendors(dir)))
 }
 
+/// One demo kernel, run and verified.
+type DemoKernel<'a> = dyn Fn() -> Result<Outcome, String> + 'a;
+
 struct Outcome {
     name: &'static str,
     passed: bool,
@@ -272,7 +275,7 @@ pub fn run(args: &DemoArgs) -> Result<(), String> {
     let session = Session::new(&cl, device)?;
     let n = args.size;
     let mut failures = 0;
-    let tests: [(&str, &dyn Fn() -> Result<Outcome, String>); 3] = [
+    let tests: [(&str, &DemoKernel); 3] = [
         ("vector add", &|| vector_add(&session, n)),
         ("reduction", &|| reduction(&session, n)),
         ("tiled matrix multiply", &|| matrix_multiply(&session)),

@@ -66,10 +66,15 @@ pub fn compile_tokens(
     mut diags: Diagnostics,
 ) -> Result<CompiledProgram, BuildError> {
     let tu = crate::parse::parse(tokens, caps.fp64, &mut diags);
+    let library = if diags.has_errors() {
+        None
+    } else {
+        built_in_library(tokens, caps, &mut diags)
+    };
     let lowered = if diags.has_errors() {
         None
     } else {
-        crate::lower::lower(&tu, caps, &mut diags)
+        crate::lower::lower(&tu, library.as_ref(), caps, &mut diags)
     };
     match lowered {
         Some((spirv, kernels)) if !diags.has_errors() => Ok(CompiledProgram {
@@ -87,4 +92,33 @@ pub fn compile_tokens(
             })
         }
     }
+}
+
+/// Parses the built-in library (OpenCL C compiled by this compiler) when the
+/// program names one of its functions.
+fn built_in_library(
+    tokens: &[Token],
+    caps: &TargetCaps,
+    diags: &mut Diagnostics,
+) -> Option<crate::ast::TranslationUnit> {
+    let needed = tokens.iter().any(|t| {
+        matches!(&t.kind, crate::token::TokenKind::Identifier(n) if crate::sema::builtins::uses_library(n))
+    });
+    if !needed {
+        return None;
+    }
+    let mut lib_diags = Diagnostics::default();
+    let (lib_tokens, _) = crate::preprocess::preprocess(
+        crate::sema::builtins::LIBRARY_SOURCE,
+        &[],
+        &BuildOptions::default(),
+        caps,
+        &mut lib_diags,
+    );
+    let lib = crate::parse::parse(&lib_tokens, caps.fp64, &mut lib_diags);
+    if lib_diags.has_errors() {
+        diags.error_nowhere("internal compiler error: the built-in library does not build");
+        return None;
+    }
+    Some(lib)
 }

@@ -241,8 +241,10 @@ impl<'a> Parser<'a> {
         }
         let start = self.span();
         let Some(specs) = self.declaration_specifiers() else {
-            self.diags
-                .error(start, format!("expected a declaration, found {}", describe(self.peek())));
+            self.diags.error(
+                start,
+                format!("expected a declaration, found {}", describe(self.peek())),
+            );
             self.recover();
             return;
         };
@@ -330,7 +332,8 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                     let v = [vals[0], vals[1], vals[2]];
-                    out.text.push(format!("{}({},{},{})", a.name, v[0], v[1], v[2]));
+                    out.text
+                        .push(format!("{}({},{},{})", a.name, v[0], v[1], v[2]));
                     if a.name == "reqd_work_group_size" {
                         out.reqd_work_group_size = Some(v);
                     } else {
@@ -387,15 +390,31 @@ impl<'a> Parser<'a> {
                     self.expect(")");
                 }
                 match name.as_str() {
-                    "reqd_work_group_size" | "work_group_size_hint" | "vec_type_hint"
-                    | "aligned" | "packed" | "always_inline" | "noinline" | "const"
-                    | "pure" | "overloadable" | "unused" | "used" | "nosvm"
-                    | "opencl_unroll_hint" | "endian" => {}
+                    "reqd_work_group_size"
+                    | "work_group_size_hint"
+                    | "vec_type_hint"
+                    | "aligned"
+                    | "packed"
+                    | "always_inline"
+                    | "noinline"
+                    | "const"
+                    | "pure"
+                    | "overloadable"
+                    | "unused"
+                    | "used"
+                    | "nosvm"
+                    | "opencl_unroll_hint"
+                    | "endian" => {}
                     _ => self
                         .diags
                         .warning(span, format!("unknown attribute '{name}' ignored")),
                 }
-                out.push(Attr { name, args, ty_arg, span });
+                out.push(Attr {
+                    name,
+                    args,
+                    ty_arg,
+                    span,
+                });
                 if !self.eat(",") {
                     break;
                 }
@@ -480,8 +499,7 @@ impl<'a> Parser<'a> {
                     base = Some(Type::Void);
                 }
                 _ => {
-                    let has_int_words =
-                        signed || unsigned || longs + shorts + ints + chars > 0;
+                    let has_int_words = signed || unsigned || longs + shorts + ints + chars > 0;
                     if base.is_some() || has_int_words {
                         break;
                     }
@@ -579,7 +597,10 @@ impl<'a> Parser<'a> {
             let Some(specs) = self.declaration_specifiers() else {
                 self.diags.error(
                     self.span(),
-                    format!("expected a member declaration, found {}", describe(self.peek())),
+                    format!(
+                        "expected a member declaration, found {}",
+                        describe(self.peek())
+                    ),
                 );
                 self.recover();
                 continue;
@@ -587,12 +608,17 @@ impl<'a> Parser<'a> {
             loop {
                 let d = self.declarator(&specs);
                 if self.is_punct(":") {
-                    self.diags.error(self.span(), "bit-fields are not supported in OpenCL C");
+                    self.diags
+                        .error(self.span(), "bit-fields are not supported in OpenCL C");
                     self.bump();
                     self.conditional_expr();
                 }
                 match d.name {
-                    Some(name) => members.push(Member { name, ty: d.ty, offset: 0 }),
+                    Some(name) => members.push(Member {
+                        name,
+                        ty: d.ty,
+                        offset: 0,
+                    }),
                     None => self.diags.error(d.span, "expected a member name"),
                 }
                 if !self.eat(",") {
@@ -763,7 +789,11 @@ impl<'a> Parser<'a> {
         for n in dims.into_iter().rev() {
             ty = Type::Array(Box::new(ty), n);
         }
-        let var_space = if is_ptr { space } else { specs.space.unwrap_or(AddrSpace::Private) };
+        let var_space = if is_ptr {
+            space
+        } else {
+            specs.space.unwrap_or(AddrSpace::Private)
+        };
         Declarator {
             name,
             ty,
@@ -787,7 +817,10 @@ impl<'a> Parser<'a> {
             let Some(specs) = self.declaration_specifiers() else {
                 self.diags.error(
                     span,
-                    format!("expected a parameter declaration, found {}", describe(self.peek())),
+                    format!(
+                        "expected a parameter declaration, found {}",
+                        describe(self.peek())
+                    ),
                 );
                 break;
             };
@@ -831,8 +864,10 @@ impl<'a> Parser<'a> {
         let specs = self.declaration_specifiers()?;
         let d = self.declarator(&specs);
         if let Some(n) = d.name {
-            self.diags
-                .error(d.span, format!("unexpected identifier '{n}' in a type name"));
+            self.diags.error(
+                d.span,
+                format!("unexpected identifier '{n}' in a type name"),
+            );
         }
         Some(d.ty)
     }
@@ -877,11 +912,17 @@ impl<'a> Parser<'a> {
         let span = self.span();
         let Some(specs) = self.declaration_specifiers() else {
             self.recover();
-            return Stmt { kind: StmtKind::Empty, span };
+            return Stmt {
+                kind: StmtKind::Empty,
+                span,
+            };
         };
         let mut vars = Vec::new();
         if self.eat(";") {
-            return Stmt { kind: StmtKind::Empty, span };
+            return Stmt {
+                kind: StmtKind::Empty,
+                span,
+            };
         }
         loop {
             let d = self.declarator(&specs);
@@ -889,11 +930,16 @@ impl<'a> Parser<'a> {
             let Some(name) = d.name else {
                 self.diags.error(d.span, "expected an identifier");
                 self.recover();
-                return Stmt { kind: StmtKind::Decl(vars), span };
+                return Stmt {
+                    kind: StmtKind::Decl(vars),
+                    span,
+                };
             };
             if d.params.is_some() {
-                self.diags
-                    .error(d.span, "function declarations inside functions are not supported");
+                self.diags.error(
+                    d.span,
+                    "function declarations inside functions are not supported",
+                );
             }
             if specs.is_typedef {
                 if let Some(m) = self.typedefs.last_mut() {
@@ -921,7 +967,10 @@ impl<'a> Parser<'a> {
         if !self.expect(";") {
             self.recover();
         }
-        Stmt { kind: StmtKind::Decl(vars), span }
+        Stmt {
+            kind: StmtKind::Decl(vars),
+            span,
+        }
     }
 
     // ---- statements ----------------------------------------------------
@@ -941,7 +990,10 @@ impl<'a> Parser<'a> {
         }
         self.expect("}");
         self.typedefs.pop();
-        Stmt { kind: StmtKind::Block(items), span }
+        Stmt {
+            kind: StmtKind::Block(items),
+            span,
+        }
     }
 
     /// statement: compound | expression-statement | selection | iteration |
@@ -949,7 +1001,10 @@ impl<'a> Parser<'a> {
     fn statement(&mut self) -> Stmt {
         if !self.enter() {
             self.recover();
-            return Stmt { kind: StmtKind::Empty, span: self.span() };
+            return Stmt {
+                kind: StmtKind::Empty,
+                span: self.span(),
+            };
         }
         let s = self.statement_inner();
         self.leave();
@@ -995,7 +1050,8 @@ impl<'a> Parser<'a> {
                 if self.is_ident("while") {
                     self.bump();
                 } else {
-                    self.diags.error(self.span(), "expected 'while' after do body");
+                    self.diags
+                        .error(self.span(), "expected 'while' after do body");
                 }
                 let cond = self.paren_expr();
                 self.expect(";");
@@ -1012,11 +1068,22 @@ impl<'a> Parser<'a> {
                 } else {
                     let e = self.expression();
                     self.expect(";");
-                    Some(Box::new(Stmt { span: e.span, kind: StmtKind::Expr(e) }))
+                    Some(Box::new(Stmt {
+                        span: e.span,
+                        kind: StmtKind::Expr(e),
+                    }))
                 };
-                let cond = if self.is_punct(";") { None } else { Some(self.expression()) };
+                let cond = if self.is_punct(";") {
+                    None
+                } else {
+                    Some(self.expression())
+                };
                 self.expect(";");
-                let step = if self.is_punct(")") { None } else { Some(self.expression()) };
+                let step = if self.is_punct(")") {
+                    None
+                } else {
+                    Some(self.expression())
+                };
                 self.expect(")");
                 let body = Box::new(self.statement());
                 self.typedefs.pop();
@@ -1034,7 +1101,11 @@ impl<'a> Parser<'a> {
             }
             Some("return") => {
                 self.bump();
-                let e = if self.is_punct(";") { None } else { Some(self.expression()) };
+                let e = if self.is_punct(";") {
+                    None
+                } else {
+                    Some(self.expression())
+                };
                 if !self.expect(";") {
                     self.recover();
                 }
@@ -1073,7 +1144,8 @@ impl<'a> Parser<'a> {
                 mk(StmtKind::Empty)
             }
             Some(_) if self.is_punct_at(1, ":") && !self.starts_type() => {
-                self.diags.error(span, "labels and 'goto' are not supported yet");
+                self.diags
+                    .error(span, "labels and 'goto' are not supported yet");
                 self.bump();
                 self.bump();
                 self.statement()
@@ -1091,7 +1163,10 @@ impl<'a> Parser<'a> {
 
     fn labelled_body(&mut self) -> Stmt {
         if self.is_punct("}") {
-            return Stmt { kind: StmtKind::Empty, span: self.span() };
+            return Stmt {
+                kind: StmtKind::Empty,
+                span: self.span(),
+            };
         }
         self.statement()
     }
@@ -1112,7 +1187,10 @@ impl<'a> Parser<'a> {
             let span = self.span();
             self.bump();
             let r = self.assignment_expr();
-            e = Expr { kind: ExprKind::Comma(Box::new(e), Box::new(r)), span };
+            e = Expr {
+                kind: ExprKind::Comma(Box::new(e), Box::new(r)),
+                span,
+            };
         }
         e
     }
@@ -1122,7 +1200,10 @@ impl<'a> Parser<'a> {
     fn assignment_expr(&mut self) -> Expr {
         if !self.enter() {
             self.recover();
-            return Expr { kind: ExprKind::Error, span: self.span() };
+            return Expr {
+                kind: ExprKind::Error,
+                span: self.span(),
+            };
         }
         let lhs = self.conditional_expr();
         let op = match &self.peek().kind {
@@ -1146,7 +1227,10 @@ impl<'a> Parser<'a> {
             let span = self.span();
             self.bump();
             let rhs = self.assignment_expr();
-            Expr { kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)), span }
+            Expr {
+                kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            }
         } else {
             lhs
         };
@@ -1167,9 +1251,15 @@ impl<'a> Parser<'a> {
                 self.leave();
                 b
             } else {
-                Expr { kind: ExprKind::Error, span: self.span() }
+                Expr {
+                    kind: ExprKind::Error,
+                    span: self.span(),
+                }
             };
-            return Expr { kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)), span };
+            return Expr {
+                kind: ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                span,
+            };
         }
         c
     }
@@ -1178,21 +1268,25 @@ impl<'a> Parser<'a> {
     /// multiplicative), by precedence climbing.
     fn binary_expr(&mut self, min_prec: u8) -> Expr {
         let mut lhs = self.cast_expr();
-        loop {
-            let Some((op, prec)) = self.binop() else { break };
+        while let Some((op, prec)) = self.binop() {
             if prec < min_prec {
                 break;
             }
             let span = self.span();
             self.bump();
             let rhs = self.binary_expr(prec + 1);
-            lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
         }
         lhs
     }
 
     fn binop(&self) -> Option<(BinOp, u8)> {
-        let TokenKind::Punct(p) = &self.peek().kind else { return None };
+        let TokenKind::Punct(p) = &self.peek().kind else {
+            return None;
+        };
         Some(match *p {
             "||" => (BinOp::LogOr, 1),
             "&&" => (BinOp::LogAnd, 2),
@@ -1225,9 +1319,13 @@ impl<'a> Parser<'a> {
             let ty = self.type_name().unwrap_or(Type::INT);
             self.expect(")");
             if self.is_punct("{") {
-                self.diags.error(self.span(), "compound literals are not supported yet");
+                self.diags
+                    .error(self.span(), "compound literals are not supported yet");
                 self.initializer();
-                return Expr { kind: ExprKind::Error, span };
+                return Expr {
+                    kind: ExprKind::Error,
+                    span,
+                };
             }
             if ty.is_vector() && self.is_punct("(") {
                 self.bump();
@@ -1248,11 +1346,17 @@ impl<'a> Parser<'a> {
                 return self.postfix_tail(e);
             }
             if !self.enter() {
-                return Expr { kind: ExprKind::Error, span };
+                return Expr {
+                    kind: ExprKind::Error,
+                    span,
+                };
             }
             let inner = self.cast_expr();
             self.leave();
-            return Expr { kind: ExprKind::Cast(ty, Box::new(inner)), span };
+            return Expr {
+                kind: ExprKind::Cast(ty, Box::new(inner)),
+                span,
+            };
         }
         self.unary_expr()
     }
@@ -1279,7 +1383,10 @@ impl<'a> Parser<'a> {
         if let Some(op) = op {
             self.bump();
             if !self.enter() {
-                return Expr { kind: ExprKind::Error, span };
+                return Expr {
+                    kind: ExprKind::Error,
+                    span,
+                };
             }
             let inner = if matches!(op, UnOp::PreInc | UnOp::PreDec) {
                 self.unary_expr()
@@ -1287,7 +1394,10 @@ impl<'a> Parser<'a> {
                 self.cast_expr()
             };
             self.leave();
-            return Expr { kind: ExprKind::Unary(op, Box::new(inner)), span };
+            return Expr {
+                kind: ExprKind::Unary(op, Box::new(inner)),
+                span,
+            };
         }
         let word = self.ident_text().map(str::to_string);
         match word.as_deref() {
@@ -1331,7 +1441,10 @@ impl<'a> Parser<'a> {
             if self.eat("[") {
                 let idx = self.expression();
                 self.expect("]");
-                e = Expr { kind: ExprKind::Index(Box::new(e), Box::new(idx)), span };
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(idx)),
+                    span,
+                };
             } else if self.is_punct("(") {
                 self.bump();
                 let mut args = Vec::new();
@@ -1343,10 +1456,16 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(")");
                 e = match e.kind {
-                    ExprKind::Ident(name) => Expr { kind: ExprKind::Call(name, args), span: e.span },
+                    ExprKind::Ident(name) => Expr {
+                        kind: ExprKind::Call(name, args),
+                        span: e.span,
+                    },
                     _ => {
                         self.diags.error(span, "called object is not a function");
-                        Expr { kind: ExprKind::Error, span }
+                        Expr {
+                            kind: ExprKind::Error,
+                            span,
+                        }
                     }
                 };
             } else if self.is_punct(".") || self.is_punct("->") {
@@ -1365,11 +1484,20 @@ impl<'a> Parser<'a> {
                     }
                 };
                 self.bump();
-                e = Expr { kind: ExprKind::Member(Box::new(e), name, arrow), span };
+                e = Expr {
+                    kind: ExprKind::Member(Box::new(e), name, arrow),
+                    span,
+                };
             } else if self.eat("++") {
-                e = Expr { kind: ExprKind::Unary(UnOp::PostInc, Box::new(e)), span };
+                e = Expr {
+                    kind: ExprKind::Unary(UnOp::PostInc, Box::new(e)),
+                    span,
+                };
             } else if self.eat("--") {
-                e = Expr { kind: ExprKind::Unary(UnOp::PostDec, Box::new(e)), span };
+                e = Expr {
+                    kind: ExprKind::Unary(UnOp::PostDec, Box::new(e)),
+                    span,
+                };
             } else {
                 return e;
             }
@@ -1388,7 +1516,11 @@ impl<'a> Parser<'a> {
                     None => ExprKind::Ident(name),
                 }
             }
-            TokenKind::IntLiteral { value, suffix, radix } => {
+            TokenKind::IntLiteral {
+                value,
+                suffix,
+                radix,
+            } => {
                 self.bump();
                 ExprKind::IntLit(value, int_literal_type(value, &suffix, radix))
             }
@@ -1401,7 +1533,8 @@ impl<'a> Parser<'a> {
                 match parse_float(&text, self.fp64) {
                     Some((v, s)) => ExprKind::FloatLit(v, s),
                     None => {
-                        self.diags.error(span, format!("invalid floating constant '{text}'"));
+                        self.diags
+                            .error(span, format!("invalid floating constant '{text}'"));
                         ExprKind::Error
                     }
                 }
@@ -1413,7 +1546,10 @@ impl<'a> Parser<'a> {
             TokenKind::Punct("(") => {
                 self.bump();
                 if !self.enter() {
-                    return Expr { kind: ExprKind::Error, span };
+                    return Expr {
+                        kind: ExprKind::Error,
+                        span,
+                    };
                 }
                 let e = self.expression();
                 self.leave();
@@ -1421,8 +1557,10 @@ impl<'a> Parser<'a> {
                 return e;
             }
             _ => {
-                self.diags
-                    .error(span, format!("expected an expression, found {}", describe(&tok)));
+                self.diags.error(
+                    span,
+                    format!("expected an expression, found {}", describe(&tok)),
+                );
                 if !matches!(tok.kind, TokenKind::Punct(";" | "}" | ")")) && !self.at_eof() {
                     self.bump();
                 }
@@ -1436,13 +1574,49 @@ impl<'a> Parser<'a> {
 fn is_specifier_keyword(s: &str) -> bool {
     matches!(
         s,
-        "typedef" | "extern" | "static" | "inline" | "__inline" | "__inline__" | "auto"
-            | "register" | "const" | "__const" | "volatile" | "__volatile" | "restrict"
-            | "__restrict" | "__global" | "global" | "__local" | "local" | "__constant"
-            | "constant" | "__private" | "private" | "__kernel" | "kernel" | "__read_only"
-            | "read_only" | "__write_only" | "write_only" | "__read_write" | "read_write"
-            | "signed" | "__signed" | "unsigned" | "long" | "short" | "int" | "char"
-            | "struct" | "union" | "enum" | "void" | "__attribute__" | "__attribute"
+        "typedef"
+            | "extern"
+            | "static"
+            | "inline"
+            | "__inline"
+            | "__inline__"
+            | "auto"
+            | "register"
+            | "const"
+            | "__const"
+            | "volatile"
+            | "__volatile"
+            | "restrict"
+            | "__restrict"
+            | "__global"
+            | "global"
+            | "__local"
+            | "local"
+            | "__constant"
+            | "constant"
+            | "__private"
+            | "private"
+            | "__kernel"
+            | "kernel"
+            | "__read_only"
+            | "read_only"
+            | "__write_only"
+            | "write_only"
+            | "__read_write"
+            | "read_write"
+            | "signed"
+            | "__signed"
+            | "unsigned"
+            | "long"
+            | "short"
+            | "int"
+            | "char"
+            | "struct"
+            | "union"
+            | "enum"
+            | "void"
+            | "__attribute__"
+            | "__attribute"
     )
 }
 
@@ -1496,14 +1670,20 @@ fn int_literal_type(value: u64, suffix: &str, radix: u32) -> Scalar {
 pub fn parse_float(text: &str, fp64: bool) -> Option<(f64, Scalar)> {
     let lower = text.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
-    let (body, ty) = if let Some(b) = lower.strip_suffix('f').filter(|_| !is_hex || lower.contains('p')) {
+    let (body, ty) = if let Some(b) = lower
+        .strip_suffix('f')
+        .filter(|_| !is_hex || lower.contains('p'))
+    {
         (b, Scalar::Float)
     } else if let Some(b) = lower.strip_suffix('h') {
         (b, Scalar::Half)
     } else if let Some(b) = lower.strip_suffix('l') {
         (b, if fp64 { Scalar::Double } else { Scalar::Float })
     } else {
-        (lower.as_str(), if fp64 { Scalar::Double } else { Scalar::Float })
+        (
+            lower.as_str(),
+            if fp64 { Scalar::Double } else { Scalar::Float },
+        )
     };
     let v = if is_hex {
         parse_hex_float(&body[2..])?

@@ -11,7 +11,10 @@ fn assert_has(log: &str, want: &str) {
 #[test]
 fn undeclared_identifier() {
     let log = build_error("kernel void k(global int *o) {\n  o[0] = nope;\n}\n");
-    assert_has(&log, "<source>:2:10: error: use of undeclared identifier 'nope'");
+    assert_has(
+        &log,
+        "<source>:2:10: error: use of undeclared identifier 'nope'",
+    );
     assert_has(&log, "  o[0] = nope;\n         ^");
 }
 
@@ -58,8 +61,14 @@ fn kernel_private_pointer_argument() {
 
 #[test]
 fn unknown_attribute_is_a_warning() {
-    let p = common::build("kernel __attribute__((frobnicate)) void k(global int *o) { o[0] = 1; }\n");
-    assert!(p.log.contains("warning: unknown attribute 'frobnicate' ignored"), "{}", p.log);
+    let p =
+        common::build("kernel __attribute__((frobnicate)) void k(global int *o) { o[0] = 1; }\n");
+    assert!(
+        p.log
+            .contains("warning: unknown attribute 'frobnicate' ignored"),
+        "{}",
+        p.log
+    );
 }
 
 #[test]

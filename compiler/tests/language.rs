@@ -133,7 +133,10 @@ fn structs_unions_arrays_and_pointers() {
     );
     let k = &p.kernels[0];
     let types: Vec<&str> = k.args.iter().map(|a| a.type_name.as_str()).collect();
-    assert_eq!(types, ["struct particle*", "point*", "point", "bits*", "int*"]);
+    assert_eq!(
+        types,
+        ["struct particle*", "point*", "point", "bits*", "int*"]
+    );
     assert_eq!(k.args[2].size, 8);
 }
 
@@ -262,9 +265,14 @@ fn program_scope_constants_and_attributes() {
     let k = &p.kernels[0];
     assert_eq!(k.reqd_work_group_size, Some([64, 1, 1]));
     assert_eq!(k.vec_type_hint.as_deref(), Some("float4"));
-    assert_eq!(k.args[1].address_qualifier, ferrocl_compiler::AddressQualifier::Constant);
+    assert_eq!(
+        k.args[1].address_qualifier,
+        ferrocl_compiler::AddressQualifier::Constant
+    );
     assert_eq!(p.kernels[1].work_group_size_hint, Some([8, 8, 1]));
-    assert!(p.kernels[1].attributes.contains("work_group_size_hint(8,8,1)"));
+    assert!(p.kernels[1]
+        .attributes
+        .contains("work_group_size_hint(8,8,1)"));
 }
 
 #[test]
@@ -291,5 +299,40 @@ fn ternary_with_side_effects_and_short_circuit() {
            if (n < 0 || bump(o + 2)) a--;\n\
            o[3] = a, o[4] = n;\n\
          }\n",
+    );
+}
+
+#[test]
+fn switch_default_in_the_middle_falls_through() {
+    build(
+        "kernel void k(global int *o, int n) {\n\
+           int a = 0;\n\
+           switch (n) {\n\
+             case 1: a += 1;\n\
+             default: a += 2;\n\
+             case 3: a += 3; break;\n\
+             case 4: a += 4;\n\
+           }\n\
+           switch (n) { case 9: a = 9; }\n\
+           long l = n;\n\
+           switch (l) { case 5000000000L: a = 1; break; case -1: a = 2; }\n\
+           o[0] = a;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn doubles_with_fp64() {
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    common::build_caps(
+        "kernel void k(global double *d, global float *f, double s) {\n\
+           double x = d[0] * s + 1.0;\n\
+           d[1] = sqrt(x) + fabs(x) + floor(x) + fma(x, x, x) + fmin(x, 2.0);\n\
+           f[0] = (float)x;\n\
+           double2 v = (double2)(x, 2.0);\n\
+           d[2] = dot(v, v) + convert_double(f[1]) + M_PI;\n\
+         }\n",
+        &caps,
     );
 }

@@ -6,6 +6,7 @@ mod common;
 use ferrocl_compiler::{compile, CompileRequest};
 
 const SEEDS: &[&str] = &[
+    include_str!("seeds/semantics.cl"),
     "typedef struct { float x, y; } point;\n\
      int sq(int x) { return x * x; }\n\
      kernel void k(global float4 *o, global point *p, local int *l, int n) {\n\
@@ -46,12 +47,71 @@ impl Rng {
 }
 
 const PIECES: &[&str] = &[
-    "(", ")", "{", "}", "[", "]", ";", ",", "*", "&", "->", ".", "=", "+=", "<<", "?", ":",
-    "int", "float4", "global", "local", "return", "if", "else", "for", "while", "do", "switch",
-    "case 1:", "default:", "break;", "continue;", "struct", "typedef", "kernel", "void", "0x",
-    "1.5f", "'a'", "\"s\"", "#", "\\", "__attribute__((", "sizeof", "vec_step", ".s0123",
-    ".xyzw", "get_global_id(", "barrier(", "atomic_add(", "convert_int4(", "as_float(", "k(",
-    "sq(", "9999999999999999999999", "-", "!", "~", "++", "--", "/", "%", "^", "|", "&&",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "*",
+    "&",
+    "->",
+    ".",
+    "=",
+    "+=",
+    "<<",
+    "?",
+    ":",
+    "int",
+    "float4",
+    "global",
+    "local",
+    "return",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "case 1:",
+    "default:",
+    "break;",
+    "continue;",
+    "struct",
+    "typedef",
+    "kernel",
+    "void",
+    "0x",
+    "1.5f",
+    "'a'",
+    "\"s\"",
+    "#",
+    "\\",
+    "__attribute__((",
+    "sizeof",
+    "vec_step",
+    ".s0123",
+    ".xyzw",
+    "get_global_id(",
+    "barrier(",
+    "atomic_add(",
+    "convert_int4(",
+    "as_float(",
+    "k(",
+    "sq(",
+    "9999999999999999999999",
+    "-",
+    "!",
+    "~",
+    "++",
+    "--",
+    "/",
+    "%",
+    "^",
+    "|",
+    "&&",
 ];
 
 fn mutate(src: &str, rng: &mut Rng) -> String {
@@ -92,7 +152,11 @@ fn mutate(src: &str, rng: &mut Rng) -> String {
 
 fn must_not_panic(source: &str) {
     let caps = common::caps();
-    let req = CompileRequest { source, options: "", headers: &[] };
+    let req = CompileRequest {
+        source,
+        options: "",
+        headers: &[],
+    };
     let result = std::panic::catch_unwind(|| compile(&req, &caps));
     match result {
         // A module without kernels has no entry point and never reaches
@@ -126,7 +190,11 @@ fn truncated_programs_do_not_panic() {
 fn mutated_programs_do_not_panic() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for s in SEEDS {
-        for _ in 0..400 {
+        let iterations = std::env::var("FERROCL_FUZZ_ITERATIONS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        for _ in 0..iterations {
             let m = mutate(s, &mut rng);
             must_not_panic(&m);
         }

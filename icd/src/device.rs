@@ -17,8 +17,11 @@ use ferrocl_runtime::device::{Device, NameVersion};
 use std::ffi::c_void;
 
 /// Every bit `clGetDeviceIDs` accepts in `device_type`.
-const DEVICE_TYPE_BITS: cl_bitfield =
-    CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+const DEVICE_TYPE_BITS: cl_bitfield = CL_DEVICE_TYPE_DEFAULT
+    | CL_DEVICE_TYPE_CPU
+    | CL_DEVICE_TYPE_GPU
+    | CL_DEVICE_TYPE_ACCELERATOR
+    | CL_DEVICE_TYPE_CUSTOM;
 
 /// `CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED` of a device that has not
 /// passed the conformance process.
@@ -102,7 +105,15 @@ pub unsafe extern "C" fn clGetDeviceInfo(
         // SAFETY: the application's handle.
         let device = unsafe { from_handle::<Device>(device)? };
         // SAFETY: the application's output pointers, as write_info requires.
-        unsafe { device_info(device, param_name, param_value_size, param_value, param_value_size_ret) }
+        unsafe {
+            device_info(
+                device,
+                param_name,
+                param_value_size,
+                param_value,
+                param_value_size_ret,
+            )
+        }
     })
 }
 
@@ -127,25 +138,61 @@ unsafe fn device_info(
             CL_DEVICE_VENDOR_ID => write_info(&info.vendor_id, size, ptr, size_ret),
             CL_DEVICE_MAX_COMPUTE_UNITS => write_info(&info.max_compute_units, size, ptr, size_ret),
             CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => write_info(&3u32, size, ptr, size_ret),
-            CL_DEVICE_MAX_WORK_ITEM_SIZES => write_info(&info.max_work_item_sizes, size, ptr, size_ret),
-            CL_DEVICE_MAX_WORK_GROUP_SIZE => write_info(&info.max_work_group_size, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR => write_info(&info.preferred_vector_widths.char, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT => write_info(&info.preferred_vector_widths.short, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT => write_info(&info.preferred_vector_widths.int, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG => write_info(&info.preferred_vector_widths.long, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT => write_info(&info.preferred_vector_widths.float, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE => write_info(&info.preferred_vector_widths.double, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF => write_info(&info.preferred_vector_widths.half, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => write_info(&info.native_vector_widths.char, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => write_info(&info.native_vector_widths.short, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => write_info(&info.native_vector_widths.int, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => write_info(&info.native_vector_widths.long, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => write_info(&info.native_vector_widths.float, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => write_info(&info.native_vector_widths.double, size, ptr, size_ret),
-            CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => write_info(&info.native_vector_widths.half, size, ptr, size_ret),
-            CL_DEVICE_MAX_CLOCK_FREQUENCY => write_info(&info.max_clock_frequency, size, ptr, size_ret),
+            CL_DEVICE_MAX_WORK_ITEM_SIZES => {
+                write_info(&info.max_work_item_sizes, size, ptr, size_ret)
+            }
+            CL_DEVICE_MAX_WORK_GROUP_SIZE => {
+                write_info(&info.max_work_group_size, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR => {
+                write_info(&info.preferred_vector_widths.char, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT => {
+                write_info(&info.preferred_vector_widths.short, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT => {
+                write_info(&info.preferred_vector_widths.int, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG => {
+                write_info(&info.preferred_vector_widths.long, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT => {
+                write_info(&info.preferred_vector_widths.float, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE => {
+                write_info(&info.preferred_vector_widths.double, size, ptr, size_ret)
+            }
+            CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF => {
+                write_info(&info.preferred_vector_widths.half, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR => {
+                write_info(&info.native_vector_widths.char, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT => {
+                write_info(&info.native_vector_widths.short, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_INT => {
+                write_info(&info.native_vector_widths.int, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG => {
+                write_info(&info.native_vector_widths.long, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => {
+                write_info(&info.native_vector_widths.float, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => {
+                write_info(&info.native_vector_widths.double, size, ptr, size_ret)
+            }
+            CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => {
+                write_info(&info.native_vector_widths.half, size, ptr, size_ret)
+            }
+            CL_DEVICE_MAX_CLOCK_FREQUENCY => {
+                write_info(&info.max_clock_frequency, size, ptr, size_ret)
+            }
             CL_DEVICE_ADDRESS_BITS => write_info(&info.address_bits, size, ptr, size_ret),
-            CL_DEVICE_MAX_MEM_ALLOC_SIZE => write_info(&info.max_mem_alloc_size, size, ptr, size_ret),
+            CL_DEVICE_MAX_MEM_ALLOC_SIZE => {
+                write_info(&info.max_mem_alloc_size, size, ptr, size_ret)
+            }
             CL_DEVICE_IMAGE_SUPPORT => write_info(&info.image_support, size, ptr, size_ret),
             // Without image support every image limit is 0.
             CL_DEVICE_MAX_READ_IMAGE_ARGS
@@ -163,22 +210,38 @@ unsafe fn device_info(
             | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => write_info(&0usize, size, ptr, size_ret),
             // Programs come from OpenCL C source only.
             CL_DEVICE_IL_VERSION => write_info("", size, ptr, size_ret),
-            CL_DEVICE_ILS_WITH_VERSION => write_info(&Bytes(&names(&no_names)), size, ptr, size_ret),
-            // Pipes are not supported.
-            CL_DEVICE_MAX_PIPE_ARGS | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS | CL_DEVICE_PIPE_MAX_PACKET_SIZE => {
-                write_info(&0u32, size, ptr, size_ret)
+            CL_DEVICE_ILS_WITH_VERSION => {
+                write_info(&Bytes(&names(&no_names)), size, ptr, size_ret)
             }
+            // Pipes are not supported.
+            CL_DEVICE_MAX_PIPE_ARGS
+            | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+            | CL_DEVICE_PIPE_MAX_PACKET_SIZE => write_info(&0u32, size, ptr, size_ret),
             CL_DEVICE_PIPE_SUPPORT => write_info(&false, size, ptr, size_ret),
-            CL_DEVICE_MAX_PARAMETER_SIZE => write_info(&info.max_parameter_size, size, ptr, size_ret),
-            CL_DEVICE_MEM_BASE_ADDR_ALIGN => write_info(&info.mem_base_addr_align, size, ptr, size_ret),
-            CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => write_info(&info.min_data_type_align_size, size, ptr, size_ret),
+            CL_DEVICE_MAX_PARAMETER_SIZE => {
+                write_info(&info.max_parameter_size, size, ptr, size_ret)
+            }
+            CL_DEVICE_MEM_BASE_ADDR_ALIGN => {
+                write_info(&info.mem_base_addr_align, size, ptr, size_ret)
+            }
+            CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => {
+                write_info(&info.min_data_type_align_size, size, ptr, size_ret)
+            }
             CL_DEVICE_SINGLE_FP_CONFIG => write_info(&info.single_fp_config, size, ptr, size_ret),
             CL_DEVICE_DOUBLE_FP_CONFIG => write_info(&info.double_fp_config, size, ptr, size_ret),
-            CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => write_info(&info.global_mem_cache_type, size, ptr, size_ret),
-            CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => write_info(&info.global_mem_cacheline_size, size, ptr, size_ret),
-            CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => write_info(&info.global_mem_cache_size, size, ptr, size_ret),
+            CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => {
+                write_info(&info.global_mem_cache_type, size, ptr, size_ret)
+            }
+            CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => {
+                write_info(&info.global_mem_cacheline_size, size, ptr, size_ret)
+            }
+            CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => {
+                write_info(&info.global_mem_cache_size, size, ptr, size_ret)
+            }
             CL_DEVICE_GLOBAL_MEM_SIZE => write_info(&info.global_mem_size, size, ptr, size_ret),
-            CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => write_info(&info.max_constant_buffer_size, size, ptr, size_ret),
+            CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => {
+                write_info(&info.max_constant_buffer_size, size, ptr, size_ret)
+            }
             CL_DEVICE_MAX_CONSTANT_ARGS => write_info(&info.max_constant_args, size, ptr, size_ret),
             // Program-scope global variables (__opencl_c_program_scope_global_variables)
             // are not offered.
@@ -188,14 +251,20 @@ unsafe fn device_info(
             CL_DEVICE_LOCAL_MEM_TYPE => write_info(&info.local_mem_type, size, ptr, size_ret),
             CL_DEVICE_LOCAL_MEM_SIZE => write_info(&info.local_mem_size, size, ptr, size_ret),
             CL_DEVICE_ERROR_CORRECTION_SUPPORT => write_info(&false, size, ptr, size_ret),
-            CL_DEVICE_HOST_UNIFIED_MEMORY => write_info(&info.host_unified_memory, size, ptr, size_ret),
-            CL_DEVICE_PROFILING_TIMER_RESOLUTION => write_info(&info.profiling_timer_resolution, size, ptr, size_ret),
+            CL_DEVICE_HOST_UNIFIED_MEMORY => {
+                write_info(&info.host_unified_memory, size, ptr, size_ret)
+            }
+            CL_DEVICE_PROFILING_TIMER_RESOLUTION => {
+                write_info(&info.profiling_timer_resolution, size, ptr, size_ret)
+            }
             CL_DEVICE_ENDIAN_LITTLE => write_info(&true, size, ptr, size_ret),
             CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
                 write_info(&true, size, ptr, size_ret)
             }
             CL_DEVICE_EXECUTION_CAPABILITIES => write_info(&CL_EXEC_KERNEL, size, ptr, size_ret),
-            CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => write_info(&info.queue_properties, size, ptr, size_ret),
+            CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
+                write_info(&info.queue_properties, size, ptr, size_ret)
+            }
             // On-device queues (device-side enqueue) are not supported.
             CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES | CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
                 write_info(&(0 as cl_bitfield), size, ptr, size_ret)
@@ -205,7 +274,9 @@ unsafe fn device_info(
             | CL_DEVICE_MAX_ON_DEVICE_QUEUES
             | CL_DEVICE_MAX_ON_DEVICE_EVENTS => write_info(&0u32, size, ptr, size_ret),
             CL_DEVICE_BUILT_IN_KERNELS => write_info("", size, ptr, size_ret),
-            CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => write_info(&Bytes(&names(&no_names)), size, ptr, size_ret),
+            CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => {
+                write_info(&Bytes(&names(&no_names)), size, ptr, size_ret)
+            }
             CL_DEVICE_PLATFORM => write_info(&handle_of(&**device.platform()), size, ptr, size_ret),
             CL_DEVICE_NAME => write_info(&info.name, size, ptr, size_ret),
             CL_DEVICE_VENDOR => write_info(&info.vendor, size, ptr, size_ret),
@@ -214,25 +285,41 @@ unsafe fn device_info(
             CL_DEVICE_VERSION => write_info(&info.version, size, ptr, size_ret),
             CL_DEVICE_NUMERIC_VERSION => write_info(&info.numeric_version, size, ptr, size_ret),
             CL_DEVICE_OPENCL_C_VERSION => write_info(&info.opencl_c_version, size, ptr, size_ret),
-            CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR if info.has_extension("cl_khr_extended_versioning") => {
+            CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR
+                if info.has_extension("cl_khr_extended_versioning") =>
+            {
                 write_info(&info.opencl_c_numeric_version, size, ptr, size_ret)
             }
-            CL_DEVICE_OPENCL_C_ALL_VERSIONS => {
-                write_info(&Bytes(&names(&info.opencl_c_all_versions)), size, ptr, size_ret)
+            CL_DEVICE_OPENCL_C_ALL_VERSIONS => write_info(
+                &Bytes(&names(&info.opencl_c_all_versions)),
+                size,
+                ptr,
+                size_ret,
+            ),
+            CL_DEVICE_OPENCL_C_FEATURES => {
+                write_info(&Bytes(&names(&info.opencl_c_features)), size, ptr, size_ret)
             }
-            CL_DEVICE_OPENCL_C_FEATURES => write_info(&Bytes(&names(&info.opencl_c_features)), size, ptr, size_ret),
             CL_DEVICE_EXTENSIONS => write_info(&info.extensions, size, ptr, size_ret),
-            CL_DEVICE_EXTENSIONS_WITH_VERSION => {
-                write_info(&Bytes(&names(&info.extensions_with_version)), size, ptr, size_ret)
+            CL_DEVICE_EXTENSIONS_WITH_VERSION => write_info(
+                &Bytes(&names(&info.extensions_with_version)),
+                size,
+                ptr,
+                size_ret,
+            ),
+            CL_DEVICE_PRINTF_BUFFER_SIZE => {
+                write_info(&info.printf_buffer_size, size, ptr, size_ret)
             }
-            CL_DEVICE_PRINTF_BUFFER_SIZE => write_info(&info.printf_buffer_size, size, ptr, size_ret),
             // No interop with other APIs exists, so no fast path to prefer.
             CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => write_info(&true, size, ptr, size_ret),
             // A root device that cannot be partitioned.
-            CL_DEVICE_PARENT_DEVICE => write_info(&std::ptr::null_mut::<c_void>(), size, ptr, size_ret),
+            CL_DEVICE_PARENT_DEVICE => {
+                write_info(&std::ptr::null_mut::<c_void>(), size, ptr, size_ret)
+            }
             CL_DEVICE_PARTITION_MAX_SUB_DEVICES => write_info(&0u32, size, ptr, size_ret),
             CL_DEVICE_PARTITION_PROPERTIES => write_info(&[0isize], size, ptr, size_ret),
-            CL_DEVICE_PARTITION_AFFINITY_DOMAIN => write_info(&(0 as cl_bitfield), size, ptr, size_ret),
+            CL_DEVICE_PARTITION_AFFINITY_DOMAIN => {
+                write_info(&(0 as cl_bitfield), size, ptr, size_ret)
+            }
             CL_DEVICE_PARTITION_TYPE => write_info(&[0isize; 0], size, ptr, size_ret),
             CL_DEVICE_REFERENCE_COUNT => write_info(&1u32, size, ptr, size_ret),
             CL_DEVICE_SVM_CAPABILITIES => write_info(&info.svm_capabilities, size, ptr, size_ret),
@@ -242,16 +329,27 @@ unsafe fn device_info(
             | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => write_info(&0u32, size, ptr, size_ret),
             // Sub-groups are not exposed.
             CL_DEVICE_MAX_NUM_SUB_GROUPS => write_info(&0u32, size, ptr, size_ret),
-            CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => write_info(&false, size, ptr, size_ret),
-            CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => write_info(&info.atomic_memory_capabilities, size, ptr, size_ret),
-            CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => write_info(&info.atomic_fence_capabilities, size, ptr, size_ret),
+            CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => {
+                write_info(&false, size, ptr, size_ret)
+            }
+            CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+                write_info(&info.atomic_memory_capabilities, size, ptr, size_ret)
+            }
+            CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+                write_info(&info.atomic_fence_capabilities, size, ptr, size_ret)
+            }
             CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
             | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
             | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => write_info(&false, size, ptr, size_ret),
-            CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
-                write_info(&info.preferred_work_group_size_multiple, size, ptr, size_ret)
+            CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(
+                &info.preferred_work_group_size_multiple,
+                size,
+                ptr,
+                size_ret,
+            ),
+            CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => {
+                write_info(NO_CONFORMANCE_VERSION, size, ptr, size_ret)
             }
-            CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => write_info(NO_CONFORMANCE_VERSION, size, ptr, size_ret),
             CL_DEVICE_UUID if info.has_extension("cl_khr_device_uuid") => {
                 write_info(&info.device_uuid, size, ptr, size_ret)
             }
@@ -373,7 +471,10 @@ pub unsafe extern "C" fn clGetDeviceAndHostTimer(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn clGetHostTimer(device: *mut c_void, host_timestamp: *mut cl_ulong) -> cl_int {
+pub unsafe extern "C" fn clGetHostTimer(
+    device: *mut c_void,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
     api_call(|| {
         // CL_INVALID_DEVICE if device is not a valid device.
         // SAFETY: the application's handle.
@@ -396,7 +497,8 @@ mod tests {
 
     fn first_device() -> Option<*mut c_void> {
         let mut device = null_mut();
-        let status = unsafe { clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 1, &mut device, null_mut()) };
+        let status =
+            unsafe { clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 1, &mut device, null_mut()) };
         if status == CL_DEVICE_NOT_FOUND {
             eprintln!("skipped: no Vulkan device qualifies on this machine");
             return None;
@@ -407,9 +509,13 @@ mod tests {
 
     fn device_string(device: *mut c_void, param: cl_uint) -> String {
         let mut size = 0;
-        assert_eq!(unsafe { clGetDeviceInfo(device, param, 0, null_mut(), &mut size) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe { clGetDeviceInfo(device, param, 0, null_mut(), &mut size) },
+            CL_SUCCESS
+        );
         let mut buf = vec![0u8; size];
-        let status = unsafe { clGetDeviceInfo(device, param, size, buf.as_mut_ptr().cast(), null_mut()) };
+        let status =
+            unsafe { clGetDeviceInfo(device, param, size, buf.as_mut_ptr().cast(), null_mut()) };
         assert_eq!(status, CL_SUCCESS);
         assert_eq!(buf.pop(), Some(0), "NUL-terminated");
         String::from_utf8(buf).unwrap()
@@ -419,7 +525,13 @@ mod tests {
         let mut value = T::default();
         let mut size = 0;
         let status = unsafe {
-            clGetDeviceInfo(device, param, std::mem::size_of::<T>(), (&mut value as *mut T).cast(), &mut size)
+            clGetDeviceInfo(
+                device,
+                param,
+                std::mem::size_of::<T>(),
+                (&mut value as *mut T).cast(),
+                &mut size,
+            )
         };
         assert_eq!(status, CL_SUCCESS, "query 0x{param:x}");
         assert_eq!(size, std::mem::size_of::<T>(), "size of query 0x{param:x}");
@@ -429,7 +541,9 @@ mod tests {
     #[test]
     fn device_type_validation() {
         assert!(device_type_is_valid(CL_DEVICE_TYPE_ALL));
-        assert!(device_type_is_valid(CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU));
+        assert!(device_type_is_valid(
+            CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU
+        ));
         assert!(device_type_is_valid(CL_DEVICE_TYPE_DEFAULT));
         assert!(!device_type_is_valid(0));
         assert!(!device_type_is_valid(1 << 20));
@@ -440,12 +554,27 @@ mod tests {
         let mut device = null_mut();
         let mut count = 0;
         unsafe {
-            assert_eq!(clGetDeviceIDs(null_mut(), 0, 1, &mut device, null_mut()), CL_INVALID_DEVICE_TYPE);
-            assert_eq!(clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 0, &mut device, null_mut()), CL_INVALID_VALUE);
-            assert_eq!(clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 1, null_mut(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetDeviceIDs(null_mut(), 0, 1, &mut device, null_mut()),
+                CL_INVALID_DEVICE_TYPE
+            );
+            assert_eq!(
+                clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 0, &mut device, null_mut()),
+                CL_INVALID_VALUE
+            );
+            assert_eq!(
+                clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 1, null_mut(), null_mut()),
+                CL_INVALID_VALUE
+            );
             let mut bogus = [0u64; 4];
             assert_eq!(
-                clGetDeviceIDs(bogus.as_mut_ptr().cast(), CL_DEVICE_TYPE_ALL, 0, null_mut(), &mut count),
+                clGetDeviceIDs(
+                    bogus.as_mut_ptr().cast(),
+                    CL_DEVICE_TYPE_ALL,
+                    0,
+                    null_mut(),
+                    &mut count
+                ),
                 CL_INVALID_PLATFORM
             );
         }
@@ -457,10 +586,26 @@ mod tests {
         let mut all = 0;
         unsafe { clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, 0, null_mut(), &mut all) };
         let mut default = 0;
-        assert_eq!(unsafe { clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_DEFAULT, 0, null_mut(), &mut default) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe {
+                clGetDeviceIDs(
+                    null_mut(),
+                    CL_DEVICE_TYPE_DEFAULT,
+                    0,
+                    null_mut(),
+                    &mut default,
+                )
+            },
+            CL_SUCCESS
+        );
         assert_eq!(default, 1);
         let mut sum = 0;
-        for ty in [CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CUSTOM] {
+        for ty in [
+            CL_DEVICE_TYPE_CPU,
+            CL_DEVICE_TYPE_GPU,
+            CL_DEVICE_TYPE_ACCELERATOR,
+            CL_DEVICE_TYPE_CUSTOM,
+        ] {
             let mut n = 0;
             let status = unsafe { clGetDeviceIDs(null_mut(), ty, 0, null_mut(), &mut n) };
             assert!(status == CL_SUCCESS || status == CL_DEVICE_NOT_FOUND);
@@ -470,7 +615,18 @@ mod tests {
         }
         assert_eq!(sum, all);
         let mut devices = vec![null_mut(); all as usize];
-        assert_eq!(unsafe { clGetDeviceIDs(null_mut(), CL_DEVICE_TYPE_ALL, all, devices.as_mut_ptr(), null_mut()) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe {
+                clGetDeviceIDs(
+                    null_mut(),
+                    CL_DEVICE_TYPE_ALL,
+                    all,
+                    devices.as_mut_ptr(),
+                    null_mut(),
+                )
+            },
+            CL_SUCCESS
+        );
         for device in devices {
             let ty: cl_bitfield = device_value(device, CL_DEVICE_TYPE);
             assert_eq!(ty & CL_DEVICE_TYPE_DEFAULT, 0);
@@ -486,13 +642,19 @@ mod tests {
         assert_eq!(device_string(device, CL_DEVICE_PROFILE), "FULL_PROFILE");
         assert!(!device_string(device, CL_DEVICE_NAME).is_empty());
         assert_eq!(device_string(device, CL_DEVICE_IL_VERSION), "");
-        assert_eq!(device_value::<u32>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS), 3);
+        assert_eq!(
+            device_value::<u32>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS),
+            3
+        );
         let sizes: [usize; 3] = device_value(device, CL_DEVICE_MAX_WORK_ITEM_SIZES);
         let group: usize = device_value(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
         assert!(sizes.iter().all(|&s| s >= 1 && s <= group));
         assert!(device_value::<u64>(device, CL_DEVICE_GLOBAL_MEM_SIZE) > 0);
         assert!(device_value::<u32>(device, CL_DEVICE_MAX_COMPUTE_UNITS) >= 1);
-        assert_eq!(device_value::<u32>(device, CL_DEVICE_IMAGE_SUPPORT), CL_FALSE);
+        assert_eq!(
+            device_value::<u32>(device, CL_DEVICE_IMAGE_SUPPORT),
+            CL_FALSE
+        );
         assert_eq!(device_value::<u32>(device, CL_DEVICE_AVAILABLE), CL_TRUE);
         assert_eq!(device_value::<u32>(device, CL_DEVICE_REFERENCE_COUNT), 1);
         assert_eq!(device_value::<[u8; 16]>(device, CL_DEVICE_UUID).len(), 16);
@@ -501,13 +663,25 @@ mod tests {
         unsafe { crate::platform::clGetPlatformIDs(1, &mut expected, null_mut()) };
         assert_eq!(platform, expected);
         // The versioned lists are whole cl_name_version entries.
-        for param in [CL_DEVICE_EXTENSIONS_WITH_VERSION, CL_DEVICE_OPENCL_C_ALL_VERSIONS, CL_DEVICE_OPENCL_C_FEATURES] {
+        for param in [
+            CL_DEVICE_EXTENSIONS_WITH_VERSION,
+            CL_DEVICE_OPENCL_C_ALL_VERSIONS,
+            CL_DEVICE_OPENCL_C_FEATURES,
+        ] {
             let mut size = 0;
-            assert_eq!(unsafe { clGetDeviceInfo(device, param, 0, null_mut(), &mut size) }, CL_SUCCESS);
+            assert_eq!(
+                unsafe { clGetDeviceInfo(device, param, 0, null_mut(), &mut size) },
+                CL_SUCCESS
+            );
             assert_eq!(size % 68, 0);
         }
         let mut size = 1;
-        assert_eq!(unsafe { clGetDeviceInfo(device, CL_DEVICE_ILS_WITH_VERSION, 0, null_mut(), &mut size) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe {
+                clGetDeviceInfo(device, CL_DEVICE_ILS_WITH_VERSION, 0, null_mut(), &mut size)
+            },
+            CL_SUCCESS
+        );
         assert_eq!(size, 0);
     }
 
@@ -515,14 +689,50 @@ mod tests {
     fn device_info_errors() {
         let mut value = 0u64;
         unsafe {
-            assert_eq!(clGetDeviceInfo(null_mut(), CL_DEVICE_TYPE, 8, (&mut value as *mut u64).cast(), null_mut()), CL_INVALID_DEVICE);
+            assert_eq!(
+                clGetDeviceInfo(
+                    null_mut(),
+                    CL_DEVICE_TYPE,
+                    8,
+                    (&mut value as *mut u64).cast(),
+                    null_mut()
+                ),
+                CL_INVALID_DEVICE
+            );
         }
         let Some(device) = first_device() else { return };
         unsafe {
-            assert_eq!(clGetDeviceInfo(device, 0xdead, 8, (&mut value as *mut u64).cast(), null_mut()), CL_INVALID_VALUE);
-            assert_eq!(clGetDeviceInfo(device, CL_DEVICE_TYPE, 4, (&mut value as *mut u64).cast(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetDeviceInfo(
+                    device,
+                    0xdead,
+                    8,
+                    (&mut value as *mut u64).cast(),
+                    null_mut()
+                ),
+                CL_INVALID_VALUE
+            );
+            assert_eq!(
+                clGetDeviceInfo(
+                    device,
+                    CL_DEVICE_TYPE,
+                    4,
+                    (&mut value as *mut u64).cast(),
+                    null_mut()
+                ),
+                CL_INVALID_VALUE
+            );
             // cl_khr_fp16 is not exposed, so its query is not supported.
-            assert_eq!(clGetDeviceInfo(device, CL_DEVICE_HALF_FP_CONFIG, 8, (&mut value as *mut u64).cast(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetDeviceInfo(
+                    device,
+                    CL_DEVICE_HALF_FP_CONFIG,
+                    8,
+                    (&mut value as *mut u64).cast(),
+                    null_mut()
+                ),
+                CL_INVALID_VALUE
+            );
         }
     }
 
@@ -532,8 +742,14 @@ mod tests {
         let properties = [CL_DEVICE_PARTITION_EQUALLY as isize, 1, 0];
         let mut n = 0;
         unsafe {
-            assert_eq!(clCreateSubDevices(null_mut(), properties.as_ptr(), 0, null_mut(), &mut n), CL_INVALID_DEVICE);
-            assert_eq!(clCreateSubDevices(device, properties.as_ptr(), 0, null_mut(), &mut n), CL_INVALID_VALUE);
+            assert_eq!(
+                clCreateSubDevices(null_mut(), properties.as_ptr(), 0, null_mut(), &mut n),
+                CL_INVALID_DEVICE
+            );
+            assert_eq!(
+                clCreateSubDevices(device, properties.as_ptr(), 0, null_mut(), &mut n),
+                CL_INVALID_VALUE
+            );
             assert_eq!(clRetainDevice(device), CL_SUCCESS);
             assert_eq!(clReleaseDevice(device), CL_SUCCESS);
             assert_eq!(clReleaseDevice(device), CL_SUCCESS);
@@ -547,10 +763,19 @@ mod tests {
         let Some(device) = first_device() else { return };
         let (mut d0, mut h0, mut h1, mut d1, mut h2) = (0, 0, 0, 0, 0);
         unsafe {
-            assert_eq!(clGetDeviceAndHostTimer(device, &mut d0, &mut h0), CL_SUCCESS);
+            assert_eq!(
+                clGetDeviceAndHostTimer(device, &mut d0, &mut h0),
+                CL_SUCCESS
+            );
             assert_eq!(clGetHostTimer(device, &mut h1), CL_SUCCESS);
-            assert_eq!(clGetDeviceAndHostTimer(device, &mut d1, &mut h2), CL_SUCCESS);
-            assert_eq!(clGetDeviceAndHostTimer(device, null_mut(), &mut h2), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetDeviceAndHostTimer(device, &mut d1, &mut h2),
+                CL_SUCCESS
+            );
+            assert_eq!(
+                clGetDeviceAndHostTimer(device, null_mut(), &mut h2),
+                CL_INVALID_VALUE
+            );
             assert_eq!(clGetHostTimer(device, null_mut()), CL_INVALID_VALUE);
             assert_eq!(clGetHostTimer(null_mut(), &mut h2), CL_INVALID_DEVICE);
         }

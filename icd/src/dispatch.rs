@@ -1,35 +1,45 @@
 //! The ICD dispatch table: `struct _cl_icd_dispatch` of the Khronos
 //! `cl_icd.h`, slot for slot, filled with ferrocl's entry points.
 //!
-//! The first word of every handle points here (see `ferrocl_runtime::api`);
+//! The first word of every handle points to it (see `ferrocl_runtime::api`);
 //! an ICD loader calls through it. [`ensure_registered`] hands the table to
 //! the runtime before any object exists.
+//!
+//! The table is completed at run time. libferrocl.so exports every entry
+//! point under its OpenCL name, and so does the ICD loader that loads it;
+//! an address taken at link time is a relocation against that name, which
+//! the dynamic linker binds to the first definition in the process: the
+//! loader's own `clGetPlatformInfo` calling back through this table, for
+//! ever. So each slot is looked up again with `dlsym` in libferrocl.so's
+//! own handle, which finds this library's definition.
 
-use std::ffi::c_void;
-use std::sync::Once;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::OnceLock;
 
 macro_rules! dispatch_table {
-    ($($(#[$doc:meta])* $slot:ident => $function:expr,)*) => {
+    ($($slot:ident => $function:expr,)*) => {
         /// `cl_icd_dispatch`: one function pointer per slot, in the header's
         /// order.
         #[repr(C)]
+        #[derive(Clone, Copy)]
         #[allow(non_snake_case)]
         pub struct IcdDispatch {
-            $($(#[$doc])* pub $slot: *const c_void,)*
+            $(pub $slot: *const c_void,)*
         }
 
-        /// The table every ferrocl handle points to.
-        pub static DISPATCH: IcdDispatch = IcdDispatch {
-            $($slot: $function as *const c_void,)*
-        };
+        /// The table as linked: correct where nothing else defines the
+        /// OpenCL names (an executable that links the rlib, or libferrocl
+        /// used as libOpenCL.so.1).
+        fn linked_table() -> IcdDispatch {
+            IcdDispatch {
+                $($slot: $function as *const c_void,)*
+            }
+        }
 
         /// The slot names in table order (checked against `cl_icd.h`).
         pub const SLOT_NAMES: &[&str] = &[$(stringify!($slot),)*];
     };
 }
-
-// SAFETY: the table is immutable and holds only function addresses.
-unsafe impl Sync for IcdDispatch {}
 
 dispatch_table! {
     // OpenCL 1.0
@@ -59,21 +69,21 @@ dispatch_table! {
     clRetainSampler => crate::unsupported::clRetainSampler,
     clReleaseSampler => crate::unsupported::clReleaseSampler,
     clGetSamplerInfo => crate::unsupported::clGetSamplerInfo,
-    clCreateProgramWithSource => std::ptr::null::<c_void>(),
-    clCreateProgramWithBinary => std::ptr::null::<c_void>(),
-    clRetainProgram => std::ptr::null::<c_void>(),
-    clReleaseProgram => std::ptr::null::<c_void>(),
-    clBuildProgram => std::ptr::null::<c_void>(),
-    clUnloadCompiler => std::ptr::null::<c_void>(),
-    clGetProgramInfo => std::ptr::null::<c_void>(),
-    clGetProgramBuildInfo => std::ptr::null::<c_void>(),
-    clCreateKernel => std::ptr::null::<c_void>(),
-    clCreateKernelsInProgram => std::ptr::null::<c_void>(),
-    clRetainKernel => std::ptr::null::<c_void>(),
-    clReleaseKernel => std::ptr::null::<c_void>(),
-    clSetKernelArg => std::ptr::null::<c_void>(),
-    clGetKernelInfo => std::ptr::null::<c_void>(),
-    clGetKernelWorkGroupInfo => std::ptr::null::<c_void>(),
+    clCreateProgramWithSource => crate::program::clCreateProgramWithSource,
+    clCreateProgramWithBinary => crate::program::clCreateProgramWithBinary,
+    clRetainProgram => crate::program::clRetainProgram,
+    clReleaseProgram => crate::program::clReleaseProgram,
+    clBuildProgram => crate::program::clBuildProgram,
+    clUnloadCompiler => crate::program::clUnloadCompiler,
+    clGetProgramInfo => crate::program::clGetProgramInfo,
+    clGetProgramBuildInfo => crate::program::clGetProgramBuildInfo,
+    clCreateKernel => crate::kernel::clCreateKernel,
+    clCreateKernelsInProgram => crate::kernel::clCreateKernelsInProgram,
+    clRetainKernel => crate::kernel::clRetainKernel,
+    clReleaseKernel => crate::kernel::clReleaseKernel,
+    clSetKernelArg => crate::kernel::clSetKernelArg,
+    clGetKernelInfo => crate::kernel::clGetKernelInfo,
+    clGetKernelWorkGroupInfo => crate::kernel::clGetKernelWorkGroupInfo,
     clWaitForEvents => crate::event::clWaitForEvents,
     clGetEventInfo => crate::event::clGetEventInfo,
     clRetainEvent => crate::event::clRetainEvent,
@@ -135,11 +145,11 @@ dispatch_table! {
     clRetainDevice => crate::device::clRetainDevice,
     clReleaseDevice => crate::device::clReleaseDevice,
     clCreateImage => crate::unsupported::clCreateImage,
-    clCreateProgramWithBuiltInKernels => std::ptr::null::<c_void>(),
-    clCompileProgram => std::ptr::null::<c_void>(),
-    clLinkProgram => std::ptr::null::<c_void>(),
-    clUnloadPlatformCompiler => std::ptr::null::<c_void>(),
-    clGetKernelArgInfo => std::ptr::null::<c_void>(),
+    clCreateProgramWithBuiltInKernels => crate::program::clCreateProgramWithBuiltInKernels,
+    clCompileProgram => crate::program::clCompileProgram,
+    clLinkProgram => crate::program::clLinkProgram,
+    clUnloadPlatformCompiler => crate::program::clUnloadPlatformCompiler,
+    clGetKernelArgInfo => crate::kernel::clGetKernelArgInfo,
     clEnqueueFillBuffer => crate::memory::clEnqueueFillBuffer,
     clEnqueueFillImage => crate::unsupported::clEnqueueFillImage,
     clEnqueueMigrateMemObjects => crate::memory::clEnqueueMigrateMemObjects,
@@ -169,57 +179,124 @@ dispatch_table! {
     clCreateCommandQueueWithProperties => crate::queue::clCreateCommandQueueWithProperties,
     clCreatePipe => crate::unsupported::clCreatePipe,
     clGetPipeInfo => crate::unsupported::clGetPipeInfo,
-    clSVMAlloc => std::ptr::null::<c_void>(),
-    clSVMFree => std::ptr::null::<c_void>(),
-    clEnqueueSVMFree => std::ptr::null::<c_void>(),
-    clEnqueueSVMMemcpy => std::ptr::null::<c_void>(),
-    clEnqueueSVMMemFill => std::ptr::null::<c_void>(),
-    clEnqueueSVMMap => std::ptr::null::<c_void>(),
-    clEnqueueSVMUnmap => std::ptr::null::<c_void>(),
+    clSVMAlloc => crate::svm::clSVMAlloc,
+    clSVMFree => crate::svm::clSVMFree,
+    clEnqueueSVMFree => crate::svm::clEnqueueSVMFree,
+    clEnqueueSVMMemcpy => crate::svm::clEnqueueSVMMemcpy,
+    clEnqueueSVMMemFill => crate::svm::clEnqueueSVMMemFill,
+    clEnqueueSVMMap => crate::svm::clEnqueueSVMMap,
+    clEnqueueSVMUnmap => crate::svm::clEnqueueSVMUnmap,
     clCreateSamplerWithProperties => crate::unsupported::clCreateSamplerWithProperties,
-    clSetKernelArgSVMPointer => std::ptr::null::<c_void>(),
-    clSetKernelExecInfo => std::ptr::null::<c_void>(),
+    clSetKernelArgSVMPointer => crate::kernel::clSetKernelArgSVMPointer,
+    clSetKernelExecInfo => crate::kernel::clSetKernelExecInfo,
     // cl_khr_sub_groups
-    clGetKernelSubGroupInfoKHR => std::ptr::null::<c_void>(),
+    clGetKernelSubGroupInfoKHR => crate::unsupported::clGetKernelSubGroupInfoKHR,
     // OpenCL 2.1
-    clCloneKernel => std::ptr::null::<c_void>(),
-    clCreateProgramWithIL => std::ptr::null::<c_void>(),
-    clEnqueueSVMMigrateMem => std::ptr::null::<c_void>(),
+    clCloneKernel => crate::kernel::clCloneKernel,
+    clCreateProgramWithIL => crate::program::clCreateProgramWithIL,
+    clEnqueueSVMMigrateMem => crate::svm::clEnqueueSVMMigrateMem,
     clGetDeviceAndHostTimer => crate::device::clGetDeviceAndHostTimer,
     clGetHostTimer => crate::device::clGetHostTimer,
-    clGetKernelSubGroupInfo => std::ptr::null::<c_void>(),
+    clGetKernelSubGroupInfo => crate::kernel::clGetKernelSubGroupInfo,
     clSetDefaultDeviceCommandQueue => crate::device::clSetDefaultDeviceCommandQueue,
     // OpenCL 2.2
-    clSetProgramReleaseCallback => std::ptr::null::<c_void>(),
-    clSetProgramSpecializationConstant => std::ptr::null::<c_void>(),
+    clSetProgramReleaseCallback => crate::program::clSetProgramReleaseCallback,
+    clSetProgramSpecializationConstant => crate::program::clSetProgramSpecializationConstant,
     // OpenCL 3.0
     clCreateBufferWithProperties => crate::memory::clCreateBufferWithProperties,
     clCreateImageWithProperties => crate::unsupported::clCreateImageWithProperties,
     clSetContextDestructorCallback => crate::context::clSetContextDestructorCallback,
 }
 
-static REGISTER: Once = Once::new();
-
-/// Registers [`DISPATCH`] with the runtime, once. Called by every entry
-/// point that can be an application's first call (`clGetPlatformIDs`,
-/// `clIcdGetPlatformIDsKHR`, ...) before the platform is created, and when
-/// the library is loaded.
-pub fn ensure_registered() {
-    REGISTER.call_once(|| ferrocl_runtime::api::set_dispatch_table(&DISPATCH as *const IcdDispatch as *const c_void));
+/// `Dl_info` of `<dlfcn.h>`.
+#[repr(C)]
+struct DlInfo {
+    dli_fname: *const c_char,
+    dli_fbase: *mut c_void,
+    dli_sname: *const c_char,
+    dli_saddr: *mut c_void,
 }
 
-/// Registers the table as soon as the dynamic loader maps libferrocl.so,
-/// so even an application whose first call names a context or queue
-/// entry point gets handles that carry it.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static REGISTER_ON_LOAD: extern "C" fn() = {
-    extern "C" fn register_on_load() {
-        ensure_registered();
+const RTLD_LAZY: c_int = 0x1;
+const RTLD_NOLOAD: c_int = 0x4;
+
+extern "C" {
+    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
+    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    fn dlclose(handle: *mut c_void) -> c_int;
+}
+
+/// The load base of the object that holds `address`, with its file name.
+fn object_of(address: *const c_void) -> Option<(*mut c_void, *const c_char)> {
+    let mut info = DlInfo {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    // SAFETY: dladdr only reads the address and fills info.
+    let found = unsafe { dladdr(address, &mut info) };
+    (found != 0 && !info.dli_fbase.is_null()).then_some((info.dli_fbase, info.dli_fname))
+}
+
+/// Replaces every slot with this object's own definition of the slot's
+/// name where the dynamic linker bound the link-time address elsewhere.
+fn bind_to_this_object(table: &mut IcdDispatch) {
+    let Some((own_base, own_file)) = object_of(linked_table as *const c_void) else {
+        return;
+    };
+    // SAFETY: own_file is the NUL-terminated path dladdr returned for a
+    // loaded object; RTLD_NOLOAD only takes a reference to it.
+    let handle = unsafe { dlopen(own_file, RTLD_LAZY | RTLD_NOLOAD) };
+    if handle.is_null() {
+        return;
     }
-    register_on_load
-};
+    let slots = table as *mut IcdDispatch as *mut *const c_void;
+    for (i, name) in SLOT_NAMES.iter().enumerate() {
+        let Ok(symbol) = CString::new(*name) else {
+            continue;
+        };
+        // SAFETY: a valid handle and a NUL-terminated name.
+        let address = unsafe { dlsym(handle, symbol.as_ptr()) };
+        if !address.is_null() && object_of(address).is_some_and(|(base, _)| base == own_base) {
+            // SAFETY: IcdDispatch is repr(C) with SLOT_NAMES.len() pointer
+            // fields, so slot i exists.
+            unsafe { slots.add(i).write(address) };
+        }
+    }
+    // SAFETY: the reference taken by dlopen above.
+    unsafe { dlclose(handle) };
+}
+
+// SAFETY: the table is written once, before it is shared, and holds only
+// function addresses.
+unsafe impl Sync for IcdDispatch {}
+// SAFETY: as above.
+unsafe impl Send for IcdDispatch {}
+
+static DISPATCH: OnceLock<IcdDispatch> = OnceLock::new();
+
+/// The table every ferrocl handle points to.
+pub fn dispatch_table() -> &'static IcdDispatch {
+    DISPATCH.get_or_init(|| {
+        let mut table = linked_table();
+        bind_to_this_object(&mut table);
+        table
+    })
+}
+
+/// Registers the table with the runtime, once. Called by every entry point
+/// that can be an application's first call (`clGetPlatformIDs`,
+/// `clIcdGetPlatformIDsKHR`, ...) before the platform is created.
+pub fn ensure_registered() {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    REGISTER.call_once(|| {
+        ferrocl_runtime::api::set_dispatch_table(
+            dispatch_table() as *const IcdDispatch as *const c_void
+        )
+    });
+}
 
 #[cfg(test)]
 mod tests {
@@ -246,28 +323,41 @@ mod tests {
             return;
         };
         assert_eq!(SLOT_NAMES, slots.as_slice());
-        assert_eq!(std::mem::size_of::<IcdDispatch>(), slots.len() * std::mem::size_of::<*const c_void>());
+        assert_eq!(
+            std::mem::size_of::<IcdDispatch>(),
+            slots.len() * std::mem::size_of::<*const c_void>()
+        );
     }
 
     #[test]
-    fn every_slot_is_filled() {
-        let table = &DISPATCH as *const IcdDispatch as *const *const c_void;
+    fn every_slot_is_filled_from_this_object() {
+        let table = dispatch_table() as *const IcdDispatch as *const *const c_void;
+        let own = object_of(linked_table as *const c_void).map(|(base, _)| base);
         for (i, name) in SLOT_NAMES.iter().enumerate() {
             // SAFETY: IcdDispatch is repr(C) with SLOT_NAMES.len() pointer fields.
             let slot = unsafe { table.add(i).read() };
             assert!(!slot.is_null(), "{name} is empty");
+            assert_eq!(
+                object_of(slot).map(|(base, _)| base),
+                own,
+                "{name} is bound outside ferrocl"
+            );
         }
     }
 
     #[test]
-    fn registration_is_idempotent() {
+    fn handles_carry_the_registered_table() {
         ensure_registered();
         ensure_registered();
         let mut platform = std::ptr::null_mut();
-        let status = unsafe { crate::platform::clGetPlatformIDs(1, &mut platform, std::ptr::null_mut()) };
+        let status =
+            unsafe { crate::platform::clGetPlatformIDs(1, &mut platform, std::ptr::null_mut()) };
         assert_eq!(status, ferrocl_runtime::cl::CL_SUCCESS);
         // The loader reads the table from the handle's first word.
         let first_word = unsafe { *(platform as *const *const c_void) };
-        assert_eq!(first_word, &DISPATCH as *const IcdDispatch as *const c_void);
+        assert_eq!(
+            first_word,
+            dispatch_table() as *const IcdDispatch as *const c_void
+        );
     }
 }

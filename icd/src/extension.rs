@@ -85,12 +85,17 @@ mod tests {
     fn for_platform_needs_our_platform() {
         let mut platform = null_mut();
         unsafe {
-            assert_eq!(clIcdGetPlatformIDsKHR(1, &mut platform, null_mut()), CL_SUCCESS);
+            assert_eq!(
+                clIcdGetPlatformIDsKHR(1, &mut platform, null_mut()),
+                CL_SUCCESS
+            );
             let name = c"clIcdGetPlatformIDsKHR".as_ptr();
             assert!(!clGetExtensionFunctionAddressForPlatform(platform, name).is_null());
             assert!(clGetExtensionFunctionAddressForPlatform(null_mut(), name).is_null());
             let mut bogus = [0u64; 4];
-            assert!(clGetExtensionFunctionAddressForPlatform(bogus.as_mut_ptr().cast(), name).is_null());
+            assert!(
+                clGetExtensionFunctionAddressForPlatform(bogus.as_mut_ptr().cast(), name).is_null()
+            );
         }
     }
 }

@@ -99,7 +99,9 @@ pub unsafe extern "C" fn clGetPlatformInfo(
             match param_name {
                 CL_PLATFORM_PROFILE => write_info(platform.profile(), size, ptr, size_ret),
                 CL_PLATFORM_VERSION => write_info(&platform.version(), size, ptr, size_ret),
-                CL_PLATFORM_NUMERIC_VERSION => write_info(&platform.numeric_version(), size, ptr, size_ret),
+                CL_PLATFORM_NUMERIC_VERSION => {
+                    write_info(&platform.numeric_version(), size, ptr, size_ret)
+                }
                 CL_PLATFORM_NAME => write_info(platform.name(), size, ptr, size_ret),
                 CL_PLATFORM_VENDOR => write_info(platform.vendor(), size, ptr, size_ret),
                 CL_PLATFORM_EXTENSIONS => write_info(platform.extensions(), size, ptr, size_ret),
@@ -132,8 +134,14 @@ mod tests {
         let mut platform = null_mut();
         let mut count = 0;
         unsafe {
-            assert_eq!(clGetPlatformIDs(0, &mut platform, null_mut()), CL_INVALID_VALUE);
-            assert_eq!(clGetPlatformIDs(1, null_mut(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetPlatformIDs(0, &mut platform, null_mut()),
+                CL_INVALID_VALUE
+            );
+            assert_eq!(
+                clGetPlatformIDs(1, null_mut(), null_mut()),
+                CL_INVALID_VALUE
+            );
             assert_eq!(clGetPlatformIDs(0, null_mut(), &mut count), CL_SUCCESS);
             assert_eq!(count, 1);
             assert_eq!(clGetPlatformIDs(1, &mut platform, null_mut()), CL_SUCCESS);
@@ -144,7 +152,15 @@ mod tests {
     fn platform_string(platform: *mut c_void, param: cl_uint) -> String {
         let mut size = 0;
         let mut buf = vec![0u8; 256];
-        let status = unsafe { clGetPlatformInfo(platform, param, buf.len(), buf.as_mut_ptr().cast(), &mut size) };
+        let status = unsafe {
+            clGetPlatformInfo(
+                platform,
+                param,
+                buf.len(),
+                buf.as_mut_ptr().cast(),
+                &mut size,
+            )
+        };
         assert_eq!(status, CL_SUCCESS);
         assert_eq!(buf[size - 1], 0, "NUL-terminated");
         String::from_utf8(buf[..size - 1].to_vec()).unwrap()
@@ -153,11 +169,20 @@ mod tests {
     #[test]
     fn platform_strings() {
         let mut platform = null_mut();
-        assert_eq!(unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) }, CL_SUCCESS);
-        assert_eq!(platform_string(platform, CL_PLATFORM_PROFILE), "FULL_PROFILE");
+        assert_eq!(
+            unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) },
+            CL_SUCCESS
+        );
+        assert_eq!(
+            platform_string(platform, CL_PLATFORM_PROFILE),
+            "FULL_PROFILE"
+        );
         assert!(platform_string(platform, CL_PLATFORM_VERSION).starts_with("OpenCL 3.0 ferrocl "));
         assert_eq!(platform_string(platform, CL_PLATFORM_NAME), "ferrocl");
-        assert_eq!(platform_string(platform, CL_PLATFORM_ICD_SUFFIX_KHR), "FERRO");
+        assert_eq!(
+            platform_string(platform, CL_PLATFORM_ICD_SUFFIX_KHR),
+            "FERRO"
+        );
         let extensions = platform_string(platform, CL_PLATFORM_EXTENSIONS);
         assert!(extensions.split(' ').any(|e| e == "cl_khr_icd"));
         // NULL selects the one platform.
@@ -167,24 +192,51 @@ mod tests {
     #[test]
     fn platform_info_errors() {
         let mut platform = null_mut();
-        assert_eq!(unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) },
+            CL_SUCCESS
+        );
         let mut version = 0u32;
         let mut bogus = [0u64; 4];
         unsafe {
             assert_eq!(
-                clGetPlatformInfo(platform, 0xdead, 4, (&mut version as *mut u32).cast(), null_mut()),
+                clGetPlatformInfo(
+                    platform,
+                    0xdead,
+                    4,
+                    (&mut version as *mut u32).cast(),
+                    null_mut()
+                ),
                 CL_INVALID_VALUE
             );
             assert_eq!(
-                clGetPlatformInfo(platform, CL_PLATFORM_NAME, 2, (&mut version as *mut u32).cast(), null_mut()),
+                clGetPlatformInfo(
+                    platform,
+                    CL_PLATFORM_NAME,
+                    2,
+                    (&mut version as *mut u32).cast(),
+                    null_mut()
+                ),
                 CL_INVALID_VALUE
             );
             assert_eq!(
-                clGetPlatformInfo(bogus.as_mut_ptr().cast(), CL_PLATFORM_NAME, 0, null_mut(), null_mut()),
+                clGetPlatformInfo(
+                    bogus.as_mut_ptr().cast(),
+                    CL_PLATFORM_NAME,
+                    0,
+                    null_mut(),
+                    null_mut()
+                ),
                 CL_INVALID_PLATFORM
             );
             assert_eq!(
-                clGetPlatformInfo(platform, CL_PLATFORM_NUMERIC_VERSION, 4, (&mut version as *mut u32).cast(), null_mut()),
+                clGetPlatformInfo(
+                    platform,
+                    CL_PLATFORM_NUMERIC_VERSION,
+                    4,
+                    (&mut version as *mut u32).cast(),
+                    null_mut()
+                ),
                 CL_SUCCESS
             );
         }
@@ -194,10 +246,19 @@ mod tests {
     #[test]
     fn extensions_with_version_match_the_string() {
         let mut platform = null_mut();
-        assert_eq!(unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) }, CL_SUCCESS);
+        assert_eq!(
+            unsafe { clGetPlatformIDs(1, &mut platform, null_mut()) },
+            CL_SUCCESS
+        );
         let mut size = 0;
         let status = unsafe {
-            clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, 0, null_mut(), &mut size)
+            clGetPlatformInfo(
+                platform,
+                CL_PLATFORM_EXTENSIONS_WITH_VERSION,
+                0,
+                null_mut(),
+                &mut size,
+            )
         };
         assert_eq!(status, CL_SUCCESS);
         assert_eq!(size % 68, 0);

@@ -1,8 +1,9 @@
 //! Entry points of features no ferrocl device offers yet: images and
 //! samplers (`CL_DEVICE_IMAGE_SUPPORT` is false), pipes
 //! (`CL_DEVICE_PIPE_SUPPORT` is false), sharing with OpenGL, EGL, Direct3D
-//! and DX9 media surfaces (no context is ever created for sharing), and the
-//! cl_ext_device_fission entry points (no device can be partitioned).
+//! and DX9 media surfaces (no context is ever created for sharing), the
+//! cl_ext_device_fission entry points (no device can be partitioned), and
+//! the cl_khr_subgroups spelling of `clGetKernelSubGroupInfo`.
 //!
 //! Each validates its handles first and then answers the error the spec
 //! gives for a device or context without the feature; none creates
@@ -56,7 +57,8 @@ fn mem_flags_valid(flags: cl_bitfield) -> bool {
     flags & !known == 0
         && access.count_ones() <= 1
         && host.count_ones() <= 1
-        && !(flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+        && !(flags & CL_MEM_USE_HOST_PTR != 0
+            && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
 }
 
 /// The image object types of `cl_mem_object_type`.
@@ -210,7 +212,11 @@ pub unsafe extern "C" fn clCreateImage2D(
 ) -> *mut c_void {
     let _ = (image_width, image_height, image_row_pitch, host_ptr);
     // SAFETY: the application's handle and pointers.
-    unsafe { api_create(errcode_ret, || create_image(context, flags, image_format, true)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_image(context, flags, image_format, true)
+        })
+    }
 }
 
 #[no_mangle]
@@ -226,9 +232,20 @@ pub unsafe extern "C" fn clCreateImage3D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
-    let _ = (image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr);
+    let _ = (
+        image_width,
+        image_height,
+        image_depth,
+        image_row_pitch,
+        image_slice_pitch,
+        host_ptr,
+    );
     // SAFETY: the application's handle and pointers.
-    unsafe { api_create(errcode_ret, || create_image(context, flags, image_format, true)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_image(context, flags, image_format, true)
+        })
+    }
 }
 
 #[no_mangle]
@@ -242,7 +259,11 @@ pub unsafe extern "C" fn clCreateImage(
 ) -> *mut c_void {
     let _ = host_ptr;
     // SAFETY: the application's handle and pointers.
-    unsafe { api_create(errcode_ret, || create_image(context, flags, image_format, !image_desc.is_null())) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_image(context, flags, image_format, !image_desc.is_null())
+        })
+    }
 }
 
 #[no_mangle]
@@ -286,7 +307,10 @@ pub unsafe extern "C" fn clGetSupportedImageFormats(
         unsafe { check_context(context)? };
         // CL_INVALID_VALUE if flags or image_type are not valid, or if
         // num_entries is 0 and image_formats is not NULL.
-        if !mem_flags_valid(flags) || !is_image_type(image_type) || (num_entries == 0 && !image_formats.is_null()) {
+        if !mem_flags_valid(flags)
+            || !is_image_type(image_type)
+            || (num_entries == 0 && !image_formats.is_null())
+        {
             return Err(CL_INVALID_VALUE);
         }
         // No device supports images, so the list is empty.
@@ -306,7 +330,13 @@ pub unsafe extern "C" fn clGetImageInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (image, param_name, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        image,
+        param_name,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     // CL_INVALID_MEM_OBJECT if image is a not a valid image object: no
     // image object can exist.
     api_call(|| Err(CL_INVALID_MEM_OBJECT))
@@ -326,7 +356,15 @@ pub unsafe extern "C" fn clEnqueueReadImage(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (image, blocking_read, origin, region, row_pitch, slice_pitch, ptr);
+    let _ = (
+        image,
+        blocking_read,
+        origin,
+        region,
+        row_pitch,
+        slice_pitch,
+        ptr,
+    );
     let _ = (num_events_in_wait_list, event_wait_list, event);
     // SAFETY: the application's handle.
     api_call(|| unsafe { enqueue_image_command(command_queue) })
@@ -346,7 +384,15 @@ pub unsafe extern "C" fn clEnqueueWriteImage(
     event_wait_list: *const *mut c_void,
     event: *mut *mut c_void,
 ) -> cl_int {
-    let _ = (image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr);
+    let _ = (
+        image,
+        blocking_write,
+        origin,
+        region,
+        input_row_pitch,
+        input_slice_pitch,
+        ptr,
+    );
     let _ = (num_events_in_wait_list, event_wait_list, event);
     // SAFETY: the application's handle.
     api_call(|| unsafe { enqueue_image_command(command_queue) })
@@ -421,7 +467,15 @@ pub unsafe extern "C" fn clEnqueueMapImage(
     event: *mut *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
-    let _ = (image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch);
+    let _ = (
+        image,
+        blocking_map,
+        map_flags,
+        origin,
+        region,
+        image_row_pitch,
+        image_slice_pitch,
+    );
     let _ = (num_events_in_wait_list, event_wait_list, event);
     // SAFETY: the application's handle and errcode_ret.
     unsafe {
@@ -456,7 +510,11 @@ pub unsafe extern "C" fn clEnqueueFillImage(
 fn addressing_mode_valid(mode: cl_uint) -> bool {
     matches!(
         mode,
-        CL_ADDRESS_NONE | CL_ADDRESS_CLAMP_TO_EDGE | CL_ADDRESS_CLAMP | CL_ADDRESS_REPEAT | CL_ADDRESS_MIRRORED_REPEAT
+        CL_ADDRESS_NONE
+            | CL_ADDRESS_CLAMP_TO_EDGE
+            | CL_ADDRESS_CLAMP
+            | CL_ADDRESS_REPEAT
+            | CL_ADDRESS_MIRRORED_REPEAT
     )
 }
 
@@ -480,7 +538,10 @@ pub unsafe extern "C" fn clCreateSampler(
             // CL_INVALID_VALUE if addressing_mode, filter_mode,
             // normalized_coords or a combination of these arguments are not
             // valid.
-            if normalized_coords > CL_TRUE || !addressing_mode_valid(addressing_mode) || !filter_mode_valid(filter_mode) {
+            if normalized_coords > CL_TRUE
+                || !addressing_mode_valid(addressing_mode)
+                || !filter_mode_valid(filter_mode)
+            {
                 return Err(CL_INVALID_VALUE);
             }
             // CL_INVALID_OPERATION if images are not supported by any device
@@ -512,7 +573,9 @@ pub unsafe extern "C" fn clCreateSamplerWithProperties(
                 let value = p.add(1).read_unaligned();
                 let valid = match u32::try_from(name) {
                     Ok(CL_SAMPLER_NORMALIZED_COORDS) => value <= u64::from(CL_TRUE),
-                    Ok(CL_SAMPLER_ADDRESSING_MODE) => u32::try_from(value).is_ok_and(addressing_mode_valid),
+                    Ok(CL_SAMPLER_ADDRESSING_MODE) => {
+                        u32::try_from(value).is_ok_and(addressing_mode_valid)
+                    }
                     Ok(CL_SAMPLER_FILTER_MODE) => u32::try_from(value).is_ok_and(filter_mode_valid),
                     _ => false,
                 };
@@ -552,7 +615,13 @@ pub unsafe extern "C" fn clGetSamplerInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        sampler,
+        param_name,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     // CL_INVALID_SAMPLER if sampler is a not a valid sampler object.
     api_call(|| Err(CL_INVALID_SAMPLER))
 }
@@ -600,10 +669,48 @@ pub unsafe extern "C" fn clGetPipeInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        pipe,
+        param_name,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     // CL_INVALID_MEM_OBJECT if pipe is a not a valid pipe object: no pipe
     // can be created.
     api_call(|| Err(CL_INVALID_MEM_OBJECT))
+}
+
+// ---------------------------------------------------------------------------
+// cl_khr_subgroups
+// ---------------------------------------------------------------------------
+
+/// The cl_khr_subgroups spelling of `clGetKernelSubGroupInfo`: the same
+/// query with the same errors (the extension itself is not reported).
+#[no_mangle]
+pub unsafe extern "C" fn clGetKernelSubGroupInfoKHR(
+    kernel: *mut c_void,
+    device: *mut c_void,
+    param_name: cl_uint,
+    input_value_size: usize,
+    input_value: *const c_void,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    // SAFETY: the application's arguments, forwarded unchanged.
+    unsafe {
+        crate::kernel::clGetKernelSubGroupInfo(
+            kernel,
+            device,
+            param_name,
+            input_value_size,
+            input_value,
+            param_value_size,
+            param_value,
+            param_value_size_ret,
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -760,7 +867,12 @@ pub unsafe extern "C" fn clGetGLTextureInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (param_name, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        param_name,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     api_call(|| {
         // CL_INVALID_MEM_OBJECT if memobj is not a valid OpenCL memory
         // object.
@@ -783,7 +895,9 @@ pub unsafe extern "C" fn clEnqueueAcquireGLObjects(
 ) -> cl_int {
     let _ = (num_events_in_wait_list, event_wait_list, event);
     // SAFETY: the application's handles and list.
-    api_call(|| unsafe { enqueue_interop_objects(Interop::Gl, command_queue, num_objects, mem_objects) })
+    api_call(|| unsafe {
+        enqueue_interop_objects(Interop::Gl, command_queue, num_objects, mem_objects)
+    })
 }
 
 #[no_mangle]
@@ -797,7 +911,9 @@ pub unsafe extern "C" fn clEnqueueReleaseGLObjects(
 ) -> cl_int {
     let _ = (num_events_in_wait_list, event_wait_list, event);
     // SAFETY: the application's handles and list.
-    api_call(|| unsafe { enqueue_interop_objects(Interop::Gl, command_queue, num_objects, mem_objects) })
+    api_call(|| unsafe {
+        enqueue_interop_objects(Interop::Gl, command_queue, num_objects, mem_objects)
+    })
 }
 
 #[no_mangle]
@@ -808,10 +924,18 @@ pub unsafe extern "C" fn clGetGLContextInfoKHR(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (properties, param_value_size, param_value, param_value_size_ret);
+    let _ = (
+        properties,
+        param_value_size,
+        param_value,
+        param_value_size_ret,
+    );
     api_call(|| {
         // CL_INVALID_VALUE if param_name is not one of the supported values.
-        if !matches!(param_name, CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR | CL_DEVICES_FOR_GL_CONTEXT_KHR) {
+        if !matches!(
+            param_name,
+            CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR | CL_DEVICES_FOR_GL_CONTEXT_KHR
+        ) {
             return Err(CL_INVALID_VALUE);
         }
         // CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR if the specified context is
@@ -855,9 +979,13 @@ pub unsafe extern "C" fn clGetDeviceIDsFromD3D10KHR(
         unsafe { platform_from_handle(platform)? };
         // CL_INVALID_VALUE if d3d_device_source or d3d_device_set is not a
         // valid value.
-        if !matches!(d3d_device_source, CL_D3D10_DEVICE_KHR | CL_D3D10_DXGI_ADAPTER_KHR)
-            || !matches!(d3d_device_set, CL_PREFERRED_DEVICES_FOR_D3D10_KHR | CL_ALL_DEVICES_FOR_D3D10_KHR)
-        {
+        if !matches!(
+            d3d_device_source,
+            CL_D3D10_DEVICE_KHR | CL_D3D10_DXGI_ADAPTER_KHR
+        ) || !matches!(
+            d3d_device_set,
+            CL_PREFERRED_DEVICES_FOR_D3D10_KHR | CL_ALL_DEVICES_FOR_D3D10_KHR
+        ) {
             return Err(CL_INVALID_VALUE);
         }
         no_devices_for_interop(num_entries, devices, num_devices)
@@ -881,9 +1009,13 @@ pub unsafe extern "C" fn clGetDeviceIDsFromD3D11KHR(
         unsafe { platform_from_handle(platform)? };
         // CL_INVALID_VALUE if d3d_device_source or d3d_device_set is not a
         // valid value.
-        if !matches!(d3d_device_source, CL_D3D11_DEVICE_KHR | CL_D3D11_DXGI_ADAPTER_KHR)
-            || !matches!(d3d_device_set, CL_PREFERRED_DEVICES_FOR_D3D11_KHR | CL_ALL_DEVICES_FOR_D3D11_KHR)
-        {
+        if !matches!(
+            d3d_device_source,
+            CL_D3D11_DEVICE_KHR | CL_D3D11_DXGI_ADAPTER_KHR
+        ) || !matches!(
+            d3d_device_set,
+            CL_PREFERRED_DEVICES_FOR_D3D11_KHR | CL_ALL_DEVICES_FOR_D3D11_KHR
+        ) {
             return Err(CL_INVALID_VALUE);
         }
         no_devices_for_interop(num_entries, devices, num_devices)
@@ -913,7 +1045,8 @@ pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
             || media_adapter_type.is_null()
             || !matches!(
                 media_adapter_set,
-                CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR | CL_ALL_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR
+                CL_PREFERRED_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR
+                    | CL_ALL_DEVICES_FOR_DX9_MEDIA_ADAPTER_KHR
             )
         {
             return Err(CL_INVALID_VALUE);
@@ -921,7 +1054,10 @@ pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
         for i in 0..num_media_adapters as usize {
             // SAFETY: the application gives num_media_adapters types.
             let adapter = unsafe { media_adapter_type.add(i).read_unaligned() };
-            if !matches!(adapter, CL_ADAPTER_D3D9_KHR | CL_ADAPTER_D3D9EX_KHR | CL_ADAPTER_DXVA_KHR) {
+            if !matches!(
+                adapter,
+                CL_ADAPTER_D3D9_KHR | CL_ADAPTER_D3D9EX_KHR | CL_ADAPTER_DXVA_KHR
+            ) {
                 return Err(CL_INVALID_VALUE);
             }
         }
@@ -933,7 +1069,11 @@ pub unsafe extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
 ///
 /// # Safety
 /// `context` is NULL or a handle from this library.
-unsafe fn create_from_d3d(context: *mut c_void, flags: cl_bitfield, resource_error: cl_int) -> Result<*mut c_void, cl_int> {
+unsafe fn create_from_d3d(
+    context: *mut c_void,
+    flags: cl_bitfield,
+    resource_error: cl_int,
+) -> Result<*mut c_void, cl_int> {
     // CL_INVALID_CONTEXT if context is not a valid context.
     // SAFETY: forwarded contract.
     unsafe { check_context(context)? };
@@ -956,7 +1096,11 @@ pub unsafe extern "C" fn clCreateFromD3D10BufferKHR(
 ) -> *mut c_void {
     let _ = resource;
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -969,7 +1113,11 @@ pub unsafe extern "C" fn clCreateFromD3D10Texture2DKHR(
 ) -> *mut c_void {
     let _ = (resource, subresource);
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -982,7 +1130,11 @@ pub unsafe extern "C" fn clCreateFromD3D10Texture3DKHR(
 ) -> *mut c_void {
     let _ = (resource, subresource);
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D10_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -994,7 +1146,11 @@ pub unsafe extern "C" fn clCreateFromD3D11BufferKHR(
 ) -> *mut c_void {
     let _ = resource;
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -1007,7 +1163,11 @@ pub unsafe extern "C" fn clCreateFromD3D11Texture2DKHR(
 ) -> *mut c_void {
     let _ = (resource, subresource);
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -1020,7 +1180,11 @@ pub unsafe extern "C" fn clCreateFromD3D11Texture3DKHR(
 ) -> *mut c_void {
     let _ = (resource, subresource);
     // SAFETY: the application's handle and errcode_ret.
-    unsafe { api_create(errcode_ret, || create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)) }
+    unsafe {
+        api_create(errcode_ret, || {
+            create_from_d3d(context, flags, CL_INVALID_D3D11_RESOURCE_KHR)
+        })
+    }
 }
 
 #[no_mangle]
@@ -1135,10 +1299,14 @@ mod tests {
     #[test]
     fn mem_flags() {
         assert!(mem_flags_valid(0));
-        assert!(mem_flags_valid(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR | CL_MEM_HOST_NO_ACCESS));
+        assert!(mem_flags_valid(
+            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR | CL_MEM_HOST_NO_ACCESS
+        ));
         assert!(!mem_flags_valid(CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY));
         assert!(!mem_flags_valid(CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR));
-        assert!(!mem_flags_valid(CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS));
+        assert!(!mem_flags_valid(
+            CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS
+        ));
         assert!(!mem_flags_valid(1 << 40));
     }
 
@@ -1148,20 +1316,282 @@ mod tests {
         unsafe {
             assert!(clCreateImage(null_mut(), 0, null(), null(), null_mut(), &mut err).is_null());
             assert_eq!(err, CL_INVALID_CONTEXT);
-            assert!(clCreateSampler(null_mut(), CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_LINEAR, &mut err).is_null());
+            assert!(clCreateSampler(
+                null_mut(),
+                CL_TRUE,
+                CL_ADDRESS_CLAMP,
+                CL_FILTER_LINEAR,
+                &mut err
+            )
+            .is_null());
             assert_eq!(err, CL_INVALID_CONTEXT);
             assert!(clCreatePipe(null_mut(), 0, 4, 4, null(), &mut err).is_null());
             assert_eq!(err, CL_INVALID_CONTEXT);
             assert_eq!(
-                clEnqueueReadImage(null_mut(), null_mut(), 1, null(), null(), 0, 0, null_mut(), 0, null(), null_mut()),
+                clEnqueueReadImage(
+                    null_mut(),
+                    null_mut(),
+                    1,
+                    null(),
+                    null(),
+                    0,
+                    0,
+                    null_mut(),
+                    0,
+                    null(),
+                    null_mut()
+                ),
                 CL_INVALID_COMMAND_QUEUE
             );
             assert_eq!(clRetainSampler(null_mut()), CL_INVALID_SAMPLER);
-            assert_eq!(clGetImageInfo(null_mut(), 0, 0, null_mut(), null_mut()), CL_INVALID_MEM_OBJECT);
-            assert_eq!(clCreateSubDevicesEXT(null_mut(), null(), 0, null_mut(), null_mut()), CL_INVALID_DEVICE);
-            assert_eq!(clEnqueueAcquireGLObjects(null_mut(), 0, null(), 0, null(), null_mut()), CL_INVALID_COMMAND_QUEUE);
-            assert_eq!(clEnqueueAcquireGLObjects(null_mut(), 1, null(), 0, null(), null_mut()), CL_INVALID_VALUE);
-            assert_eq!(clGetGLContextInfoKHR(null(), 0, 0, null_mut(), null_mut()), CL_INVALID_VALUE);
+            assert_eq!(
+                clGetImageInfo(null_mut(), 0, 0, null_mut(), null_mut()),
+                CL_INVALID_MEM_OBJECT
+            );
+            assert_eq!(
+                clCreateSubDevicesEXT(null_mut(), null(), 0, null_mut(), null_mut()),
+                CL_INVALID_DEVICE
+            );
+            assert_eq!(
+                clEnqueueAcquireGLObjects(null_mut(), 0, null(), 0, null(), null_mut()),
+                CL_INVALID_COMMAND_QUEUE
+            );
+            assert_eq!(
+                clEnqueueAcquireGLObjects(null_mut(), 1, null(), 0, null(), null_mut()),
+                CL_INVALID_VALUE
+            );
+            assert_eq!(
+                clGetGLContextInfoKHR(null(), 0, 0, null_mut(), null_mut()),
+                CL_INVALID_VALUE
+            );
+        }
+    }
+
+    /// A context, a queue and a buffer on the first device, released on drop.
+    struct Objects {
+        context: *mut c_void,
+        queue: *mut c_void,
+        buffer: *mut c_void,
+    }
+
+    impl Objects {
+        fn new() -> Option<Objects> {
+            let mut device = null_mut();
+            let status = unsafe {
+                crate::device::clGetDeviceIDs(
+                    null_mut(),
+                    CL_DEVICE_TYPE_ALL,
+                    1,
+                    &mut device,
+                    null_mut(),
+                )
+            };
+            if status == CL_DEVICE_NOT_FOUND {
+                eprintln!("skipped: no Vulkan device qualifies on this machine");
+                return None;
+            }
+            let mut err = 0;
+            unsafe {
+                let context =
+                    crate::context::clCreateContext(null(), 1, &device, None, null_mut(), &mut err);
+                assert_eq!(err, CL_SUCCESS);
+                let queue = crate::queue::clCreateCommandQueueWithProperties(
+                    context,
+                    device,
+                    null(),
+                    &mut err,
+                );
+                assert_eq!(err, CL_SUCCESS);
+                let buffer = crate::memory::clCreateBuffer(
+                    context,
+                    CL_MEM_READ_WRITE,
+                    64,
+                    null_mut(),
+                    &mut err,
+                );
+                assert_eq!(err, CL_SUCCESS);
+                Some(Objects {
+                    context,
+                    queue,
+                    buffer,
+                })
+            }
+        }
+    }
+
+    impl Drop for Objects {
+        fn drop(&mut self) {
+            unsafe {
+                crate::memory::clReleaseMemObject(self.buffer);
+                crate::queue::clReleaseCommandQueue(self.queue);
+                crate::context::clReleaseContext(self.context);
+            }
+        }
+    }
+
+    #[test]
+    fn valid_objects_get_the_feature_errors() {
+        let Some(objects) = Objects::new() else {
+            return;
+        };
+        let (context, queue, buffer) = (objects.context, objects.queue, objects.buffer);
+        let format = [CL_RGBA, CL_UNORM_INT8];
+        let desc = [0u64; 10];
+        let mut err = 0;
+        let mut count = 7;
+        unsafe {
+            assert_eq!(
+                clGetSupportedImageFormats(
+                    context,
+                    CL_MEM_READ_ONLY,
+                    CL_MEM_OBJECT_IMAGE2D,
+                    0,
+                    null_mut(),
+                    &mut count
+                ),
+                CL_SUCCESS
+            );
+            assert_eq!(count, 0);
+            assert_eq!(
+                clGetSupportedImageFormats(
+                    context,
+                    CL_MEM_READ_ONLY,
+                    CL_MEM_OBJECT_BUFFER,
+                    0,
+                    null_mut(),
+                    &mut count
+                ),
+                CL_INVALID_VALUE
+            );
+            let image = clCreateImage(
+                context,
+                CL_MEM_READ_ONLY,
+                format.as_ptr().cast(),
+                desc.as_ptr().cast(),
+                null_mut(),
+                &mut err,
+            );
+            assert!(image.is_null());
+            assert_eq!(err, CL_INVALID_OPERATION);
+            clCreateImage(
+                context,
+                CL_MEM_READ_ONLY,
+                null(),
+                desc.as_ptr().cast(),
+                null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+            clCreateImage2D(
+                context,
+                CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+                format.as_ptr().cast(),
+                4,
+                4,
+                0,
+                null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_INVALID_VALUE);
+            clCreateSampler(
+                context,
+                CL_TRUE,
+                CL_ADDRESS_CLAMP,
+                CL_FILTER_NEAREST,
+                &mut err,
+            );
+            assert_eq!(err, CL_INVALID_OPERATION);
+            clCreateSampler(context, CL_TRUE, 0, CL_FILTER_NEAREST, &mut err);
+            assert_eq!(err, CL_INVALID_VALUE);
+            let props = [
+                u64::from(CL_SAMPLER_FILTER_MODE),
+                u64::from(CL_FILTER_LINEAR),
+                0,
+            ];
+            clCreateSamplerWithProperties(context, props.as_ptr(), &mut err);
+            assert_eq!(err, CL_INVALID_OPERATION);
+            let twice = [
+                u64::from(CL_SAMPLER_FILTER_MODE),
+                u64::from(CL_FILTER_LINEAR),
+                u64::from(CL_SAMPLER_FILTER_MODE),
+                u64::from(CL_FILTER_LINEAR),
+                0,
+            ];
+            clCreateSamplerWithProperties(context, twice.as_ptr(), &mut err);
+            assert_eq!(err, CL_INVALID_VALUE);
+            clCreatePipe(context, 0, 4, 16, null(), &mut err);
+            assert_eq!(err, CL_INVALID_OPERATION);
+            assert_eq!(
+                clGetPipeInfo(buffer, CL_PIPE_PACKET_SIZE, 0, null_mut(), null_mut()),
+                CL_INVALID_MEM_OBJECT
+            );
+            assert_eq!(
+                clGetImageInfo(buffer, CL_IMAGE_FORMAT, 0, null_mut(), null_mut()),
+                CL_INVALID_MEM_OBJECT
+            );
+            let origin = [0usize; 3];
+            let region = [1usize; 3];
+            let mut pixel = [0u8; 4];
+            assert_eq!(
+                clEnqueueReadImage(
+                    queue,
+                    buffer,
+                    CL_TRUE,
+                    origin.as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    pixel.as_mut_ptr().cast(),
+                    0,
+                    null(),
+                    null_mut()
+                ),
+                CL_INVALID_MEM_OBJECT
+            );
+            clEnqueueMapImage(
+                queue,
+                buffer,
+                CL_TRUE,
+                CL_MAP_READ,
+                origin.as_ptr(),
+                region.as_ptr(),
+                null_mut(),
+                null_mut(),
+                0,
+                null(),
+                null_mut(),
+                &mut err,
+            );
+            assert_eq!(err, CL_INVALID_MEM_OBJECT);
+            clCreateFromGLBuffer(context, CL_MEM_READ_WRITE, 1, &mut err);
+            assert_eq!(err, CL_INVALID_CONTEXT);
+            assert_eq!(
+                clGetGLObjectInfo(buffer, null_mut(), null_mut()),
+                CL_INVALID_GL_OBJECT
+            );
+            assert_eq!(
+                clEnqueueAcquireGLObjects(queue, 1, &buffer, 0, null(), null_mut()),
+                CL_INVALID_CONTEXT
+            );
+            assert_eq!(
+                clEnqueueAcquireEGLObjectsKHR(queue, 1, &buffer, 0, null(), null_mut()),
+                CL_INVALID_EGL_OBJECT_KHR
+            );
+            clCreateFromD3D10BufferKHR(context, CL_MEM_READ_WRITE, null_mut(), &mut err);
+            assert_eq!(err, CL_INVALID_D3D10_RESOURCE_KHR);
+            let mut n = 0;
+            assert_eq!(
+                clGetDeviceIDsFromD3D11KHR(
+                    null_mut(),
+                    CL_D3D11_DEVICE_KHR,
+                    null_mut(),
+                    CL_ALL_DEVICES_FOR_D3D11_KHR,
+                    0,
+                    null_mut(),
+                    &mut n
+                ),
+                CL_DEVICE_NOT_FOUND
+            );
         }
     }
 }

@@ -6,8 +6,10 @@
 
 mod common;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 fn c_source(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,6 +58,57 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Longer than any of these programs needs on lavapipe with validation; a
+/// program still running then is hung (e.g. a call looping in the loader).
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `command` to completion like `Command::output`, but kills it after
+/// `limit`.
+fn output_within(mut command: Command, limit: Duration) -> Result<Output, String> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start: {e}"))?;
+    // Drain both pipes on their own threads so a chatty child cannot block.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stdout = out_thread.join().unwrap_or_default();
+            let stderr = err_thread.join().unwrap_or_default();
+            return Err(format!(
+                "still running after {} s, killed\n--- stdout ---\n{}--- stderr ---\n{}",
+                limit.as_secs(),
+                String::from_utf8_lossy(&stdout),
+                String::from_utf8_lossy(&stderr)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Ok(Output {
+        status,
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+    })
 }
 
 enum Linkage {
@@ -130,7 +183,7 @@ fn build_and_run(source: &str, linkage: Linkage) {
         run.env_remove("OPENCL_VENDOR_PATH")
             .env_remove("OCL_ICD_FILENAMES");
     }
-    let out = run.output().expect("run the compiled program");
+    let out = output_within(run, RUN_LIMIT).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let report = format!("--- stdout ---\n{stdout}--- stderr ---\n{stderr}");

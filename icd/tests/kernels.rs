@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use ferrocl_runtime::cl::{CL_DEVICE_EXTENSIONS, CL_DEVICE_MEM_BASE_ADDR_ALIGN};
 
 fn round_up(n: usize, m: usize) -> usize {
     n.div_ceil(m) * m
@@ -467,7 +468,8 @@ fn histogram_global_atomics() {
             atomic_inc(&bins[v % nbins]);
             atomic_add(total, v & 0xffu);
         }"#;
-    let n = 65_537usize;
+    // Not a multiple of any work-group size a device would prefer.
+    let n = 60_001usize;
     let nbins = 37u32;
     let mut rng = XorShift::new(7);
     let data = rng.u32s(n);
@@ -2198,4 +2200,565 @@ fn launch_with_local_size_one_and_offset_is_split() {
     gpu.run(&k, &[n], Some(&[1]), Some(&[offset]));
     let want: Vec<i32> = (0..n).map(|i| ((i + offset) * 2 + i) as i32).collect();
     assert_same(&gpu.read::<i32>(&out), &want, "ids with local size 1");
+}
+
+// ---------------------------------------------------------------------------
+// More of what user kernels do
+// ---------------------------------------------------------------------------
+
+#[test]
+fn program_scope_constant_tables() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __constant int primes[8] = { 2, 3, 5, 7, 11, 13, 17, 19 };
+        __constant float4 weights = (float4)(0.5f, 0.25f, 0.125f, 0.125f);
+        __kernel void lookup(__global const uint *idx, __global const float4 *v,
+                             __global int *out, __global float *fout) {
+            int i = get_global_id(0);
+            uint k = idx[i];
+            out[i] = primes[k & 7] * primes[(k >> 3) & 7];
+            fout[i] = dot(v[i], weights);
+        }"#;
+    let n = 2000usize;
+    let mut rng = XorShift::new(29);
+    let idx = rng.u32s(n);
+    let v: Vec<[f32; 4]> = (0..n)
+        .map(|_| [0; 4].map(|_: i32| rng.f32_in(-8.0, 8.0)))
+        .collect();
+    let k = gpu.kernel(src, "lookup");
+    let (di, dv, dout, dfout) = (
+        gpu.buffer(&idx),
+        gpu.buffer(&v),
+        gpu.zeroed::<i32>(n),
+        gpu.zeroed::<f32>(n),
+    );
+    k.arg_buffer(0, &di)
+        .arg_buffer(1, &dv)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dfout);
+    gpu.run(&k, &[n], None, None);
+    let primes = [2, 3, 5, 7, 11, 13, 17, 19];
+    let weights = [0.5f32, 0.25, 0.125, 0.125];
+    let want: Vec<i32> = idx
+        .iter()
+        .map(|&k| primes[(k & 7) as usize] * primes[((k >> 3) & 7) as usize])
+        .collect();
+    let want_f: Vec<f32> = v
+        .iter()
+        .map(|x| (0..4).map(|c| x[c] * weights[c]).sum())
+        .collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "constant int table");
+    assert_close(
+        &gpu.read::<f32>(&dfout),
+        &want_f,
+        1e-5,
+        1e-6,
+        "dot with a constant float4",
+    );
+}
+
+#[test]
+fn vload_vstore_unaligned() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vloads(__global const float *in, __global float *out4, __global float *out3) {
+            int i = get_global_id(0);
+            float4 a = vload4(i, in + 1);
+            float3 b = vload3(i, in);
+            vstore4(a * 2.0f, i, out4);
+            vstore3(b + (float3)(1.0f, 2.0f, 3.0f), i, out3 + 1);
+        }"#;
+    let n = 999usize;
+    let input: Vec<f32> = (0..4 * n + 1).map(|i| i as f32 * 0.25).collect();
+    let k = gpu.kernel(src, "vloads");
+    let (din, d4, d3) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<f32>(4 * n),
+        gpu.zeroed::<f32>(3 * n + 1),
+    );
+    k.arg_buffer(0, &din).arg_buffer(1, &d4).arg_buffer(2, &d3);
+    gpu.run(&k, &[n], None, None);
+    let want4: Vec<f32> = (0..4 * n).map(|j| input[1 + j] * 2.0).collect();
+    let mut want3 = vec![0f32; 3 * n + 1];
+    for j in 0..3 * n {
+        want3[1 + j] = input[j] + (j % 3 + 1) as f32;
+    }
+    assert_same(&gpu.read::<f32>(&d4), &want4, "vload4/vstore4");
+    assert_same(&gpu.read::<f32>(&d3), &want3, "vload3/vstore3");
+}
+
+#[test]
+fn double_precision_when_cl_khr_fp64() {
+    let gpu = Gpu::new();
+    if !gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_fp64")
+    {
+        eprintln!("skipped: the device does not offer cl_khr_fp64");
+        return;
+    }
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        __kernel void dmath(__global const double *a, __global const double *b,
+                            __global double *out, __global float *narrowed) {
+            int i = get_global_id(0);
+            double x = a[i], y = b[i];
+            out[4 * i] = x * y + 1.0;
+            out[4 * i + 1] = x / y;
+            out[4 * i + 2] = sqrt(fabs(x));
+            out[4 * i + 3] = (double)(float)x;
+            narrowed[i] = (float)(x / 3.0);
+        }"#;
+    let n = 1000usize;
+    let mut rng = XorShift::new(30);
+    let a: Vec<f64> = (0..n)
+        .map(|_| rng.f32_in(-1e3, 1e3) as f64 + rng.f32_in(0.0, 1.0) as f64 * 1e-7)
+        .collect();
+    let b: Vec<f64> = (0..n)
+        .map(|_| rng.f32_in(1.0, 100.0) as f64 / 3.0)
+        .collect();
+    let k = gpu.kernel(src, "dmath");
+    let (da, db, dout, dn) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<f64>(4 * n),
+        gpu.zeroed::<f32>(n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dn);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<f64>(&dout);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let fused = x.mul_add(y, 1.0);
+        assert!(
+            got[4 * i] == x * y + 1.0 || got[4 * i] == fused,
+            "x*y+1 at {i}: {}",
+            got[4 * i]
+        );
+        // Division and sqrt are correctly rounded in double precision.
+        assert_eq!(got[4 * i + 1], x / y, "x/y at {i}");
+        assert_eq!(got[4 * i + 2], x.abs().sqrt(), "sqrt at {i}");
+        assert_eq!(
+            got[4 * i + 3],
+            x as f32 as f64,
+            "round trip through float at {i}"
+        );
+    }
+    let want_n: Vec<f32> = a.iter().map(|&x| (x / 3.0) as f32).collect();
+    assert_same(&gpu.read::<f32>(&dn), &want_n, "double to float");
+}
+
+#[test]
+fn int4_clamp_abs_minmax_rhadd_any_all() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void ivec(__global const int4 *a, __global const int4 *b, __global int4 *out,
+                           __global int *flags) {
+            int i = get_global_id(0);
+            int4 x = a[i], y = b[i];
+            out[4 * i] = clamp(x, -100, 100);
+            out[4 * i + 1] = as_int4(abs(x - y));
+            out[4 * i + 2] = min(x, y) * 2 + max(x, y);
+            out[4 * i + 3] = rhadd(x, y);
+            flags[2 * i] = any(x > y);
+            flags[2 * i + 1] = all(x >= -900);
+        }"#;
+    let n = 1200usize;
+    let mut rng = XorShift::new(31);
+    let gen = |rng: &mut XorShift| -> Vec<[i32; 4]> {
+        (0..n)
+            .map(|_| [0; 4].map(|_: i32| (rng.next_u32() % 2001) as i32 - 1000))
+            .collect()
+    };
+    let (a, b) = (gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "ivec");
+    let (da, db, dout, dflags) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<[i32; 4]>(4 * n),
+        gpu.zeroed::<i32>(2 * n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dflags);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<[i32; 4]>(&dout);
+    let flags = gpu.read::<i32>(&dflags);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        assert_eq!(got[4 * i], x.map(|v| v.clamp(-100, 100)), "clamp at {i}");
+        assert_eq!(
+            got[4 * i + 1],
+            std::array::from_fn(|c| (x[c] - y[c]).abs()),
+            "abs at {i}"
+        );
+        assert_eq!(
+            got[4 * i + 2],
+            std::array::from_fn(|c| x[c].min(y[c]) * 2 + x[c].max(y[c])),
+            "min/max at {i}"
+        );
+        assert_eq!(
+            got[4 * i + 3],
+            std::array::from_fn(|c| ((x[c] as i64 + y[c] as i64 + 1) >> 1) as i32),
+            "rhadd at {i}"
+        );
+        assert_eq!(
+            flags[2 * i],
+            (0..4).any(|c| x[c] > y[c]) as i32,
+            "any at {i}"
+        );
+        assert_eq!(
+            flags[2 * i + 1],
+            (0..4).all(|c| x[c] >= -900) as i32,
+            "all at {i}"
+        );
+    }
+}
+
+#[test]
+fn struct_with_float3_and_array_members() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef struct { float3 p; float m; int tags[3]; } body;
+        __kernel void bodies(__global body *b, __global int *layout) {
+            int i = get_global_id(0);
+            body x = b[i];
+            x.p = x.p * x.m;
+            x.tags[(x.tags[0] & 1) ? 2 : 1] += 7;
+            b[i] = x;
+            if (i == 0) {
+                layout[0] = sizeof(body);
+                layout[1] = (int)((__global char *)&b[0].m - (__global char *)&b[0]);
+                layout[2] = (int)((__global char *)&b[0].tags[0] - (__global char *)&b[0]);
+            }
+        }"#;
+    // float3 takes 16 bytes with 16-byte alignment: p@0, m@16, tags@20,
+    // size 32 (rounded up to the 16-byte alignment).
+    let n = 500usize;
+    let mut rng = XorShift::new(32);
+    let items: Vec<[u32; 8]> = (0..n)
+        .map(|_| {
+            let p = [
+                rng.f32_in(-5.0, 5.0),
+                rng.f32_in(-5.0, 5.0),
+                rng.f32_in(-5.0, 5.0),
+            ];
+            let m = rng.f32_in(0.5, 2.0);
+            let tags = [
+                rng.next_u32() % 100,
+                rng.next_u32() % 100,
+                rng.next_u32() % 100,
+            ];
+            [
+                p[0].to_bits(),
+                p[1].to_bits(),
+                p[2].to_bits(),
+                0,
+                m.to_bits(),
+                tags[0],
+                tags[1],
+                tags[2],
+            ]
+        })
+        .collect();
+    let k = gpu.kernel(src, "bodies");
+    let (db, dl) = (gpu.buffer(&items), gpu.zeroed::<i32>(3));
+    k.arg_buffer(0, &db).arg_buffer(1, &dl);
+    gpu.run(&k, &[n], None, None);
+    assert_same(
+        &gpu.read::<i32>(&dl),
+        &[32, 16, 20],
+        "sizeof(body), offsets of m and tags",
+    );
+    let got = gpu.read::<[u32; 8]>(&db);
+    for (i, (g, x)) in got.iter().zip(&items).enumerate() {
+        let m = f32::from_bits(x[4]);
+        for c in 0..3 {
+            assert_eq!(
+                f32::from_bits(g[c]),
+                f32::from_bits(x[c]) * m,
+                "p[{c}] of {i}"
+            );
+        }
+        assert_eq!(g[4], x[4], "m of {i}");
+        let mut tags = [x[5], x[6], x[7]];
+        tags[if tags[0] & 1 != 0 { 2 } else { 1 }] += 7;
+        assert_eq!([g[5], g[6], g[7]], tags, "tags of {i}");
+    }
+}
+
+#[test]
+fn global_memory_barrier_within_work_group() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void rotate_in_group(__global int *buf, __global int *out) {
+            int l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+            buf[g] = g * 3 + 1;
+            barrier(CLK_GLOBAL_MEM_FENCE);
+            out[g] = buf[g - l + (l + 1) % n];
+        }"#;
+    let (n, wg) = (64 * 50usize, 64usize);
+    let k = gpu.kernel(src, "rotate_in_group");
+    let (dbuf, dout) = (gpu.zeroed::<i32>(n), gpu.zeroed::<i32>(n));
+    k.arg_buffer(0, &dbuf).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], Some(&[wg]), None);
+    let want: Vec<i32> = (0..n)
+        .map(|g| ((g - g % wg + (g % wg + 1) % wg) * 3 + 1) as i32)
+        .collect();
+    assert_same(
+        &gpu.read::<i32>(&dout),
+        &want,
+        "neighbour's value after the barrier",
+    );
+}
+
+#[test]
+fn sub_buffers_as_kernel_arguments() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void tag(__global int *part, int base) {
+            int i = get_global_id(0);
+            part[i] = base + i;
+        }"#;
+    let align_bytes = (gpu.device_info::<u32>(CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8) as usize;
+    let per_part = (align_bytes / 4).max(1) * 8;
+    let parts = 4usize;
+    let total = per_part * parts;
+    let k = gpu.kernel(src, "tag");
+    let whole = gpu.buffer(&vec![-1i32; total]);
+    for p in 0..parts {
+        let sub = gpu.sub_buffer(&whole, p * per_part * 4, per_part * 4);
+        k.arg_buffer(0, &sub).arg(1, (p * 1000) as i32);
+        // Each part fills only its first half: the rest must stay untouched.
+        gpu.run(&k, &[per_part / 2], None, None);
+    }
+    let want: Vec<i32> = (0..total)
+        .map(|j| {
+            let (p, i) = (j / per_part, j % per_part);
+            if i < per_part / 2 {
+                (p * 1000 + i) as i32
+            } else {
+                -1
+            }
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<i32>(&whole),
+        &want,
+        "parts written through sub-buffers",
+    );
+}
+
+#[test]
+fn char_and_short_arithmetic() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void narrow(__global const short *s, __global const char *c,
+                             __global short *so, __global uchar *uo, __global int *io) {
+            int i = get_global_id(0);
+            short a = s[i];
+            char b = c[i];
+            so[2 * i] = (short)(a * 3 + b);
+            so[2 * i + 1] = add_sat(a, (short)(b * 300));
+            uo[i] = (uchar)(b ^ 0x5a) + (uchar)3;
+            io[i] = (a >> 3) + (b >> 1) + (ushort)a / 7;
+        }"#;
+    let n = 3001usize;
+    let mut rng = XorShift::new(33);
+    let s: Vec<i16> = (0..n).map(|_| rng.next_u32() as i16).collect();
+    let c: Vec<i8> = (0..n).map(|_| rng.next_u32() as i8).collect();
+    let k = gpu.kernel(src, "narrow");
+    let (ds, dc) = (gpu.buffer(&s), gpu.buffer(&c));
+    let (dso, duo, dio) = (
+        gpu.zeroed::<i16>(2 * n),
+        gpu.zeroed::<u8>(n),
+        gpu.zeroed::<i32>(n),
+    );
+    k.arg_buffer(0, &ds)
+        .arg_buffer(1, &dc)
+        .arg_buffer(2, &dso)
+        .arg_buffer(3, &duo)
+        .arg_buffer(4, &dio);
+    gpu.run(&k, &[n], None, None);
+    let want_so: Vec<i16> = (0..n)
+        .flat_map(|i| {
+            let (a, b) = (s[i], c[i]);
+            // Integer promotion: arithmetic in int, then truncation.
+            [
+                (a as i32 * 3 + b as i32) as i16,
+                a.saturating_add((b as i32 * 300) as i16),
+            ]
+        })
+        .collect();
+    let want_uo: Vec<u8> = c
+        .iter()
+        .map(|&b| ((b ^ 0x5a) as u8).wrapping_add(3))
+        .collect();
+    let want_io: Vec<i32> = (0..n)
+        .map(|i| (s[i] as i32 >> 3) + (c[i] as i32 >> 1) + (s[i] as u16 as i32) / 7)
+        .collect();
+    assert_same(&gpu.read::<i16>(&dso), &want_so, "short results");
+    assert_same(&gpu.read::<u8>(&duo), &want_uo, "uchar results");
+    assert_same(&gpu.read::<i32>(&dio), &want_io, "promoted results");
+}
+
+#[test]
+fn local_memory_reinterpreted_as_bytes() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void bytes_in_local(__global const uint *in, __global uint *out) {
+            __local uint words[64];
+            __local uchar *bytes = (__local uchar *)words;
+            int l = get_local_id(0), g = get_global_id(0);
+            words[l] = in[g];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            // Reverse the bytes of the neighbour's word, one byte at a time.
+            int n = (l + 1) % 64;
+            uchar b0 = bytes[4 * n], b1 = bytes[4 * n + 1], b2 = bytes[4 * n + 2], b3 = bytes[4 * n + 3];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            bytes[4 * l] = b3;
+            bytes[4 * l + 1] = b2;
+            bytes[4 * l + 2] = b1;
+            bytes[4 * l + 3] = b0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[g] = words[l];
+        }"#;
+    let n = 64 * 40usize;
+    let mut rng = XorShift::new(34);
+    let input = rng.u32s(n);
+    let k = gpu.kernel(src, "bytes_in_local");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], Some(&[64]), None);
+    let want: Vec<u32> = (0..n)
+        .map(|g| input[g - g % 64 + (g % 64 + 1) % 64].swap_bytes())
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "byte-reversed neighbours");
+}
+
+#[test]
+fn private_variable_reinterpreted_through_pointer() {
+    let gpu = Gpu::new();
+    let src = r#"
+        uint bytes_sum(const uchar *p, int n) {
+            uint s = 0;
+            for (int i = 0; i < n; ++i)
+                s = s * 31 + p[i];
+            return s;
+        }
+        __kernel void private_bytes(__global const float *in, __global uint *out) {
+            int i = get_global_id(0);
+            float f = in[i];
+            uint h = bytes_sum((const uchar *)&f, 4);
+            int pair[2] = { i, -i };
+            uint h2 = bytes_sum((const uchar *)pair, 8);
+            uchar *fb = (uchar *)&f;
+            fb[3] ^= 0x80;
+            out[3 * i] = h;
+            out[3 * i + 1] = h2;
+            out[3 * i + 2] = as_uint(f);
+        }"#;
+    let n = 1024usize;
+    let mut rng = XorShift::new(35);
+    let input = rng.floats(n, -100.0, 100.0);
+    let k = gpu.kernel(src, "private_bytes");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(3 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let hash = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .fold(0u32, |s, &b| s.wrapping_mul(31).wrapping_add(b as u32))
+    };
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let f = input[i];
+            let mut pair = (i as i32).to_le_bytes().to_vec();
+            pair.extend((-(i as i32)).to_le_bytes());
+            [
+                hash(&f.to_le_bytes()),
+                hash(&pair),
+                f.to_bits() ^ 0x8000_0000,
+            ]
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "bytes of private variables");
+}
+
+#[test]
+fn atomics_return_values_compaction_and_cmpxchg() {
+    let gpu = Gpu::new();
+    let src = r#"
+        void atomic_add_float(volatile __global float *p, float v) {
+            uint old = as_uint(*p), seen;
+            while ((seen = atomic_cmpxchg((volatile __global uint *)p, old, as_uint(as_float(old) + v))) != old)
+                old = seen;
+        }
+        __kernel void compact(__global const int *in, __global int *out, __global uint *count,
+                              __global float *fsum, __global int *extremes) {
+            int i = get_global_id(0);
+            int v = in[i];
+            if (v % 3 == 0) {
+                uint slot = atomic_inc(count);
+                out[slot] = v;
+            }
+            atomic_add_float(fsum, (float)(v & 15) * 0.5f);
+            atomic_min(&extremes[0], v);
+            atomic_max(&extremes[1], v);
+            atomic_xchg(&extremes[2], 7);
+            atomic_or(&extremes[3], 1 << (v & 31));
+        }"#;
+    let n = 5000usize;
+    let mut rng = XorShift::new(36);
+    let input: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 2_000_001) as i32 - 1_000_000)
+        .collect();
+    let k = gpu.kernel(src, "compact");
+    let (din, dout, dcount, dfsum) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<i32>(n),
+        gpu.zeroed::<u32>(1),
+        gpu.zeroed::<f32>(1),
+    );
+    let dext = gpu.buffer(&[i32::MAX, i32::MIN, 0, 0]);
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_buffer(2, &dcount)
+        .arg_buffer(3, &dfsum)
+        .arg_buffer(4, &dext);
+    gpu.run(&k, &[n], None, None);
+    let mut want: Vec<i32> = input.iter().copied().filter(|v| v % 3 == 0).collect();
+    let count = gpu.read::<u32>(&dcount)[0] as usize;
+    assert_eq!(count, want.len(), "number of multiples of 3");
+    // Slots come from atomic_inc's return value: each taken exactly once,
+    // in no particular order.
+    let mut got: Vec<i32> = gpu.read::<i32>(&dout)[..count].to_vec();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_same(&got, &want, "compacted values");
+    // Every term is a multiple of 0.5 below 8 and the total stays far below
+    // 2^24 * 0.5, so every order of additions gives the exact sum.
+    let fsum: f32 = input.iter().map(|v| (v & 15) as f32 * 0.5).sum();
+    assert_eq!(
+        gpu.read::<f32>(&dfsum)[0],
+        fsum,
+        "float sum through atomic_cmpxchg"
+    );
+    let bits = input.iter().fold(0i32, |acc, v| acc | (1 << (v & 31)));
+    let ext = gpu.read::<i32>(&dext);
+    assert_eq!(
+        ext,
+        vec![
+            *input.iter().min().unwrap(),
+            *input.iter().max().unwrap(),
+            7,
+            bits
+        ],
+        "atomic_min, atomic_max, atomic_xchg, atomic_or"
+    );
 }

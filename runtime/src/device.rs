@@ -286,7 +286,12 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         .join(" ");
 
     let c_version = |major, minor| NameVersion::new("OpenCL C", make_version(major, minor, 0));
-    let opencl_c_all_versions = vec![c_version(1, 0), c_version(1, 1), c_version(1, 2), c_version(3, 0)];
+    let opencl_c_all_versions = vec![
+        c_version(1, 0),
+        c_version(1, 1),
+        c_version(1, 2),
+        c_version(3, 0),
+    ];
     let opencl_c_features = opencl_c_feature_names(vk)
         .into_iter()
         .map(|name| NameVersion::new(name, make_version(3, 0, 0)))
@@ -315,8 +320,10 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_parameter_size: MAX_PARAMETER_SIZE,
         // Descriptors, where a sub-buffer is bound through one, need
         // minStorageBufferOffsetAlignment as well.
-        mem_base_addr_align: (u64::from(LARGEST_TYPE_SIZE).max(limits.min_storage_buffer_offset_alignment) * 8)
-            .min(u64::from(u32::MAX)) as u32,
+        mem_base_addr_align: (u64::from(LARGEST_TYPE_SIZE)
+            .max(limits.min_storage_buffer_offset_alignment)
+            * 8)
+        .min(u64::from(u32::MAX)) as u32,
         min_data_type_align_size: LARGEST_TYPE_SIZE,
         single_fp_config,
         double_fp_config,
@@ -352,7 +359,8 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         svm_capabilities: 0,
         // What OpenCL C 1.x atomics and barriers give: relaxed atomics,
         // acquire-release fences, both at work-group scope.
-        atomic_memory_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        atomic_memory_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
         atomic_fence_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
             | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
@@ -361,7 +369,9 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         driver_uuid: vk.driver_uuid,
         device_luid: vk.device_luid,
         node_mask: vk.device_node_mask,
-        pci_bus_info: vk.pci_bus_info.map(|(domain, bus, device, function)| [domain, bus, device, function]),
+        pci_bus_info: vk
+            .pci_bus_info
+            .map(|(domain, bus, device, function)| [domain, bus, device, function]),
     }
 }
 
@@ -375,8 +385,14 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         int16: vk.features.int16,
         int64_atomics: vk.features.int64_atomics,
         images: false,
-        extensions: opencl_c_extension_names(vk).into_iter().map(String::from).collect(),
-        features: opencl_c_feature_names(vk).into_iter().map(String::from).collect(),
+        extensions: opencl_c_extension_names(vk)
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        features: opencl_c_feature_names(vk)
+            .into_iter()
+            .map(String::from)
+            .collect(),
     }
 }
 
@@ -425,7 +441,10 @@ impl Device {
         if let Some(device) = self.backend.get() {
             return Ok(device);
         }
-        let _guard = self.opening.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _guard = self
+            .opening
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(device) = self.backend.get() {
             return Ok(device);
         }
@@ -434,7 +453,10 @@ impl Device {
             Err(ferrocl_vk::Error::OutOfHostMemory) => Err(CL_OUT_OF_HOST_MEMORY),
             Err(error) => {
                 if crate::platform::debug_enabled() {
-                    eprintln!("ferrocl: opening Vulkan device {} failed: {error:?}", self.vk_info.name);
+                    eprintln!(
+                        "ferrocl: opening Vulkan device {} failed: {error:?}",
+                        self.vk_info.name
+                    );
                 }
                 Err(CL_OUT_OF_RESOURCES)
             }
@@ -573,26 +595,38 @@ mod tests {
     fn check_full_profile_minimums(info: &DeviceInfo) {
         assert!(info.max_compute_units >= 1);
         assert!(info.max_work_group_size >= 1);
-        assert!(info.max_work_item_sizes.iter().all(|&n| n >= 1 && n <= info.max_work_group_size));
+        assert!(info
+            .max_work_item_sizes
+            .iter()
+            .all(|&n| n >= 1 && n <= info.max_work_group_size));
         assert!(info.max_parameter_size >= 1024);
         assert!(info.mem_base_addr_align >= 1024);
         assert!(info.max_constant_buffer_size >= 64 * 1024);
         assert!(info.max_constant_args >= 8);
         assert!(info.local_mem_size >= 32 * 1024);
         assert!(info.printf_buffer_size >= 1024 * 1024);
-        assert_eq!(info.single_fp_config & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN), CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
+        assert_eq!(
+            info.single_fp_config & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN),
+            CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN
+        );
         assert_ne!(info.queue_properties & CL_QUEUE_PROFILING_ENABLE, 0);
         let needed_memory = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-        assert_eq!(info.atomic_memory_capabilities & needed_memory, needed_memory);
+        assert_eq!(
+            info.atomic_memory_capabilities & needed_memory,
+            needed_memory
+        );
         let needed_fence = needed_memory | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
         assert_eq!(info.atomic_fence_capabilities & needed_fence, needed_fence);
-        let min_alloc = (info.global_mem_size / 4).min(1 << 30).max(32 << 20);
+        let min_alloc = (info.global_mem_size / 4).clamp(32 << 20, 1 << 30);
         assert!(info.max_mem_alloc_size >= min_alloc);
         assert!(info.max_mem_alloc_size <= info.global_mem_size);
         assert_eq!(info.device_type & CL_DEVICE_TYPE_DEFAULT, 0);
         for v in [(1, 0), (1, 1), (1, 2), (3, 0)] {
             let version = make_version(v.0, v.1, 0);
-            assert!(info.opencl_c_all_versions.iter().any(|e| e.name == "OpenCL C" && e.version == version));
+            assert!(info
+                .opencl_c_all_versions
+                .iter()
+                .any(|e| e.name == "OpenCL C" && e.version == version));
         }
         // The string and the versioned list name the same extensions once each.
         let mut names: Vec<&str> = info.extensions.split(' ').collect();
@@ -621,7 +655,10 @@ mod tests {
         assert!(info.host_unified_memory);
         assert!(!info.has_extension("cl_khr_pci_bus_info"));
         assert_eq!(info.pci_bus_info, None);
-        assert_eq!(info.driver_version, "ferrocl 0.1.0 (Vulkan driver: llvmpipe Mesa 22.3.6 (LLVM 15.0.6))");
+        assert_eq!(
+            info.driver_version,
+            "ferrocl 0.1.0 (Vulkan driver: llvmpipe Mesa 22.3.6 (LLVM 15.0.6))"
+        );
     }
 
     #[test]
@@ -652,7 +689,10 @@ mod tests {
         assert!(info.has_extension("cl_khr_fp64"));
         assert_ne!(info.double_fp_config, 0);
         assert_eq!(info.preferred_vector_widths.double, 1);
-        assert!(info.opencl_c_features.iter().any(|f| f.name == "__opencl_c_fp64"));
+        assert!(info
+            .opencl_c_features
+            .iter()
+            .any(|f| f.name == "__opencl_c_fp64"));
         let caps = derive_target_caps(&vk);
         assert!(caps.fp64);
         assert!(caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
@@ -664,7 +704,10 @@ mod tests {
         assert_eq!(info.double_fp_config, 0);
         assert_eq!(info.preferred_vector_widths.double, 0);
         assert_eq!(info.native_vector_widths.double, 0);
-        assert!(!info.opencl_c_features.iter().any(|f| f.name == "__opencl_c_fp64"));
+        assert!(!info
+            .opencl_c_features
+            .iter()
+            .any(|f| f.name == "__opencl_c_fp64"));
         let caps = derive_target_caps(&vk);
         assert!(!caps.fp64);
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
@@ -681,7 +724,10 @@ mod tests {
         assert!(!caps.fp16);
         // API-only extensions are not OpenCL C extensions.
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_device_uuid"));
-        assert!(caps.extensions.iter().any(|e| e == "cl_khr_global_int32_base_atomics"));
+        assert!(caps
+            .extensions
+            .iter()
+            .any(|e| e == "cl_khr_global_int32_base_atomics"));
     }
 
     #[test]
@@ -705,7 +751,8 @@ mod tests {
 
     #[test]
     fn name_version_has_the_c_layout() {
-        let bytes = NameVersion::to_c_bytes(&[NameVersion::new("cl_khr_icd", make_version(1, 0, 0))]);
+        let bytes =
+            NameVersion::to_c_bytes(&[NameVersion::new("cl_khr_icd", make_version(1, 0, 0))]);
         assert_eq!(bytes.len(), 68);
         assert_eq!(u32::from_ne_bytes(bytes[0..4].try_into().unwrap()), 1 << 22);
         assert_eq!(&bytes[4..15], b"cl_khr_icd\0");

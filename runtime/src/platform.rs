@@ -13,8 +13,10 @@ use std::sync::{Arc, OnceLock};
 /// `cl_khr_icd` is at revision 1.0: the ICD 2 entry points
 /// (`clIcdGetFunctionAddressForPlatformKHR`, `clIcdSetPlatformDispatchDataKHR`)
 /// are not provided.
-const PLATFORM_EXTENSIONS: [(&str, (u32, u32, u32)); 2] =
-    [("cl_khr_icd", (1, 0, 0)), ("cl_khr_extended_versioning", (1, 0, 0))];
+const PLATFORM_EXTENSIONS: [(&str, (u32, u32, u32)); 2] = [
+    ("cl_khr_icd", (1, 0, 0)),
+    ("cl_khr_extended_versioning", (1, 0, 0)),
+];
 
 /// `CL_PLATFORM_ICD_SUFFIX_KHR`: extension functions named `...FERRO` go to
 /// this platform through the ICD loader.
@@ -132,7 +134,9 @@ impl Platform {
 fn platform_extensions(devices: &[Arc<Device>]) -> Vec<NameVersion> {
     let mut list: Vec<NameVersion> = PLATFORM_EXTENSIONS
         .iter()
-        .map(|&(name, (major, minor, patch))| NameVersion::new(name, make_version(major, minor, patch)))
+        .map(|&(name, (major, minor, patch))| {
+            NameVersion::new(name, make_version(major, minor, patch))
+        })
         .collect();
     if let Some((first, rest)) = devices.split_first() {
         for ext in &first.info().extensions_with_version {

@@ -107,9 +107,12 @@ int main(void) {
     CHECK(clSetKernelArg(kernel, 1, sizeof(cl_mem), &db));
     CHECK(clSetKernelArg(kernel, 2, sizeof(cl_mem), &dc));
     CHECK(clSetKernelArg(kernel, 3, sizeof(cl_uint), &n));
-    size_t global = n;
+    /* The usual pattern: a global size rounded up to the work-group size,
+     * the kernel guarding against the tail. */
+    size_t local = 64;
+    size_t global = (n + local - 1) / local * local;
     cl_event done;
-    CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, &done));
+    CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, &done));
     CHECK(clEnqueueReadBuffer(queue, dc, CL_TRUE, 0, n * sizeof(float), c, 1, &done, NULL));
     cl_int exec_status = 1;
     CHECK(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec_status, &exec_status, NULL));

@@ -313,6 +313,15 @@ impl CommandStream {
         Ok(())
     }
 
+    /// Keeps `buffer` alive until the submission of what is being recorded
+    /// completes. A dispatch sees buffers only as addresses in its push
+    /// constants, so the runtime hands over the kernel's buffer arguments
+    /// here after recording the dispatch.
+    pub fn keep_alive(&mut self, buffer: &Arc<Buffer>) -> Result<()> {
+        self.recording()?.keep_buffer(buffer);
+        Ok(())
+    }
+
     /// Copies `size` bytes between buffers (may be the same buffer with
     /// non-overlapping ranges).
     pub fn copy_buffer(

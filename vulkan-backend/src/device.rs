@@ -66,9 +66,7 @@ impl DeviceShared {
         layouts.insert(push_constant_size, layout);
         Ok(layout)
     }
-}
 
-impl DeviceShared {
     /// The pipeline of a built-in kernel, compiled on first use. The driver
     /// compiles without the map locked; a racing thread's duplicate is
     /// destroyed.
@@ -86,6 +84,7 @@ impl DeviceShared {
             BuiltinKernel::ENTRY_POINT,
             builtin::PUSH_SIZE,
             &[],
+            &crate::PipelineOptions::default(),
         )?;
         let mut builtins = self.builtins.lock();
         if let Some(&existing) = builtins.get(&kernel) {

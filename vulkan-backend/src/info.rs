@@ -103,9 +103,13 @@ pub struct Features {
     pub push_constant_16bit: bool,
     /// shaderSubgroupExtendedTypes: subgroup operations on 8/16/64-bit types.
     pub subgroup_extended_types: bool,
-    /// VK_EXT_subgroup_size_control (or Vulkan 1.3): a pipeline may require
-    /// a subgroup size and full subgroups.
+    /// VK_EXT_subgroup_size_control (or Vulkan 1.3) with COMPUTE among the
+    /// requiredSubgroupSizeStages: a compute pipeline may require a subgroup
+    /// size (`PipelineOptions::required_subgroup_size`).
     pub subgroup_size_control: bool,
+    /// computeFullSubgroups: a pipeline may require full subgroups
+    /// (`PipelineOptions::full_subgroups`).
+    pub compute_full_subgroups: bool,
     pub float64_atomic_add: bool,
     pub float64_atomic_min_max: bool,
     /// VK_EXT_calibrated_timestamps with the device and a host clock domain.
@@ -589,7 +593,12 @@ pub(crate) fn probe(
             push_constant_8bit: support.storage_push_constant8,
             push_constant_16bit: support.storage_push_constant16,
             subgroup_extended_types: support.shader_subgroup_extended_types,
-            subgroup_size_control: support.subgroup_size_control,
+            subgroup_size_control: support.subgroup_size_control
+                && has_sgcp
+                && sgcp
+                    .required_subgroup_size_stages
+                    .contains(vk::ShaderStageFlags::COMPUTE),
+            compute_full_subgroups: support.compute_full_subgroups,
             float64_atomic_add: af.buffer_float64_atomic_add,
             float64_atomic_min_max: af2.buffer_float64_atomic_min_max,
             calibrated_timestamps: calibrated,

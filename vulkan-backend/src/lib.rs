@@ -21,18 +21,27 @@
 //! - [`Device::create_timeline`] → [`Timeline`]: a timeline semaphore with
 //!   host wait, host signal and query.
 //! - [`Device::create_command_stream`] → [`CommandStream`]: records dispatches,
-//!   copies, fills, barriers and timestamps into command buffers and submits
-//!   them with timeline waits and a timeline signal.
+//!   copies, fills, barriers and timestamps ([`Timestamp`]) into command
+//!   buffers and submits them with timeline waits and a timeline signal.
+//!   Large copies run as the backend's own compute kernels on discrete GPUs
+//!   ([`CopyEngine`]).
+//! - [`Device::import_host_memory`]: a buffer over application memory
+//!   (VK_EXT_external_memory_host), for `CL_MEM_USE_HOST_PTR`.
+//! - [`Device::calibrated_host_time`]: device and host clocks sampled
+//!   together, to place profiling timestamps on the host's time line.
 //!
 //! With `FERROCL_VALIDATION=1` the Khronos validation layer is enabled and
 //! every warning or error it sends is printed to stderr and counted
 //! ([`validation_message_count`]); the tests fail on any.
+//! `FERROCL_VALIDATION=sync` adds the layer's synchronization validation,
+//! which reports missing barriers and semaphore waits between commands.
 //!
 //! Module map: `instance` (loader, layer, enumeration), `info` (probing and
 //! the info types), `device` (logical device, pipeline cache, layouts,
 //! allocator), `memory` (buffers), `pipeline`, `sync` (timelines),
-//! `command` (recording and submission), `timestamp` (query pools),
-//! `error` (VkResult → [`Error`]).
+//! `command` (recording and submission), `builtin` (copy and fill kernels
+//! as SPIR-V words), `timestamp` (query pools), `error` (VkResult →
+//! [`Error`]).
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
@@ -53,7 +62,7 @@ pub use error::{Error, Result};
 pub use info::{DeviceType, Features, Limits, PhysicalDeviceInfo};
 pub use instance::{validation_message_count, Instance};
 pub use memory::{Buffer, MemoryLocation};
-pub use pipeline::Pipeline;
+pub use pipeline::{Pipeline, PipelineOptions};
 pub use sync::Timeline;
 pub use timestamp::Timestamp;
 

@@ -65,7 +65,7 @@ impl Buffer {
     }
 
     /// Pointer to byte 0 when host-visible and mapped. The memory is always
-    /// HOST_COHERENT (non-coherent memory is never mapped here), and every
+    /// HOST_COHERENT (a non-coherent mapping is not offered), and every
     /// submission ends with a barrier that makes device writes visible to
     /// the host once its timeline value is reached.
     pub fn mapped_ptr(&self) -> Option<NonNull<u8>> {

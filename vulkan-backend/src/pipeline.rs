@@ -8,6 +8,22 @@ use ash::vk;
 use std::ffi::CString;
 use std::sync::Arc;
 
+/// How a pipeline's subgroups are formed. Without options the driver picks
+/// the subgroup size (and, for SPIR-V 1.6 modules, may vary it between
+/// dispatches), which OpenCL's `get_max_sub_group_size` cannot tolerate where
+/// a device offers several sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// The subgroup size every dispatch uses: a power of two between
+    /// `Limits::min_subgroup_size` and `max_subgroup_size`. Needs
+    /// `Features::subgroup_size_control`.
+    pub required_subgroup_size: Option<u32>,
+    /// Every subgroup is full (REQUIRE_FULL_SUBGROUPS): the work-group's x
+    /// size must be a multiple of the subgroup size. Needs
+    /// `Features::compute_full_subgroups`.
+    pub full_subgroups: bool,
+}
+
 /// A compute pipeline; destroyed on drop.
 pub struct Pipeline {
     device: Arc<DeviceShared>,
@@ -61,12 +77,31 @@ impl Device {
         push_constant_size: u32,
         spec_constants: &[(u32, u32)],
     ) -> Result<Pipeline> {
+        self.create_pipeline_with_options(
+            spirv,
+            entry_point,
+            push_constant_size,
+            spec_constants,
+            &PipelineOptions::default(),
+        )
+    }
+
+    /// As [`Device::create_pipeline`], with subgroup requirements.
+    pub fn create_pipeline_with_options(
+        &self,
+        spirv: &[u32],
+        entry_point: &str,
+        push_constant_size: u32,
+        spec_constants: &[(u32, u32)],
+        options: &PipelineOptions,
+    ) -> Result<Pipeline> {
         let (raw, layout, push_constant_size) = create_raw_pipeline(
             &self.shared,
             spirv,
             entry_point,
             push_constant_size,
             spec_constants,
+            options,
         )?;
         Ok(Pipeline {
             device: Arc::clone(&self.shared),
@@ -86,12 +121,38 @@ pub(crate) fn create_raw_pipeline(
     entry_point: &str,
     push_constant_size: u32,
     spec_constants: &[(u32, u32)],
+    options: &PipelineOptions,
 ) -> Result<(vk::Pipeline, vk::PipelineLayout, u32)> {
     if spirv.is_empty() {
         return Err(Error::Other("empty SPIR-V module".to_string()));
     }
+    let info = &shared.info;
+    if let Some(size) = options.required_subgroup_size {
+        if !info.features.subgroup_size_control {
+            return Err(Error::Other(
+                "the device cannot require a compute subgroup size".to_string(),
+            ));
+        }
+        let range = info.limits.min_subgroup_size..=info.limits.max_subgroup_size;
+        if !size.is_power_of_two() || !range.contains(&size) {
+            return Err(Error::Other(format!(
+                "subgroup size {size} is not a power of two in {range:?}"
+            )));
+        }
+    }
+    if options.full_subgroups && !info.features.compute_full_subgroups {
+        return Err(Error::Other(
+            "the device cannot require full subgroups".to_string(),
+        ));
+    }
     // VkPushConstantRange sizes are multiples of 4; a larger range than
-    // the shader's block is valid.
+    // the shader's block is valid. (Checked first: rounding cannot overflow.)
+    if push_constant_size > shared.info.limits.max_push_constants_size {
+        return Err(Error::Other(format!(
+            "push-constant block of {push_constant_size} bytes exceeds the device's {}",
+            shared.info.limits.max_push_constants_size
+        )));
+    }
     let push_constant_size = push_constant_size.div_ceil(4) * 4;
     if push_constant_size > shared.info.limits.max_push_constants_size {
         return Err(Error::Other(format!(
@@ -128,12 +189,20 @@ pub(crate) fn create_raw_pipeline(
     let specialization = vk::SpecializationInfo::default()
         .map_entries(&entries)
         .data(&data);
+    let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+        .required_subgroup_size(options.required_subgroup_size.unwrap_or(0));
     let mut stage = vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::COMPUTE)
         .module(module.raw)
         .name(&entry);
     if !spec_constants.is_empty() {
         stage = stage.specialization_info(&specialization);
+    }
+    if options.full_subgroups {
+        stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
+    }
+    if options.required_subgroup_size.is_some() {
+        stage = stage.push_next(&mut required_size);
     }
     let info = [vk::ComputePipelineCreateInfo::default()
         .flags(vk::PipelineCreateFlags::DISPATCH_BASE)

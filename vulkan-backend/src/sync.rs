@@ -59,6 +59,50 @@ impl Timeline {
         self.shared.wait(value, timeout_ns)
     }
 
+    /// Blocks until every timeline in `waits` reaches its value (one
+    /// vkWaitSemaphores per device); `Ok(false)` if `timeout_ns` passed
+    /// first. For clWaitForEvents over events of several queues.
+    pub fn wait_all(waits: &[(&Timeline, u64)], timeout_ns: u64) -> Result<bool> {
+        let deadline =
+            std::time::Instant::now().checked_add(std::time::Duration::from_nanos(timeout_ns));
+        let mut semaphores = Vec::with_capacity(waits.len());
+        let mut values = Vec::with_capacity(waits.len());
+        let mut done = vec![false; waits.len()];
+        for first in 0..waits.len() {
+            if done[first] {
+                continue;
+            }
+            let device = &waits[first].0.shared.device;
+            semaphores.clear();
+            values.clear();
+            for (i, (timeline, value)) in waits.iter().enumerate().skip(first) {
+                if !done[i] && Arc::ptr_eq(&timeline.shared.device, device) {
+                    semaphores.push(timeline.shared.raw);
+                    values.push(*value);
+                    done[i] = true;
+                }
+            }
+            // Later devices get what is left of the caller's timeout.
+            let remaining = match deadline {
+                Some(deadline) => deadline
+                    .saturating_duration_since(std::time::Instant::now())
+                    .as_nanos()
+                    .min(u128::from(u64::MAX)) as u64,
+                None => u64::MAX,
+            };
+            let info = vk::SemaphoreWaitInfo::default()
+                .semaphores(&semaphores)
+                .values(&values);
+            // SAFETY: live timeline semaphores, all of this device.
+            match unsafe { device.raw.wait_semaphores(&info, remaining) } {
+                Ok(()) => {}
+                Err(vk::Result::TIMEOUT) => return Ok(false),
+                Err(e) => return Err(vk_error("vkWaitSemaphores", e)),
+            }
+        }
+        Ok(true)
+    }
+
     /// Signals `value` from the host. It must be greater than the current
     /// value and than any value a pending submission will signal.
     pub fn signal(&self, value: u64) -> Result<()> {

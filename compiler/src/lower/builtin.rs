@@ -12,7 +12,13 @@ const SEM_AVAILABLE: u32 = 0x2000;
 const SEM_VISIBLE: u32 = 0x4000;
 
 impl<'a> Lowerer<'a> {
-    pub(super) fn builtin(&mut self, b: Builtin, name: &str, args: &'a [Expr], span: Span) -> R<Val> {
+    pub(super) fn builtin(
+        &mut self,
+        b: Builtin,
+        name: &str,
+        args: &'a [Expr],
+        span: Span,
+    ) -> R<Val> {
         if b == Builtin::Special("printf") {
             self.error(span, "printf is not supported yet");
             return None;
@@ -32,14 +38,16 @@ impl<'a> Lowerer<'a> {
             Builtin::Atomic(AtomicOp::Inc | AtomicOp::Dec) => Some(1),
             Builtin::Atomic(AtomicOp::CmpXchg) => Some(3),
             Builtin::Atomic(_) => Some(2),
-            Builtin::FloatGlsl { arity, .. } | Builtin::MinMax { arity, .. } => Some(arity as usize),
+            Builtin::FloatGlsl { arity, .. }
+            | Builtin::MinMax { arity, .. }
+            | Builtin::Library { arity, .. } => Some(arity as usize),
             Builtin::Convert { .. } | Builtin::AsType(_) => Some(1),
             Builtin::VLoad(_) => Some(2),
             Builtin::VStore(_) => Some(3),
             Builtin::Special(n) => Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
-                "round" | "exp10" | "log10" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length"
-                | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit" | "any" | "all" => 1,
+                "round" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length" | "normalize"
+                | "isnan" | "isinf" | "isfinite" | "signbit" | "any" | "all" => 1,
                 _ => 2,
             }),
             Builtin::Fence(_) => None,
@@ -48,13 +56,23 @@ impl<'a> Lowerer<'a> {
             if vals.len() != n {
                 self.error(
                     span,
-                    format!("'{name}' takes {n} argument{}, {} given", if n == 1 { "" } else { "s" }, vals.len()),
+                    format!(
+                        "'{name}' takes {n} argument{}, {} given",
+                        if n == 1 { "" } else { "s" },
+                        vals.len()
+                    ),
                 );
                 return None;
             }
         }
         match b {
-            Builtin::WorkItem(w) => self.work_item(w, vals.first().cloned(), span),
+            Builtin::WorkItem(w) => {
+                let constant_dim = args
+                    .first()
+                    .and_then(|a| consteval::eval(a, self.types))
+                    .map(|v| v.as_i64());
+                self.work_item(w, vals.first().cloned(), constant_dim, span)
+            }
             Builtin::Atomic(op) => self.atomic(op, vals, span),
             Builtin::FloatGlsl { op, f32_only, .. } => {
                 let t = self.float_gentype(&vals, span)?;
@@ -66,11 +84,60 @@ impl<'a> Lowerer<'a> {
                 let ty = self.sty(&t);
                 Some(Val::new(self.glsl(ty, op, &ids), t))
             }
+            Builtin::Library { func, fallback, .. } => {
+                let t = self.float_gentype(&vals, span)?;
+                let s = t.elem_scalar()?;
+                if s != Scalar::Float {
+                    let Some(op) = fallback.filter(|_| s == Scalar::Half) else {
+                        self.error(span, format!("'{name}' is not supported for {s} yet"));
+                        return None;
+                    };
+                    let ids = self.convert_all(vals, &t, span)?;
+                    let ty = self.sty(&t);
+                    return Some(Val::new(self.glsl(ty, op, &ids), t));
+                }
+                let Some(f) = self.funcs.get(func).copied() else {
+                    self.error(
+                        span,
+                        format!("internal error: built-in library lacks '{func}'"),
+                    );
+                    return None;
+                };
+                let ids = self.convert_all(vals, &t, span)?;
+                let n = t.width();
+                let ft = Type::FLOAT;
+                let fty = self.sty(&ft);
+                let mut comps = Vec::new();
+                for i in 0..n {
+                    let args: Vec<Val> = ids
+                        .iter()
+                        .map(|&id| {
+                            if n == 1 {
+                                Val::new(id, ft.clone())
+                            } else {
+                                Val::new(self.op(Op::CompositeExtract, fty, &[id, i]), ft.clone())
+                            }
+                        })
+                        .collect();
+                    comps.push(self.call_function(f, args, span)?.id);
+                }
+                if n == 1 {
+                    return Some(Val::new(comps[0], t));
+                }
+                let ty = self.sty(&t);
+                Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
+            }
             Builtin::MinMax { fop, sop, uop, .. } => {
                 let t = self.gentype(&vals, span)?;
                 let s = t.elem_scalar()?;
                 let ids = self.convert_all(vals, &t, span)?;
-                let op = if s.is_float() { fop } else if s.is_signed() { sop } else { uop };
+                let op = if s.is_float() {
+                    fop
+                } else if s.is_signed() {
+                    sop
+                } else {
+                    uop
+                };
                 let ty = self.sty(&t);
                 Some(Val::new(self.glsl(ty, op, &ids), t))
             }
@@ -105,7 +172,10 @@ impl<'a> Lowerer<'a> {
         for v in vals {
             if !v.ty.is_arith() {
                 let n = self.types.name(&v.ty);
-                self.error(span, format!("invalid argument of type '{n}' to a built-in function"));
+                self.error(
+                    span,
+                    format!("invalid argument of type '{n}' to a built-in function"),
+                );
                 return None;
             }
             t = Some(match t {
@@ -120,7 +190,7 @@ impl<'a> Lowerer<'a> {
                     // A vector argument fixes the element type; scalars follow it.
                     let s = if cur.is_vector() {
                         a
-                    } else if v.ty.is_vector() {
+                    } else if v.ty.is_vector() || a == b {
                         b
                     } else {
                         crate::sema::types::common_scalar(a, b)
@@ -140,7 +210,10 @@ impl<'a> Lowerer<'a> {
     fn convert_all(&mut self, vals: Vec<Val>, t: &Type, span: Span) -> R<Vec<Word>> {
         let mut ids = Vec::new();
         for v in vals {
-            let v = if v.ty.is_vector() && v.ty.elem_scalar() != t.elem_scalar() && v.ty.width() == t.width() {
+            let v = if v.ty.is_vector()
+                && v.ty.elem_scalar() != t.elem_scalar()
+                && v.ty.width() == t.width()
+            {
                 let from = v.ty.elem_scalar()?;
                 let to = t.elem_scalar()?;
                 Val::new(self.convert_elems(v.id, from, to, t.width()), t.clone())
@@ -212,7 +285,13 @@ impl<'a> Lowerer<'a> {
         self.glsl(v3, glsl::UMIN, &[ws, left])
     }
 
-    fn work_item(&mut self, w: WorkItem, d: Option<Val>, span: Span) -> R<Val> {
+    fn work_item(
+        &mut self,
+        w: WorkItem,
+        d: Option<Val>,
+        constant_dim: Option<i64>,
+        span: Span,
+    ) -> R<Val> {
         let u = self.m.ty(TypeKey::Int(32));
         let v3 = self.m.ty(TypeKey::Vector(u, 3));
         let ul = self.sty(&Type::ULONG);
@@ -264,7 +343,11 @@ impl<'a> Lowerer<'a> {
             }
         };
         let d = d?;
-        let x = self.select_dim(vec, &d, default, span)?;
+        let x = match constant_dim {
+            Some(c @ 0..=2) => self.op(Op::CompositeExtract, u, &[vec, c as u32]),
+            Some(_) => self.u32c(default),
+            None => self.select_dim(vec, &d, default, span)?,
+        };
         Some(size_t(self, x))
     }
 
@@ -313,7 +396,10 @@ impl<'a> Lowerer<'a> {
     /// A SPIR-V pointer to the object `p` points at, and its scope.
     fn atomic_pointer(&mut self, p: Val, span: Span) -> R<(Word, Type, u32)> {
         let Type::Pointer(pt, space, _) = &p.ty else {
-            self.error(span, "the first argument of an atomic function must be a pointer");
+            self.error(
+                span,
+                "the first argument of an atomic function must be a pointer",
+            );
             return None;
         };
         let elem = (**pt).clone();
@@ -330,14 +416,21 @@ impl<'a> Lowerer<'a> {
         match space {
             AddrSpace::Global => {
                 let t = self.sty(&elem);
-                let pt = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let pt = self
+                    .m
+                    .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
                 let ptr = self.op(Op::ConvertUToPtr, pt, &[p.id]);
                 self.m.capability(Capability::VulkanMemoryModelDeviceScope);
                 Some((ptr, elem, SCOPE_DEVICE))
             }
             AddrSpace::Local => {
                 let place = self.deref(p, span)?;
-                let Place::Var { root, sc, path, ty, .. } = place else { return None };
+                let Place::Var {
+                    root, sc, path, ty, ..
+                } = place
+                else {
+                    return None;
+                };
                 let ptr = self.var_pointer(root, sc, &path, &ty);
                 Some((ptr, elem, SCOPE_WORKGROUP))
             }
@@ -366,16 +459,30 @@ impl<'a> Lowerer<'a> {
         let id = match op {
             AtomicOp::Inc => self.op(Op::AtomicIIncrement, t, &[ptr, scope, relaxed]),
             AtomicOp::Dec => self.op(Op::AtomicIDecrement, t, &[ptr, scope, relaxed]),
-            AtomicOp::CmpXchg => {
-                self.op(Op::AtomicCompareExchange, t, &[ptr, scope, relaxed, relaxed, args[1], args[0]])
-            }
+            AtomicOp::CmpXchg => self.op(
+                Op::AtomicCompareExchange,
+                t,
+                &[ptr, scope, relaxed, relaxed, args[1], args[0]],
+            ),
             _ => {
                 let o = match op {
                     AtomicOp::Add => Op::AtomicIAdd,
                     AtomicOp::Sub => Op::AtomicISub,
                     AtomicOp::Xchg => Op::AtomicExchange,
-                    AtomicOp::Min => if signed { Op::AtomicSMin } else { Op::AtomicUMin },
-                    AtomicOp::Max => if signed { Op::AtomicSMax } else { Op::AtomicUMax },
+                    AtomicOp::Min => {
+                        if signed {
+                            Op::AtomicSMin
+                        } else {
+                            Op::AtomicUMin
+                        }
+                    }
+                    AtomicOp::Max => {
+                        if signed {
+                            Op::AtomicSMax
+                        } else {
+                            Op::AtomicUMax
+                        }
+                    }
                     AtomicOp::And => Op::AtomicAnd,
                     AtomicOp::Or => Op::AtomicOr,
                     _ => Op::AtomicXor,
@@ -391,10 +498,20 @@ impl<'a> Lowerer<'a> {
 
     // ---- conversions ---------------------------------------------------------------
 
-    fn convert_builtin(&mut self, v: Val, to: &Type, sat: bool, rounding: Rounding, span: Span) -> R<Val> {
+    fn convert_builtin(
+        &mut self,
+        v: Val,
+        to: &Type,
+        sat: bool,
+        rounding: Rounding,
+        span: Span,
+    ) -> R<Val> {
         if !v.ty.is_arith() || v.ty.width() != to.width() {
             let (a, b) = (self.types.name(&v.ty), self.types.name(to));
-            self.error(span, format!("cannot convert '{a}' to '{b}': the number of components differs"));
+            self.error(
+                span,
+                format!("cannot convert '{a}' to '{b}': the number of components differs"),
+            );
             return None;
         }
         self.check_type_supported(to, span)?;
@@ -450,11 +567,27 @@ impl<'a> Lowerer<'a> {
         let (dmin, dmax) = (int_min(dst) as i128, int_max(dst) as i128);
         if dmin > smin {
             let c = self.constant(t, ConstVal::Int(dmin as i64));
-            x = self.glsl(ty, if src.is_signed() { glsl::SMAX } else { glsl::UMAX }, &[x, c]);
+            x = self.glsl(
+                ty,
+                if src.is_signed() {
+                    glsl::SMAX
+                } else {
+                    glsl::UMAX
+                },
+                &[x, c],
+            );
         }
         if dmax < smax {
             let c = self.constant(t, ConstVal::Int(dmax as i64));
-            x = self.glsl(ty, if src.is_signed() { glsl::SMIN } else { glsl::UMIN }, &[x, c]);
+            x = self.glsl(
+                ty,
+                if src.is_signed() {
+                    glsl::SMIN
+                } else {
+                    glsl::UMIN
+                },
+                &[x, c],
+            );
         }
         x
     }
@@ -463,13 +596,19 @@ impl<'a> Lowerer<'a> {
         let (fs, ts) = (self.types.size(&v.ty), self.types.size(to));
         if fs != ts || !v.ty.is_arith() {
             let (a, b) = (self.types.name(&v.ty), self.types.name(to));
-            self.error(span, format!("invalid reinterpretation: sizes of '{a}' and '{b}' must match"));
+            self.error(
+                span,
+                format!("invalid reinterpretation: sizes of '{a}' and '{b}' must match"),
+            );
             return None;
         }
         self.check_type_supported(to, span)?;
         if (v.ty.width() > 4 || to.width() > 4) && v.ty.width() != to.width() {
             let (a, b) = (self.types.name(&v.ty), self.types.name(to));
-            self.error(span, format!("reinterpreting '{a}' as '{b}' is not supported yet"));
+            self.error(
+                span,
+                format!("reinterpreting '{a}' as '{b}' is not supported yet"),
+            );
             return None;
         }
         let mut x = v.id;
@@ -486,7 +625,10 @@ impl<'a> Lowerer<'a> {
             let ty4 = self.sty(&t4);
             let y = self.op(Op::Bitcast, ty4, &[x]);
             let ty = self.sty(to);
-            return Some(Val::new(self.op(Op::VectorShuffle, ty, &[y, y, 0, 1, 2]), to.clone()));
+            return Some(Val::new(
+                self.op(Op::VectorShuffle, ty, &[y, y, 0, 1, 2]),
+                to.clone(),
+            ));
         }
         let ty = self.sty(to);
         Some(Val::new(self.op(Op::Bitcast, ty, &[x]), to.clone()))
@@ -513,7 +655,7 @@ impl<'a> Lowerer<'a> {
         let first = Val::new(first, Type::ULONG);
         let base = self.pointer_add(p, first, false, span)?;
         if space.is_addressed() {
-            let id = self.load_addr(base.id, &vt, s.size(), space, span)?;
+            let id = self.load_addr(base.id, &vt, s.size(), span)?;
             return Some(Val::new(id, vt));
         }
         let mut comps = Vec::new();
@@ -582,9 +724,9 @@ impl<'a> Lowerer<'a> {
 
     fn special(&mut self, name: &'static str, vals: Vec<Val>, span: Span) -> R<Val> {
         match name {
-            "round" | "exp10" | "log10" | "cbrt" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
+            "round" | "cbrt" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
                 let t = self.float_gentype(&vals, span)?;
-                let f32_only = matches!(name, "exp10" | "log10" | "cbrt");
+                let f32_only = name == "cbrt";
                 if f32_only && t.elem_scalar() == Some(Scalar::Double) {
                     self.error(span, format!("'{name}' is not supported for double yet"));
                     return None;
@@ -604,16 +746,6 @@ impl<'a> Lowerer<'a> {
                         let sg = self.glsl(ty, glsl::FSIGN, &[x]);
                         let away = self.op(Op::FAdd, ty, &[tr, sg]);
                         self.op(Op::Select, ty, &[up, away, tr])
-                    }
-                    "exp10" => {
-                        let k = self.constant(&t, ConstVal::Float(std::f64::consts::LOG2_10));
-                        let y = self.op(Op::FMul, ty, &[ids[0], k]);
-                        self.glsl(ty, glsl::EXP2, &[y])
-                    }
-                    "log10" => {
-                        let k = self.constant(&t, ConstVal::Float(std::f64::consts::LOG10_2));
-                        let y = self.glsl(ty, glsl::LOG2, &[ids[0]]);
-                        self.op(Op::FMul, ty, &[y, k])
                     }
                     "cbrt" => {
                         let a = self.glsl(ty, glsl::FABS, &[ids[0]]);
@@ -635,7 +767,8 @@ impl<'a> Lowerer<'a> {
                         let ity = self.sty(&it);
                         let xa = self.op(Op::Bitcast, ity, &[ids[0]]);
                         let ya = self.op(Op::Bitcast, ity, &[ids[1]]);
-                        let sign = self.constant(&it, ConstVal::Int(1i64.wrapping_shl(s.bits() - 1)));
+                        let sign =
+                            self.constant(&it, ConstVal::Int(1i64.wrapping_shl(s.bits() - 1)));
                         let mag = self.op(Op::Not, ity, &[sign]);
                         let xm = self.op(Op::BitwiseAnd, ity, &[xa, mag]);
                         let ys = self.op(Op::BitwiseAnd, ity, &[ya, sign]);
@@ -708,7 +841,15 @@ impl<'a> Lowerer<'a> {
                 let s = t.elem_scalar()?;
                 let ty = self.sty(&t);
                 let bt = self.bool_ty(t.width());
-                let gt = self.op(if s.is_signed() { Op::SGreaterThan } else { Op::UGreaterThan }, bt, &[ids[0], ids[1]]);
+                let gt = self.op(
+                    if s.is_signed() {
+                        Op::SGreaterThan
+                    } else {
+                        Op::UGreaterThan
+                    },
+                    bt,
+                    &[ids[0], ids[1]],
+                );
                 let a = self.op(Op::ISub, ty, &[ids[0], ids[1]]);
                 let b = self.op(Op::ISub, ty, &[ids[1], ids[0]]);
                 let r = self.op(Op::Select, ty, &[gt, a, b]);
@@ -719,7 +860,11 @@ impl<'a> Lowerer<'a> {
                 let ids = self.convert_all(vals, &t, span)?;
                 let ty = self.sty(&t);
                 let m = self.op(Op::IMul, ty, &[ids[0], ids[1]]);
-                let r = if name == "mad24" { self.op(Op::IAdd, ty, &[m, ids[2]]) } else { m };
+                let r = if name == "mad24" {
+                    self.op(Op::IAdd, ty, &[m, ids[2]])
+                } else {
+                    m
+                };
                 Some(Val::new(r, t))
             }
             "popcount" | "clz" | "ctz" => {
@@ -763,11 +908,23 @@ impl<'a> Lowerer<'a> {
                 let s = t.elem_scalar()?;
                 let ty = self.sty(&t);
                 let one = self.constant(&t, ConstVal::Int(1));
-                let sh = if s.is_signed() { Op::ShiftRightArithmetic } else { Op::ShiftRightLogical };
+                let sh = if s.is_signed() {
+                    Op::ShiftRightArithmetic
+                } else {
+                    Op::ShiftRightLogical
+                };
                 let a = self.op(sh, ty, &[ids[0], one]);
                 let b = self.op(sh, ty, &[ids[1], one]);
                 let sum = self.op(Op::IAdd, ty, &[a, b]);
-                let c = self.op(if name == "hadd" { Op::BitwiseAnd } else { Op::BitwiseOr }, ty, &[ids[0], ids[1]]);
+                let c = self.op(
+                    if name == "hadd" {
+                        Op::BitwiseAnd
+                    } else {
+                        Op::BitwiseOr
+                    },
+                    ty,
+                    &[ids[0], ids[1]],
+                );
                 let c = self.op(Op::BitwiseAnd, ty, &[c, one]);
                 Some(Val::new(self.op(Op::IAdd, ty, &[sum, c]), t))
             }
@@ -776,7 +933,11 @@ impl<'a> Lowerer<'a> {
                 let ids = self.convert_all(vals, &t, span)?;
                 let hi = self.mul_hi(ids[0], ids[1], &t);
                 let ty = self.sty(&t);
-                let r = if name == "mad_hi" { self.op(Op::IAdd, ty, &[hi, ids[2]]) } else { hi };
+                let r = if name == "mad_hi" {
+                    self.op(Op::IAdd, ty, &[hi, ids[2]])
+                } else {
+                    hi
+                };
                 Some(Val::new(r, t))
             }
             "upsample" => {
@@ -784,8 +945,14 @@ impl<'a> Lowerer<'a> {
                 let lo = vals.remove(1);
                 let hi = vals.remove(0);
                 let s = hi.ty.elem_scalar()?;
-                if !s.is_integer() || s.bits() == 64 || lo.ty.elem_scalar().map(|x| x.bits()) != Some(s.bits()) {
-                    self.error(span, "upsample needs 8-, 16- or 32-bit integers of one size");
+                if !s.is_integer()
+                    || s.bits() == 64
+                    || lo.ty.elem_scalar().map(|x| x.bits()) != Some(s.bits())
+                {
+                    self.error(
+                        span,
+                        "upsample needs 8-, 16- or 32-bit integers of one size",
+                    );
                     return None;
                 }
                 let wide = Scalar::int(s.bits() * 2, s.is_signed());
@@ -793,7 +960,12 @@ impl<'a> Lowerer<'a> {
                 let n = hi.ty.width();
                 let ty = self.sty(&wt);
                 let h = self.convert_elems(hi.id, s, wide, n);
-                let l = self.convert_elems(lo.id, lo.ty.elem_scalar()?.to_unsigned(), wide.to_unsigned(), n);
+                let l = self.convert_elems(
+                    lo.id,
+                    lo.ty.elem_scalar()?.to_unsigned(),
+                    wide.to_unsigned(),
+                    n,
+                );
                 let sh = self.constant(&wt, ConstVal::Int(s.bits() as i64));
                 let h = self.op(Op::ShiftLeftLogical, ty, &[h, sh]);
                 Some(Val::new(self.op(Op::BitwiseOr, ty, &[h, l]), wt))
@@ -823,7 +995,9 @@ impl<'a> Lowerer<'a> {
                             let b = self.op(Op::VectorShuffle, ty3, &[ids[1], ids[1], 0, 1, 2]);
                             let c = self.glsl(ty3, glsl::CROSS, &[a, b]);
                             let zero = self.constant(&st, ConstVal::Float(0.0));
-                            let e: Vec<Word> = (0..3).map(|i| self.op(Op::CompositeExtract, sty, &[c, i])).collect();
+                            let e: Vec<Word> = (0..3)
+                                .map(|i| self.op(Op::CompositeExtract, sty, &[c, i]))
+                                .collect();
                             let r = self.op(Op::CompositeConstruct, ty, &[e[0], e[1], e[2], zero]);
                             Some(Val::new(r, t))
                         }
@@ -833,7 +1007,10 @@ impl<'a> Lowerer<'a> {
                         }
                     },
                     "length" => Some(Val::new(self.glsl(sty, glsl::LENGTH, &[ids[0]]), st)),
-                    "distance" => Some(Val::new(self.glsl(sty, glsl::DISTANCE, &[ids[0], ids[1]]), st)),
+                    "distance" => Some(Val::new(
+                        self.glsl(sty, glsl::DISTANCE, &[ids[0], ids[1]]),
+                        st,
+                    )),
                     _ => Some(Val::new(self.glsl(ty, glsl::NORMALIZE, &[ids[0]]), t)),
                 }
             }
@@ -861,8 +1038,8 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(self.bool_to_relational_pub(b, &t))
             }
-            "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless" | "islessequal"
-            | "islessgreater" | "isordered" | "isunordered" => {
+            "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless"
+            | "islessequal" | "islessgreater" | "isordered" | "isunordered" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;
                 let bt = self.bool_ty(t.width());
@@ -923,7 +1100,10 @@ impl<'a> Lowerer<'a> {
                 let t = self.gentype(&[a.clone(), b.clone()], span)?;
                 let ids = self.convert_all(vec![a, b], &t, span)?;
                 let ty = self.sty(&t);
-                Some(Val::new(self.op(Op::Select, ty, &[cb.id, ids[1], ids[0]]), t))
+                Some(Val::new(
+                    self.op(Op::Select, ty, &[cb.id, ids[1], ids[0]]),
+                    t,
+                ))
             }
             "bitselect" => {
                 let t = self.gentype(&vals, span)?;
@@ -932,13 +1112,23 @@ impl<'a> Lowerer<'a> {
                 let it = t.with_elem(Scalar::int(s.bits(), false));
                 let ity = self.sty(&it);
                 let ty = self.sty(&t);
-                let cast = |l: &mut Self, id: Word| if s.is_float() { l.op(Op::Bitcast, ity, &[id]) } else { id };
+                let cast = |l: &mut Self, id: Word| {
+                    if s.is_float() {
+                        l.op(Op::Bitcast, ity, &[id])
+                    } else {
+                        id
+                    }
+                };
                 let (a, b, c) = (cast(self, ids[0]), cast(self, ids[1]), cast(self, ids[2]));
                 let nc = self.op(Op::Not, ity, &[c]);
                 let x = self.op(Op::BitwiseAnd, ity, &[a, nc]);
                 let y = self.op(Op::BitwiseAnd, ity, &[b, c]);
                 let r = self.op(Op::BitwiseOr, ity, &[x, y]);
-                let r = if s.is_float() { self.op(Op::Bitcast, ty, &[r]) } else { r };
+                let r = if s.is_float() {
+                    self.op(Op::Bitcast, ty, &[r])
+                } else {
+                    r
+                };
                 Some(Val::new(r, t))
             }
             _ => {
@@ -953,7 +1143,13 @@ impl<'a> Lowerer<'a> {
         let rt = if n == 1 {
             Type::INT
         } else {
-            Type::Vector(operand.elem_scalar().unwrap_or(Scalar::Int).signed_int_of_size(), n as u8)
+            Type::Vector(
+                operand
+                    .elem_scalar()
+                    .unwrap_or(Scalar::Int)
+                    .signed_int_of_size(),
+                n as u8,
+            )
         };
         let t = self.sty(&rt);
         let one = self.constant(&rt, ConstVal::Int(if n == 1 { 1 } else { -1 }));
@@ -1011,7 +1207,11 @@ impl<'a> Lowerer<'a> {
             };
             return self.op(Op::UConvert, ty, &[r]);
         }
-        let w = if bits < 32 { self.op(Op::UConvert, uty, &[x]) } else { x };
+        let w = if bits < 32 {
+            self.op(Op::UConvert, uty, &[x])
+        } else {
+            x
+        };
         let mut r = one32(self, w, name);
         if bits < 32 {
             match name {
@@ -1039,7 +1239,10 @@ impl<'a> Lowerer<'a> {
             let wide = Scalar::int(s.bits() * 2, s.is_signed());
             let wt = t.with_elem(wide);
             let wty = self.sty(&wt);
-            let (wa, wb) = (self.convert_elems(a, s, wide, n), self.convert_elems(b, s, wide, n));
+            let (wa, wb) = (
+                self.convert_elems(a, s, wide, n),
+                self.convert_elems(b, s, wide, n),
+            );
             let r = self.op(op, wty, &[wa, wb]);
             let lo = self.constant(&wt, ConstVal::Int(int_min(s)));
             let hi = self.constant(&wt, ConstVal::Int(int_max(s)));
@@ -1059,14 +1262,24 @@ impl<'a> Lowerer<'a> {
         let bt = self.bool_ty(n);
         if !s.is_signed() {
             let (over, lim) = if add {
-                (self.op(Op::ULessThan, bt, &[r, a]), self.constant(t, ConstVal::Int(-1)))
+                (
+                    self.op(Op::ULessThan, bt, &[r, a]),
+                    self.constant(t, ConstVal::Int(-1)),
+                )
             } else {
-                (self.op(Op::ULessThan, bt, &[a, b]), self.constant(t, ConstVal::Int(0)))
+                (
+                    self.op(Op::ULessThan, bt, &[a, b]),
+                    self.constant(t, ConstVal::Int(0)),
+                )
             };
             return self.op(Op::Select, ty, &[over, lim, r]);
         }
         let x1 = self.op(Op::BitwiseXor, ty, &[a, r]);
-        let x2 = if add { self.op(Op::BitwiseXor, ty, &[b, r]) } else { self.op(Op::BitwiseXor, ty, &[a, b]) };
+        let x2 = if add {
+            self.op(Op::BitwiseXor, ty, &[b, r])
+        } else {
+            self.op(Op::BitwiseXor, ty, &[a, b])
+        };
         let both = self.op(Op::BitwiseAnd, ty, &[x1, x2]);
         let zero = self.constant(t, ConstVal::Int(0));
         let over = self.op(Op::SLessThan, bt, &[both, zero]);
@@ -1085,14 +1298,21 @@ impl<'a> Lowerer<'a> {
             let wide = Scalar::int(s.bits() * 2, s.is_signed());
             let wt = t.with_elem(wide);
             let wty = self.sty(&wt);
-            let (wa, wb) = (self.convert_elems(a, s, wide, n), self.convert_elems(b, s, wide, n));
+            let (wa, wb) = (
+                self.convert_elems(a, s, wide, n),
+                self.convert_elems(b, s, wide, n),
+            );
             let p = self.op(Op::IMul, wty, &[wa, wb]);
             let sh = self.constant(&wt, ConstVal::Int(s.bits() as i64));
             let hi = self.op(Op::ShiftRightLogical, wty, &[p, sh]);
             return self.op(Op::UConvert, ty, &[hi]);
         }
         let st = self.m.ty(TypeKey::Struct(vec![ty, ty]));
-        let o = if s.is_signed() { Op::SMulExtended } else { Op::UMulExtended };
+        let o = if s.is_signed() {
+            Op::SMulExtended
+        } else {
+            Op::UMulExtended
+        };
         let r = self.op(o, st, &[a, b]);
         self.op(Op::CompositeExtract, ty, &[r, 1])
     }

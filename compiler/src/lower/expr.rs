@@ -53,7 +53,10 @@ pub(crate) fn swizzle_comps(name: &str, n: u32) -> Option<Vec<u32>> {
             }
         }
     };
-    if comps.is_empty() || comps.len() > MAX_SWIZZLE || !matches!(comps.len(), 1 | 2 | 3 | 4 | 8 | 16) {
+    if comps.is_empty()
+        || comps.len() > MAX_SWIZZLE
+        || !matches!(comps.len(), 1 | 2 | 3 | 4 | 8 | 16)
+    {
         return None;
     }
     Some(comps)
@@ -73,8 +76,10 @@ pub(super) fn has_side_effects(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Assign(..) => true,
         ExprKind::Unary(op, inner) => {
-            matches!(op, UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec)
-                || has_side_effects(inner)
+            matches!(
+                op,
+                UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec
+            ) || has_side_effects(inner)
         }
         ExprKind::Call(name, args) => {
             !matches!(
@@ -91,7 +96,9 @@ pub(super) fn has_side_effects(e: &Expr) -> bool {
         ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) | ExprKind::Index(a, b) => {
             has_side_effects(a) || has_side_effects(b)
         }
-        ExprKind::Cond(a, b, c) => has_side_effects(a) || has_side_effects(b) || has_side_effects(c),
+        ExprKind::Cond(a, b, c) => {
+            has_side_effects(a) || has_side_effects(b) || has_side_effects(c)
+        }
         ExprKind::Member(a, _, _) | ExprKind::Cast(_, a) => has_side_effects(a),
         ExprKind::VecLit(_, items) => items.iter().any(has_side_effects),
         ExprKind::SizeofExpr(_) | ExprKind::VecStepExpr(_) => false,
@@ -123,19 +130,35 @@ impl<'a> Lowerer<'a> {
 
     fn decay(&mut self, p: Place, elem: &Type, span: Span) -> R<Val> {
         match p {
-            Place::Addr { addr, space, .. } => {
-                Some(Val::new(addr, Type::Pointer(Box::new(elem.clone()), space, 0)))
-            }
-            Place::Var { root, sc, path, dynamic, .. } => {
+            Place::Addr { addr, space, .. } => Some(Val::new(
+                addr,
+                Type::Pointer(Box::new(elem.clone()), space, 0),
+            )),
+            Place::Var {
+                root,
+                sc,
+                path,
+                dynamic,
+                ..
+            } => {
                 if sc == StorageClass::Private {
                     self.error(span, "taking the address of a program-scope __constant variable is not supported yet; index it directly");
                     return None;
                 }
                 if dynamic.iter().any(|d| *d) {
-                    self.error(span, "a pointer into an array selected by a run-time index is not supported yet");
+                    self.error(
+                        span,
+                        "a pointer into an array selected by a run-time index is not supported yet",
+                    );
                     return None;
                 }
-                let base = LBase { root, sc, path, elem: elem.clone(), is_array: true };
+                let base = LBase {
+                    root,
+                    sc,
+                    path,
+                    elem: elem.clone(),
+                    is_array: true,
+                };
                 let zero = self.u32c(0);
                 Some(Val {
                     id: zero,
@@ -173,7 +196,11 @@ impl<'a> Lowerer<'a> {
             ExprKind::Index(a, i) => {
                 let base = self.operand(a)?;
                 let idx = self.expr(i)?;
-                if !idx.ty.scalar().is_some_and(|s| s.is_integer() || s == Scalar::Bool) {
+                if !idx
+                    .ty
+                    .scalar()
+                    .is_some_and(|s| s.is_integer() || s == Scalar::Bool)
+                {
                     self.error(i.span, "array subscript is not an integer");
                     return None;
                 }
@@ -192,7 +219,10 @@ impl<'a> Lowerer<'a> {
                 if *arrow {
                     let v = self.expr(base)?;
                     if !matches!(v.ty.pointee(), Some(Type::Struct(_))) {
-                        self.error(e.span, "member reference type is not a pointer to a struct or union");
+                        self.error(
+                            e.span,
+                            "member reference type is not a pointer to a struct or union",
+                        );
                         return None;
                     }
                     let p = self.deref(v, e.span)?;
@@ -212,13 +242,30 @@ impl<'a> Lowerer<'a> {
     /// `CLK_*` flags and other names the headers would define, when the
     /// preprocessor has not already replaced them.
     fn named_constant(&mut self, name: &str) -> R<Val> {
+        if let Some(f) = float_constant(name) {
+            let id = self.constant(&Type::FLOAT, ConstVal::Float(f));
+            return Some(Val::new(id, Type::FLOAT));
+        }
+        if self.caps.fp64 {
+            if let Some(f) = double_constant(name) {
+                let t = Type::Scalar(Scalar::Double);
+                let id = self.constant(&t, ConstVal::Float(f));
+                return Some(Val::new(id, t));
+            }
+        }
+        if let Some((v, s)) = integer_limit(name) {
+            return Some(self.const_val(&Type::Scalar(s), v));
+        }
         let v = match name {
             "CLK_LOCAL_MEM_FENCE" => 1,
             "CLK_GLOBAL_MEM_FENCE" => 2,
             "CLK_IMAGE_MEM_FENCE" => 4,
             "NULL" => {
                 let zero = self.m.u64_const(0);
-                return Some(Val::new(zero, Type::Pointer(Box::new(Type::Void), AddrSpace::Global, 0)));
+                return Some(Val::new(
+                    zero,
+                    Type::Pointer(Box::new(Type::Void), AddrSpace::Global, 0),
+                ));
             }
             "true" => 1,
             "false" => 0,
@@ -242,7 +289,10 @@ impl<'a> Lowerer<'a> {
                 )))
             }
             _ => {
-                self.error(span, "subscripted value is not an array, pointer, or vector");
+                self.error(
+                    span,
+                    "subscripted value is not an array, pointer, or vector",
+                );
                 None
             }
         }
@@ -255,13 +305,28 @@ impl<'a> Lowerer<'a> {
             _ => return None,
         };
         match p {
-            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+            Place::Var {
+                root,
+                sc,
+                mut path,
+                mut dynamic,
+                ..
+            } => {
                 let i = self.convert(idx, &Type::UINT, span, false)?;
                 path.push(i.id);
                 dynamic.push(true);
-                Some(Place::Var { root, sc, path, dynamic, in_array: true, ty: elem })
+                Some(Place::Var {
+                    root,
+                    sc,
+                    path,
+                    dynamic,
+                    in_array: true,
+                    ty: elem,
+                })
             }
-            Place::Addr { addr, space, align, .. } => {
+            Place::Addr {
+                addr, space, align, ..
+            } => {
                 let i = self.convert(idx, &Type::LONG, span, false)?;
                 let size = self.types.size(&elem) as u64;
                 let u64t = self.m.ty(TypeKey::Int(64));
@@ -269,10 +334,18 @@ impl<'a> Lowerer<'a> {
                 let off = self.op(Op::IMul, u64t, &[i.id, s]);
                 let a = self.op(Op::IAdd, u64t, &[addr, off]);
                 let ealign = self.types.align(&elem).min(align.max(1));
-                Some(Place::Addr { addr: a, ty: elem, align: ealign, space })
+                Some(Place::Addr {
+                    addr: a,
+                    ty: elem,
+                    align: ealign,
+                    space,
+                })
             }
             Place::Swizzle { .. } => {
-                self.error(span, "indexing a swizzle is not supported; copy it to a variable first");
+                self.error(
+                    span,
+                    "indexing a swizzle is not supported; copy it to a variable first",
+                );
                 None
             }
         }
@@ -296,7 +369,10 @@ impl<'a> Lowerer<'a> {
                 match base {
                     Operand::Place(p) => {
                         if is_union && !matches!(p, Place::Addr { .. }) {
-                            self.error(span, "unions in __private or __local memory are not supported yet");
+                            self.error(
+                                span,
+                                "unions in __private or __local memory are not supported yet",
+                            );
                             return None;
                         }
                         Some(Operand::Place(self.member_place(p, idx as u32, mty)))
@@ -319,16 +395,25 @@ impl<'a> Lowerer<'a> {
                 match base {
                     Operand::Place(p) => {
                         if comps.iter().any(|c| *c >= n as u32) {
-                            self.error(span, "this swizzle names a component the vector does not have");
+                            self.error(
+                                span,
+                                "this swizzle names a component the vector does not have",
+                            );
                             return None;
                         }
                         let place = match p {
-                            Place::Swizzle { base, comps: inner, .. } => Place::Swizzle {
+                            Place::Swizzle {
+                                base, comps: inner, ..
+                            } => Place::Swizzle {
                                 base,
                                 comps: comps.iter().map(|c| inner[*c as usize]).collect(),
                                 ty: rty,
                             },
-                            p => Place::Swizzle { base: Box::new(p), comps, ty: rty },
+                            p => Place::Swizzle {
+                                base: Box::new(p),
+                                comps,
+                                ty: rty,
+                            },
                         };
                         Some(Operand::Place(place))
                     }
@@ -337,7 +422,12 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let tn = self.types.name(&ty);
-                self.error(span, format!("member reference base type '{tn}' is not a structure, union or vector"));
+                self.error(
+                    span,
+                    format!(
+                        "member reference base type '{tn}' is not a structure, union or vector"
+                    ),
+                );
                 None
             }
         }
@@ -358,7 +448,10 @@ impl<'a> Lowerer<'a> {
     pub(super) fn deref(&mut self, v: Val, span: Span) -> R<Place> {
         let Type::Pointer(pointee, space, _) = &v.ty else {
             let tn = self.types.name(&v.ty);
-            self.error(span, format!("indirection requires pointer operand ('{tn}' invalid)"));
+            self.error(
+                span,
+                format!("indirection requires pointer operand ('{tn}' invalid)"),
+            );
             return None;
         };
         if **pointee == Type::Void {
@@ -367,7 +460,12 @@ impl<'a> Lowerer<'a> {
         }
         if space.is_addressed() {
             let align = self.types.align(pointee);
-            return Some(Place::Addr { addr: v.id, ty: (**pointee).clone(), align, space: *space });
+            return Some(Place::Addr {
+                addr: v.id,
+                ty: (**pointee).clone(),
+                align,
+                space: *space,
+            });
         }
         let Some(base) = v.base.clone() else {
             self.error(
@@ -410,10 +508,17 @@ impl<'a> Lowerer<'a> {
             }
         };
         match p {
-            Place::Addr { addr, ty, space, .. } => {
-                Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0)))
-            }
-            Place::Var { root, sc, mut path, mut dynamic, in_array, ty } => {
+            Place::Addr {
+                addr, ty, space, ..
+            } => Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0))),
+            Place::Var {
+                root,
+                sc,
+                mut path,
+                mut dynamic,
+                in_array,
+                ty,
+            } => {
                 if sc == StorageClass::Private {
                     self.error(e.span, "taking the address of a program-scope __constant variable is not supported yet");
                     return None;
@@ -427,10 +532,19 @@ impl<'a> Lowerer<'a> {
                     (self.u32c(0), false)
                 };
                 if dynamic.iter().any(|d| *d) {
-                    self.error(e.span, "a pointer into an array selected by a run-time index is not supported yet");
+                    self.error(
+                        e.span,
+                        "a pointer into an array selected by a run-time index is not supported yet",
+                    );
                     return None;
                 }
-                let base = LBase { root, sc, path, elem: ty.clone(), is_array };
+                let base = LBase {
+                    root,
+                    sc,
+                    path,
+                    elem: ty.clone(),
+                    is_array,
+                };
                 Some(Val {
                     id: index,
                     ty: Type::Pointer(Box::new(ty), space, 0),
@@ -463,7 +577,10 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(id, t))
             }
             ExprKind::StrLit(_) => {
-                self.error(e.span, "string literals are only supported as printf formats");
+                self.error(
+                    e.span,
+                    "string literals are only supported as printf formats",
+                );
                 None
             }
             ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(..) => self.expr(e),
@@ -501,7 +618,10 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::SizeofExpr(inner) | ExprKind::VecStepExpr(inner) => {
                 if has_side_effects(inner) {
-                    self.error(e.span, "sizeof/vec_step of an expression with side effects is not supported");
+                    self.error(
+                        e.span,
+                        "sizeof/vec_step of an expression with side effects is not supported",
+                    );
                     return None;
                 }
                 let t = match self.operand(inner)? {
@@ -535,10 +655,10 @@ impl<'a> Lowerer<'a> {
     /// A boolean condition (`if`, loops, `!`, `&&`, `?:`).
     pub(super) fn cond(&mut self, e: &'a Expr) -> R<Word> {
         let v = self.expr(e)?;
-        self.to_bool(v, e.span)
+        self.truth_value(v, e.span)
     }
 
-    fn to_bool(&mut self, v: Val, span: Span) -> R<Word> {
+    fn truth_value(&mut self, v: Val, span: Span) -> R<Word> {
         match &v.ty {
             Type::Scalar(Scalar::Bool) => Some(v.id),
             Type::Scalar(_) | Type::Pointer(..) => {
@@ -547,7 +667,10 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let tn = self.types.name(&v.ty);
-                self.error(span, format!("statement requires expression of scalar type ('{tn}' invalid)"));
+                self.error(
+                    span,
+                    format!("statement requires expression of scalar type ('{tn}' invalid)"),
+                );
                 None
             }
         }
@@ -580,7 +703,10 @@ impl<'a> Lowerer<'a> {
                     let c = self.convert_elems(v.id, s, e, 1);
                     let t = self.sty(to);
                     let comps = vec![c; n2 as usize];
-                    return Some(Val::new(self.op(Op::CompositeConstruct, t, &comps), to.clone()));
+                    return Some(Val::new(
+                        self.op(Op::CompositeConstruct, t, &comps),
+                        to.clone(),
+                    ));
                 }
                 let (a, b) = (self.types.name(&v.ty), self.types.name(to));
                 self.error(span, format!("cannot convert '{a}' to '{b}'"));
@@ -588,13 +714,24 @@ impl<'a> Lowerer<'a> {
             }
             (Type::Pointer(_, s1, _), Type::Pointer(_, s2, _)) => {
                 if s1.is_addressed() == s2.is_addressed() {
-                    if s1 != s2 && !explicit && !(s1.is_addressed() && v.ty.pointee() == Some(&Type::Void)) {
+                    if s1 != s2
+                        && !explicit
+                        && !(s1.is_addressed() && v.ty.pointee() == Some(&Type::Void))
+                    {
                         self.diags.warning(
                             span,
-                            format!("conversion between pointers to the {} and {} address spaces", s1.keyword(), s2.keyword()),
+                            format!(
+                                "conversion between pointers to the {} and {} address spaces",
+                                s1.keyword(),
+                                s2.keyword()
+                            ),
                         );
                     }
-                    return Some(Val { id: v.id, ty: to.clone(), base: v.base });
+                    return Some(Val {
+                        id: v.id,
+                        ty: to.clone(),
+                        base: v.base,
+                    });
                 }
                 if v.base.is_none() && !s1.is_addressed() {
                     let t = self.sty(to);
@@ -607,11 +744,17 @@ impl<'a> Lowerer<'a> {
                 }
                 self.error(
                     span,
-                    format!("cannot convert a pointer to the {} address space into one to {}", s1.keyword(), s2.keyword()),
+                    format!(
+                        "cannot convert a pointer to the {} address space into one to {}",
+                        s1.keyword(),
+                        s2.keyword()
+                    ),
                 );
                 None
             }
-            (Type::Scalar(s), Type::Pointer(_, space, _)) if s.is_integer() || *s == Scalar::Bool => {
+            (Type::Scalar(s), Type::Pointer(_, space, _))
+                if s.is_integer() || *s == Scalar::Bool =>
+            {
                 let bits = if space.is_addressed() { 64 } else { 32 };
                 let id = self.convert_elems(v.id, *s, Scalar::int(bits, false), 1);
                 Some(Val::new(id, to.clone()))
@@ -624,7 +767,10 @@ impl<'a> Lowerer<'a> {
                     }
                     let zero = self.m.u64_const(0);
                     let b = self.bool_ty(1);
-                    return Some(Val::new(self.op(Op::INotEqual, b, &[v.id, zero]), Type::BOOL));
+                    return Some(Val::new(
+                        self.op(Op::INotEqual, b, &[v.id, zero]),
+                        Type::BOOL,
+                    ));
                 }
                 if !space.is_addressed() || s.is_float() {
                     self.error(span, "cannot convert this pointer to an arithmetic type");
@@ -650,7 +796,11 @@ impl<'a> Lowerer<'a> {
         if to == Scalar::Bool {
             let ft = Type::vector_or_scalar(from, n);
             let zero = self.constant(&ft, ConstVal::Int(0));
-            let op = if from.is_float() { Op::FUnordNotEqual } else { Op::INotEqual };
+            let op = if from.is_float() {
+                Op::FUnordNotEqual
+            } else {
+                Op::INotEqual
+            };
             return self.op(op, tt, &[id, zero]);
         }
         if from == Scalar::Bool {
@@ -670,11 +820,19 @@ impl<'a> Lowerer<'a> {
                 }
             }
             (false, true) => {
-                let op = if from.is_signed() { Op::ConvertSToF } else { Op::ConvertUToF };
+                let op = if from.is_signed() {
+                    Op::ConvertSToF
+                } else {
+                    Op::ConvertUToF
+                };
                 self.op(op, tt, &[id])
             }
             (true, false) => {
-                let op = if to.is_signed() { Op::ConvertFToS } else { Op::ConvertFToU };
+                let op = if to.is_signed() {
+                    Op::ConvertFToS
+                } else {
+                    Op::ConvertFToU
+                };
                 self.op(op, tt, &[id])
             }
             (true, true) => self.op(Op::FConvert, tt, &[id]),
@@ -688,7 +846,10 @@ impl<'a> Lowerer<'a> {
             (Type::Vector(..), Type::Vector(..)) => {
                 if a != b {
                     let (x, y) = (self.types.name(a), self.types.name(b));
-                    self.error(span, format!("invalid operands to binary expression ('{x}' and '{y}')"));
+                    self.error(
+                        span,
+                        format!("invalid operands to binary expression ('{x}' and '{y}')"),
+                    );
                     return None;
                 }
                 Some(a.clone())
@@ -698,7 +859,10 @@ impl<'a> Lowerer<'a> {
             (Type::Scalar(x), Type::Scalar(y)) => Some(Type::Scalar(common_scalar(*x, *y))),
             _ => {
                 let (x, y) = (self.types.name(a), self.types.name(b));
-                self.error(span, format!("invalid operands to binary expression ('{x}' and '{y}')"));
+                self.error(
+                    span,
+                    format!("invalid operands to binary expression ('{x}' and '{y}')"),
+                );
                 None
             }
         }
@@ -711,7 +875,13 @@ impl<'a> Lowerer<'a> {
         let rt = if n == 1 {
             Type::INT
         } else {
-            Type::Vector(operand.elem_scalar().unwrap_or(Scalar::Int).signed_int_of_size(), n as u8)
+            Type::Vector(
+                operand
+                    .elem_scalar()
+                    .unwrap_or(Scalar::Int)
+                    .signed_int_of_size(),
+                n as u8,
+            )
         };
         let t = self.sty(&rt);
         let one = self.constant(&rt, ConstVal::Int(if n == 1 { 1 } else { -1 }));
@@ -742,17 +912,33 @@ impl<'a> Lowerer<'a> {
             self.common_type(&a.ty, &b.ty, span)?
         };
         let s = t.elem_scalar()?;
-        if s.is_float() && matches!(op, BinOp::Rem | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) {
-            self.error(span, "invalid operands: this operator needs integer operands");
+        if s.is_float()
+            && matches!(
+                op,
+                BinOp::Rem | BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+            )
+        {
+            self.error(
+                span,
+                "invalid operands: this operator needs integer operands",
+            );
             return None;
         }
-        let t = if s == Scalar::Bool { t.with_elem(Scalar::Int) } else { t };
+        let t = if s == Scalar::Bool {
+            t.with_elem(Scalar::Int)
+        } else {
+            t
+        };
         let s = t.elem_scalar()?;
         let x = self.convert(a, &t, span, false)?;
         let y = if is_shift && !b.ty.is_vector() && t.is_vector() {
             self.convert(b, &t, span, false)?
         } else {
-            let bt = if is_shift { b.ty.with_elem(s) } else { t.clone() };
+            let bt = if is_shift {
+                b.ty.with_elem(s)
+            } else {
+                t.clone()
+            };
             if is_shift && bt.width() != t.width() {
                 self.error(span, "shift operands have different vector sizes");
                 return None;
@@ -767,7 +953,13 @@ impl<'a> Lowerer<'a> {
             BinOp::Sub => self.op(if f { Op::FSub } else { Op::ISub }, ty, &[x.id, y.id]),
             BinOp::Mul => self.op(if f { Op::FMul } else { Op::IMul }, ty, &[x.id, y.id]),
             BinOp::Div => {
-                let o = if f { Op::FDiv } else if signed { Op::SDiv } else { Op::UDiv };
+                let o = if f {
+                    Op::FDiv
+                } else if signed {
+                    Op::SDiv
+                } else {
+                    Op::UDiv
+                };
                 self.op(o, ty, &[x.id, y.id])
             }
             BinOp::Rem => self.op(if signed { Op::SRem } else { Op::UMod }, ty, &[x.id, y.id]),
@@ -800,7 +992,11 @@ impl<'a> Lowerer<'a> {
                 let ne = if f { Op::FUnordNotEqual } else { Op::INotEqual };
                 let bx = self.op(ne, bt, &[x.id, zero]);
                 let by = self.op(ne, bt, &[y.id, zero]);
-                let o = if op == BinOp::LogAnd { Op::LogicalAnd } else { Op::LogicalOr };
+                let o = if op == BinOp::LogAnd {
+                    Op::LogicalAnd
+                } else {
+                    Op::LogicalOr
+                };
                 let b = self.op(o, bt, &[bx, by]);
                 return Some(self.bool_to_relational(b, &t));
             }
@@ -814,14 +1010,19 @@ impl<'a> Lowerer<'a> {
             (BinOp::Add, false, true) => self.pointer_add(b, a, false, span),
             (BinOp::Sub, true, false) => self.pointer_add(a, b, true, span),
             (BinOp::Sub, true, true) => {
-                let Type::Pointer(pt, space, _) = &a.ty else { return None };
+                let Type::Pointer(pt, space, _) = &a.ty else {
+                    return None;
+                };
                 let size = self.types.size(pt).max(1) as i64;
                 let l = Type::LONG;
                 let lt = self.sty(&l);
                 let (x, y) = if space.is_addressed() {
                     (a.id, b.id)
                 } else {
-                    (self.op(Op::SConvert, lt, &[a.id]), self.op(Op::SConvert, lt, &[b.id]))
+                    (
+                        self.op(Op::SConvert, lt, &[a.id]),
+                        self.op(Op::SConvert, lt, &[b.id]),
+                    )
                 };
                 let d = self.op(Op::ISub, lt, &[x, y]);
                 if space.is_addressed() {
@@ -849,10 +1050,14 @@ impl<'a> Lowerer<'a> {
                 Some(self.bool_to_relational(r, &Type::INT))
             }
             (BinOp::LogAnd | BinOp::LogOr, _, _) => {
-                let x = self.to_bool(a, span)?;
-                let y = self.to_bool(b, span)?;
+                let x = self.truth_value(a, span)?;
+                let y = self.truth_value(b, span)?;
                 let bt = self.bool_ty(1);
-                let o = if op == BinOp::LogAnd { Op::LogicalAnd } else { Op::LogicalOr };
+                let o = if op == BinOp::LogAnd {
+                    Op::LogicalAnd
+                } else {
+                    Op::LogicalOr
+                };
                 let r = self.op(o, bt, &[x, y]);
                 Some(self.bool_to_relational(r, &Type::INT))
             }
@@ -865,7 +1070,9 @@ impl<'a> Lowerer<'a> {
 
     /// `p + i` or `p - i` (`sub`).
     pub(super) fn pointer_add(&mut self, p: Val, i: Val, sub: bool, span: Span) -> R<Val> {
-        let Type::Pointer(pt, space, _) = &p.ty else { return None };
+        let Type::Pointer(pt, space, _) = &p.ty else {
+            return None;
+        };
         if !i.ty.is_integer() || i.ty.is_vector() {
             self.error(span, "pointer arithmetic needs an integer operand");
             return None;
@@ -886,7 +1093,11 @@ impl<'a> Lowerer<'a> {
         let i = self.convert(i, &Type::UINT, span, false)?;
         let ut = self.sty(&Type::UINT);
         let o = if sub { Op::ISub } else { Op::IAdd };
-        Some(Val { id: self.op(o, ut, &[p.id, i.id]), ty: p.ty.clone(), base: p.base.clone() })
+        Some(Val {
+            id: self.op(o, ut, &[p.id, i.id]),
+            ty: p.ty.clone(),
+            base: p.base.clone(),
+        })
     }
 
     fn unary(&mut self, op: UnOp, inner: &'a Expr, span: Span) -> R<Val> {
@@ -906,7 +1117,11 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 let one = self.const_val(&Type::INT, 1);
-                let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
+                let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                };
                 let new = if old.ty.is_pointer() {
                     self.pointer_add(old.clone(), one, bop == BinOp::Sub, span)?
                 } else if old.ty.is_arith() {
@@ -919,7 +1134,11 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 self.store(&place, &new, span);
-                Some(if matches!(op, UnOp::PreInc | UnOp::PreDec) { new } else { old })
+                Some(if matches!(op, UnOp::PreInc | UnOp::PreDec) {
+                    new
+                } else {
+                    old
+                })
             }
             UnOp::Plus | UnOp::Neg | UnOp::BitNot => {
                 let v = self.expr(inner)?;
@@ -936,7 +1155,11 @@ impl<'a> Lowerer<'a> {
                 match op {
                     UnOp::Plus => Some(v),
                     UnOp::Neg => {
-                        let o = if t.is_float() { Op::FNegate } else { Op::SNegate };
+                        let o = if t.is_float() {
+                            Op::FNegate
+                        } else {
+                            Op::SNegate
+                        };
                         Some(Val::new(self.op(o, ty, &[v.id]), t))
                     }
                     _ => {
@@ -953,12 +1176,16 @@ impl<'a> Lowerer<'a> {
                 if v.ty.is_vector() {
                     let zero = self.constant(&v.ty, ConstVal::Int(0));
                     let bt = self.bool_ty(v.ty.width());
-                    let o = if v.ty.is_float() { Op::FOrdEqual } else { Op::IEqual };
+                    let o = if v.ty.is_float() {
+                        Op::FOrdEqual
+                    } else {
+                        Op::IEqual
+                    };
                     let b = self.op(o, bt, &[v.id, zero]);
                     let t = v.ty.clone();
                     return Some(self.bool_to_relational(b, &t));
                 }
-                let b = self.to_bool(v, span)?;
+                let b = self.truth_value(v, span)?;
                 let bt = self.bool_ty(1);
                 let nb = self.op(Op::LogicalNot, bt, &[b]);
                 Some(self.bool_to_relational(nb, &Type::INT))
@@ -1015,11 +1242,11 @@ impl<'a> Lowerer<'a> {
             let y = self.expr(b)?;
             return self.binary(if and { BinOp::LogAnd } else { BinOp::LogOr }, x, y, span);
         }
-        let bx = self.to_bool(x, a.span)?;
+        let bx = self.truth_value(x, a.span)?;
         let bt = self.bool_ty(1);
         if !has_side_effects(b) {
             let y = self.expr(b)?;
-            let by = self.to_bool(y, b.span)?;
+            let by = self.truth_value(y, b.span)?;
             let o = if and { Op::LogicalAnd } else { Op::LogicalOr };
             let r = self.op(o, bt, &[bx, by]);
             return Some(self.bool_to_relational(r, &Type::INT));
@@ -1036,7 +1263,7 @@ impl<'a> Lowerer<'a> {
         }
         self.f.begin(rhs);
         if let Some(y) = self.expr(b) {
-            if let Some(by) = self.to_bool(y, b.span) {
+            if let Some(by) = self.truth_value(y, b.span) {
                 self.op_void(Op::Store, &[tmp, by]);
             }
         }
@@ -1052,7 +1279,7 @@ impl<'a> Lowerer<'a> {
             let y = self.expr(b)?;
             return self.vector_select(cv, x, y, span);
         }
-        let cb = self.to_bool(cv, c.span)?;
+        let cb = self.truth_value(cv, c.span)?;
         if !has_side_effects(a) && !has_side_effects(b) {
             let x = self.expr(a)?;
             let y = self.expr(b)?;
@@ -1060,7 +1287,10 @@ impl<'a> Lowerer<'a> {
             let t = self.sty(&x.ty);
             let base = x.base.clone().or(y.base.clone());
             if x.base.is_some() && y.base.is_some() && x.base != y.base {
-                self.error(span, "both arms of '?:' must point into the same __local/__private object");
+                self.error(
+                    span,
+                    "both arms of '?:' must point into the same __local/__private object",
+                );
             }
             let id = self.op(Op::Select, t, &[cb, x.id, y.id]);
             return Some(Val { id, ty: x.ty, base });
@@ -1077,7 +1307,10 @@ impl<'a> Lowerer<'a> {
             self.op_void(Op::Store, &[var, v.id]);
             var
         });
-        self.begin(el);
+        if self.f.is_open() {
+            self.branch(merge);
+        }
+        self.f.begin(el);
         let y = self.expr(b);
         let yv = y.as_ref().filter(|v| v.ty != Type::Void).map(|v| {
             let var = self.new_function_var(&v.ty);
@@ -1093,8 +1326,16 @@ impl<'a> Lowerer<'a> {
         let xl = self.op(Op::Load, xt, &[xv?]);
         let yl = self.op(Op::Load, yt, &[yv?]);
         let (x, y) = self.unify(
-            Val { id: xl, ty: x.ty, base: x.base },
-            Val { id: yl, ty: y.ty, base: y.base },
+            Val {
+                id: xl,
+                ty: x.ty,
+                base: x.base,
+            },
+            Val {
+                id: yl,
+                ty: y.ty,
+                base: y.base,
+            },
             span,
         )?;
         let t = self.sty(&x.ty);
@@ -1125,7 +1366,10 @@ impl<'a> Lowerer<'a> {
             return Some((x, y));
         }
         let (a, b) = (self.types.name(&x.ty), self.types.name(&y.ty));
-        self.error(span, format!("incompatible operand types ('{a}' and '{b}')"));
+        self.error(
+            span,
+            format!("incompatible operand types ('{a}' and '{b}')"),
+        );
         None
     }
 
@@ -1135,7 +1379,10 @@ impl<'a> Lowerer<'a> {
         let (x, y) = self.unify(x, y, span)?;
         let n = x.ty.width();
         if c.ty.width() != n || !c.ty.is_integer() {
-            self.error(span, "vector condition must be an integer vector of the same size as the result");
+            self.error(
+                span,
+                "vector condition must be an integer vector of the same size as the result",
+            );
             return None;
         }
         let cs = c.ty.elem_scalar()?.signed_int_of_size();
@@ -1171,7 +1418,10 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 _ => {
-                    self.error(it.span, "vector literal components must be scalars or vectors");
+                    self.error(
+                        it.span,
+                        "vector literal components must be scalars or vectors",
+                    );
                     return None;
                 }
             }
@@ -1179,12 +1429,20 @@ impl<'a> Lowerer<'a> {
         if comps.len() != *n as usize {
             self.error(
                 span,
-                format!("vector literal has {} components, '{}' needs {}", comps.len(), self.types.name(t), n),
+                format!(
+                    "vector literal has {} components, '{}' needs {}",
+                    comps.len(),
+                    self.types.name(t),
+                    n
+                ),
             );
             return None;
         }
         let ty = self.sty(t);
-        Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t.clone()))
+        Some(Val::new(
+            self.op(Op::CompositeConstruct, ty, &comps),
+            t.clone(),
+        ))
     }
 
     fn call(&mut self, name: &str, args: &'a [Expr], span: Span) -> R<Val> {
@@ -1198,7 +1456,10 @@ impl<'a> Lowerer<'a> {
         match crate::sema::builtins::lookup(name) {
             Some(b) => self.builtin(b, name, args, span),
             None => {
-                self.error(span, format!("implicit declaration of function '{name}' is invalid in OpenCL"));
+                self.error(
+                    span,
+                    format!("implicit declaration of function '{name}' is invalid in OpenCL"),
+                );
                 None
             }
         }
@@ -1224,4 +1485,82 @@ fn compare_op(op: BinOp, float: bool, signed: bool) -> Op {
         (BinOp::Le, false, false) => Op::ULessThanEqual,
         _ => Op::UGreaterThanEqual,
     }
+}
+
+/// The float macros of OpenCL C 6.13.2 (`<math.h>`-like constants).
+fn float_constant(name: &str) -> Option<f64> {
+    use std::f64::consts as c;
+    Some(match name {
+        "NAN" => f64::NAN,
+        "INFINITY" | "HUGE_VALF" => f64::INFINITY,
+        "MAXFLOAT" | "FLT_MAX" => f32::MAX as f64,
+        "FLT_MIN" => f32::MIN_POSITIVE as f64,
+        "FLT_EPSILON" => f32::EPSILON as f64,
+        "M_E_F" => c::E,
+        "M_LOG2E_F" => c::LOG2_E,
+        "M_LOG10E_F" => c::LOG10_E,
+        "M_LN2_F" => c::LN_2,
+        "M_LN10_F" => c::LN_10,
+        "M_PI_F" => c::PI,
+        "M_PI_2_F" => c::FRAC_PI_2,
+        "M_PI_4_F" => c::FRAC_PI_4,
+        "M_1_PI_F" => c::FRAC_1_PI,
+        "M_2_PI_F" => c::FRAC_2_PI,
+        "M_2_SQRTPI_F" => c::FRAC_2_SQRT_PI,
+        "M_SQRT2_F" => c::SQRT_2,
+        "M_SQRT1_2_F" => c::FRAC_1_SQRT_2,
+        _ => return None,
+    })
+}
+
+fn double_constant(name: &str) -> Option<f64> {
+    use std::f64::consts as c;
+    Some(match name {
+        "HUGE_VAL" => f64::INFINITY,
+        "DBL_MAX" => f64::MAX,
+        "DBL_MIN" => f64::MIN_POSITIVE,
+        "DBL_EPSILON" => f64::EPSILON,
+        "M_E" => c::E,
+        "M_LOG2E" => c::LOG2_E,
+        "M_LOG10E" => c::LOG10_E,
+        "M_LN2" => c::LN_2,
+        "M_LN10" => c::LN_10,
+        "M_PI" => c::PI,
+        "M_PI_2" => c::FRAC_PI_2,
+        "M_PI_4" => c::FRAC_PI_4,
+        "M_1_PI" => c::FRAC_1_PI,
+        "M_2_PI" => c::FRAC_2_PI,
+        "M_2_SQRTPI" => c::FRAC_2_SQRT_PI,
+        "M_SQRT2" => c::SQRT_2,
+        "M_SQRT1_2" => c::FRAC_1_SQRT_2,
+        _ => return None,
+    })
+}
+
+/// The integer limits of OpenCL C 6.13.3 and the float ones that are
+/// integers.
+fn integer_limit(name: &str) -> Option<(i64, Scalar)> {
+    Some(match name {
+        "CHAR_BIT" => (8, Scalar::Int),
+        "CHAR_MAX" | "SCHAR_MAX" => (127, Scalar::Int),
+        "CHAR_MIN" | "SCHAR_MIN" => (-128, Scalar::Int),
+        "UCHAR_MAX" => (255, Scalar::Int),
+        "SHRT_MAX" => (32767, Scalar::Int),
+        "SHRT_MIN" => (-32768, Scalar::Int),
+        "USHRT_MAX" => (65535, Scalar::Int),
+        "INT_MAX" => (i32::MAX as i64, Scalar::Int),
+        "INT_MIN" => (i32::MIN as i64, Scalar::Int),
+        "UINT_MAX" => (u32::MAX as i64, Scalar::UInt),
+        "LONG_MAX" => (i64::MAX, Scalar::Long),
+        "LONG_MIN" => (i64::MIN, Scalar::Long),
+        "ULONG_MAX" => (-1, Scalar::ULong),
+        "FLT_DIG" => (6, Scalar::Int),
+        "FLT_MANT_DIG" => (24, Scalar::Int),
+        "FLT_MAX_10_EXP" => (38, Scalar::Int),
+        "FLT_MAX_EXP" => (128, Scalar::Int),
+        "FLT_MIN_10_EXP" => (-37, Scalar::Int),
+        "FLT_MIN_EXP" => (-125, Scalar::Int),
+        "FLT_RADIX" => (2, Scalar::Int),
+        _ => return None,
+    })
 }

@@ -172,12 +172,18 @@ pub(crate) struct Lowerer<'a> {
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
+/// `library` is the parsed built-in library when the program may call into
+/// it.
 pub fn lower(
     tu: &TranslationUnit,
+    library: Option<&TranslationUnit>,
     caps: &TargetCaps,
     diags: &mut Diagnostics,
 ) -> Option<(Vec<Word>, Vec<KernelInfo>)> {
     let mut funcs = HashMap::new();
+    for f in library.iter().flat_map(|l| &l.funcs) {
+        funcs.insert(f.name.as_str(), f);
+    }
     for f in &tu.funcs {
         if funcs.insert(f.name.as_str(), f).is_some() {
             diags.error(f.span, format!("redefinition of '{}'", f.name));
@@ -350,8 +356,7 @@ impl<'a> Lowerer<'a> {
                     .map(|d| d.members.iter().map(|m| m.ty.clone()).collect())
                     .unwrap_or_default();
                 let ids: Vec<Word> = members.iter().map(|m| self.sty(m)).collect();
-                let id = self.m.ty(TypeKey::Struct(ids));
-                id
+                self.m.ty(TypeKey::Struct(ids))
             }
             Type::Opaque(_) => self.m.ty(TypeKey::Int(64)),
         }
@@ -429,7 +434,11 @@ impl<'a> Lowerer<'a> {
                 let n = self.component_count(args[0]);
                 let b = self.m.ty(TypeKey::Bool);
                 let mut acc = self.emit(Op::CompositeExtract, b, &[args[0], 0]);
-                let join = if op == Op::Any { Op::LogicalOr } else { Op::LogicalAnd };
+                let join = if op == Op::Any {
+                    Op::LogicalOr
+                } else {
+                    Op::LogicalAnd
+                };
                 for i in 1..n {
                     let c = self.emit(Op::CompositeExtract, b, &[args[0], i]);
                     acc = self.emit(join, b, &[acc, c]);
@@ -512,7 +521,9 @@ impl<'a> Lowerer<'a> {
         match t {
             Type::Vector(_, n) => {
                 let ty = self.sty(t);
-                let id = self.m.constant(ConstKey::Composite(ty, vec![scalar; *n as usize]));
+                let id = self
+                    .m
+                    .constant(ConstKey::Composite(ty, vec![scalar; *n as usize]));
                 if self.wide_types.contains_key(&ty) {
                     self.wide_vals.insert(id, ty);
                 }
@@ -601,7 +612,9 @@ impl<'a> Lowerer<'a> {
                 let u = self.m.ty(TypeKey::Int(32));
                 let v3 = self.m.ty(TypeKey::Vector(u, 3));
                 let p = self.m.ty(TypeKey::Pointer(StorageClass::Input, v3));
-                let var = self.m.global(Op::Variable, p, &[StorageClass::Input as u32]);
+                let var = self
+                    .m
+                    .global(Op::Variable, p, &[StorageClass::Input as u32]);
                 self.m.decorate(var, Decoration::BuiltIn, &[b as u32]);
                 self.k.builtins.insert(b as u32, var);
                 self.k.interface.insert(var);
@@ -619,7 +632,10 @@ impl<'a> Lowerer<'a> {
         if self.types.size(&g.ty) > MAX_VARIABLE_BYTES {
             self.error(
                 g.span,
-                format!("variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported", g.name),
+                format!(
+                    "variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported",
+                    g.name
+                ),
             );
             return;
         }
@@ -644,7 +660,12 @@ impl<'a> Lowerer<'a> {
         self.global_vars.push(var);
         self.globals.insert(
             g.name.clone(),
-            Sym { root: var, sc: StorageClass::Private, ty: g.ty.clone(), base: None },
+            Sym {
+                root: var,
+                sc: StorageClass::Private,
+                ty: g.ty.clone(),
+                base: None,
+            },
         );
     }
 
@@ -679,9 +700,13 @@ impl<'a> Lowerer<'a> {
                 let ty = self.sty(t);
                 Some(self.m.constant(ConstKey::Composite(ty, comps)))
             }
-            (Type::Array(elem, n), Init::Expr(Expr { kind: ExprKind::StrLit(bytes), .. }))
-                if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar)) =>
-            {
+            (
+                Type::Array(elem, n),
+                Init::Expr(Expr {
+                    kind: ExprKind::StrLit(bytes),
+                    ..
+                }),
+            ) if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar)) => {
                 let mut parts = Vec::new();
                 for i in 0..*n as usize {
                     let b = bytes.get(i).copied().unwrap_or(0);
@@ -783,11 +808,15 @@ impl<'a> Lowerer<'a> {
         let mut offset = 0u32;
         for p in &f.params {
             let (kind, aq, size, align) = match &p.ty {
-                Type::Pointer(_, AddrSpace::Global, _) => (ArgKind::Buffer, AddressQualifier::Global, 8, 8),
+                Type::Pointer(_, AddrSpace::Global, _) => {
+                    (ArgKind::Buffer, AddressQualifier::Global, 8, 8)
+                }
                 Type::Pointer(_, AddrSpace::Constant, _) => {
                     (ArgKind::Buffer, AddressQualifier::Constant, 8, 8)
                 }
-                Type::Pointer(_, AddrSpace::Local, _) => (ArgKind::LocalPointer, AddressQualifier::Local, 0, 1),
+                Type::Pointer(_, AddrSpace::Local, _) => {
+                    (ArgKind::LocalPointer, AddressQualifier::Local, 0, 1)
+                }
                 Type::Pointer(_, AddrSpace::Private, _) => {
                     self.error(
                         p.span,
@@ -796,7 +825,10 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 Type::Opaque(name) => {
-                    self.error(p.span, format!("kernel arguments of type {name} are not supported yet"));
+                    self.error(
+                        p.span,
+                        format!("kernel arguments of type {name} are not supported yet"),
+                    );
                     continue;
                 }
                 Type::Scalar(Scalar::Bool) => {
@@ -814,7 +846,10 @@ impl<'a> Lowerer<'a> {
                 t if self.types.size(t) > MAX_ARG_BYTES => {
                     self.error(
                         p.span,
-                        format!("kernel argument '{}' is larger than {MAX_ARG_BYTES} bytes", p.name),
+                        format!(
+                            "kernel argument '{}' is larger than {MAX_ARG_BYTES} bytes",
+                            p.name
+                        ),
                     );
                     continue;
                 }
@@ -844,7 +879,11 @@ impl<'a> Lowerer<'a> {
                 access_qualifier: access,
                 type_qualifier: p.qual as u32,
                 kind,
-                offset: if kind == ArgKind::LocalPointer { 0 } else { offset },
+                offset: if kind == ArgKind::LocalPointer {
+                    0
+                } else {
+                    offset
+                },
                 size,
                 local_size_spec_id: spec,
             });
@@ -898,7 +937,11 @@ impl<'a> Lowerer<'a> {
             match a.kind {
                 ArgKind::LocalPointer => {
                     let elem = p.ty.pointee().cloned().unwrap_or(Type::Void);
-                    let elem = if elem == Type::Void { Type::Scalar(Scalar::UChar) } else { elem };
+                    let elem = if elem == Type::Void {
+                        Type::Scalar(Scalar::UChar)
+                    } else {
+                        elem
+                    };
                     let var = self.local_arg_array(&elem, a.local_size_spec_id.unwrap_or(3));
                     let idx_var = self.new_function_var(&Type::UINT);
                     let zero = self.u32c(0);
@@ -927,7 +970,12 @@ impl<'a> Lowerer<'a> {
                     self.m.name(var, &p.name);
                     self.bind(
                         &p.name,
-                        Sym { root: var, sc: StorageClass::Function, ty: p.ty.clone(), base: None },
+                        Sym {
+                            root: var,
+                            sc: StorageClass::Function,
+                            ty: p.ty.clone(),
+                            base: None,
+                        },
                     );
                 }
             }
@@ -974,7 +1022,9 @@ impl<'a> Lowerer<'a> {
         let e = self.sty(elem);
         let arr = self.m.ty(TypeKey::Array(e, len));
         let p = self.m.ty(TypeKey::Pointer(StorageClass::Workgroup, arr));
-        let var = self.m.global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+        let var = self
+            .m
+            .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
         self.k.interface.insert(var);
         var
     }
@@ -1006,7 +1056,9 @@ impl<'a> Lowerer<'a> {
                 let off = self.m.u64_const(4 * k as u64);
                 let a = self.op(Op::IAdd, u64t, &[addr, off]);
                 let u = self.m.ty(TypeKey::Int(32));
-                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
+                let p = self
+                    .m
+                    .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
                 let ptr = self.op(Op::ConvertUToPtr, p, &[a]);
                 self.op(Op::Load, u, &[ptr, MA_ALIGNED | MA_NON_PRIVATE, 4])
             }
@@ -1154,7 +1206,10 @@ impl<'a> Lowerer<'a> {
             StmtKind::Return(e) => self.return_stmt(e.as_ref(), s.span),
             StmtKind::Switch(e, body) => self.switch_stmt(e, body, s.span),
             StmtKind::Case(_, _) => {
-                self.error(s.span, "'case' label not directly inside a switch statement body");
+                self.error(
+                    s.span,
+                    "'case' label not directly inside a switch statement body",
+                );
             }
         }
     }
@@ -1182,7 +1237,8 @@ impl<'a> Lowerer<'a> {
         if let Some(i) = init {
             self.stmt(i);
         }
-        let (header, body_l, cont, merge) = (self.label(), self.label(), self.label(), self.label());
+        let (header, body_l, cont, merge) =
+            (self.label(), self.label(), self.label(), self.label());
         self.begin(header);
         self.op_void(Op::LoopMerge, &[merge, cont, 0]);
         if do_while || cond.is_none() {
@@ -1196,7 +1252,10 @@ impl<'a> Lowerer<'a> {
             self.term(Op::BranchConditional, &[c, body_l, merge]);
         }
         self.f.begin(body_l);
-        self.breakables.push(Breakable { merge, cont: Some(cont) });
+        self.breakables.push(Breakable {
+            merge,
+            cont: Some(cont),
+        });
         let returns_before = self.frames.last().map(|f| f.flag.is_some());
         self.scoped(body);
         self.breakables.pop();
@@ -1223,7 +1282,9 @@ impl<'a> Lowerer<'a> {
     /// After a loop or switch inside an inlined function with early
     /// returns: leave the next enclosing construct too if `return` ran.
     fn propagate_return(&mut self) {
-        let Some(frame) = self.frames.last() else { return };
+        let Some(frame) = self.frames.last() else {
+            return;
+        };
         let Some(flag) = frame.flag else { return };
         let target = if self.breakables.len() > frame.breakables_at_entry {
             self.breakables.last().map_or(frame.exit, |b| b.merge)
@@ -1240,12 +1301,17 @@ impl<'a> Lowerer<'a> {
 
     fn switch_stmt(&mut self, e: &'a Expr, body: &'a Stmt, span: Span) {
         let Some(v) = self.expr(e) else { return };
-        let Some(s) = v.ty.scalar().filter(|s| s.is_integer() || *s == Scalar::Bool) else {
+        let Some(s) =
+            v.ty.scalar()
+                .filter(|s| s.is_integer() || *s == Scalar::Bool)
+        else {
             self.error(e.span, "switch condition must have integer type");
             return;
         };
         let promoted = Type::Scalar(crate::sema::types::promote(s));
-        let Some(v) = self.convert(v, &promoted, e.span, false) else { return };
+        let Some(v) = self.convert(v, &promoted, e.span, false) else {
+            return;
+        };
         let wide = promoted.scalar().is_some_and(|s| s.bits() == 64);
         let items: &'a [Stmt] = match &body.kind {
             StmtKind::Block(items) => items,
@@ -1282,9 +1348,10 @@ impl<'a> Lowerer<'a> {
                 Some(l) => segments.push((l, vec![cur])),
                 None => match segments.last_mut() {
                     Some(seg) => seg.1.push(cur),
-                    None => self
-                        .diags
-                        .warning(it.span, "statement before the first case label is never run"),
+                    None => self.diags.warning(
+                        it.span,
+                        "statement before the first case label is never run",
+                    ),
                 },
             }
         }
@@ -1364,7 +1431,10 @@ impl<'a> Lowerer<'a> {
 
     fn local_decl(&mut self, v: &'a VarDecl) {
         if v.ty == Type::Void {
-            self.error(v.span, format!("variable '{}' has incomplete type 'void'", v.name));
+            self.error(
+                v.span,
+                format!("variable '{}' has incomplete type 'void'", v.name),
+            );
             return;
         }
         if let Type::Struct(id) = v.ty {
@@ -1374,7 +1444,10 @@ impl<'a> Lowerer<'a> {
             }
         }
         if self.contains_union(&v.ty) {
-            self.error(v.span, "unions in __private or __local memory are not supported yet");
+            self.error(
+                v.span,
+                "unions in __private or __local memory are not supported yet",
+            );
             return;
         }
         if matches!(v.ty, Type::Opaque(_)) {
@@ -1384,7 +1457,10 @@ impl<'a> Lowerer<'a> {
         if self.types.size(&v.ty) > MAX_VARIABLE_BYTES {
             self.error(
                 v.span,
-                format!("variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported", v.name),
+                format!(
+                    "variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported",
+                    v.name
+                ),
             );
             return;
         }
@@ -1396,7 +1472,9 @@ impl<'a> Lowerer<'a> {
             AddrSpace::Local => {
                 if self.frames.is_empty() && self.call_stack.len() == 1 {
                     let p = self.ptr_ty(StorageClass::Workgroup, &v.ty);
-                    let var = self.m.global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+                    let var = self
+                        .m
+                        .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
                     self.m.name(var, &v.name);
                     self.k.interface.insert(var);
                     self.static_local_bytes += self.types.size(&v.ty) as u64;
@@ -1405,10 +1483,18 @@ impl<'a> Lowerer<'a> {
                     }
                     self.bind(
                         &v.name,
-                        Sym { root: var, sc: StorageClass::Workgroup, ty: v.ty.clone(), base: None },
+                        Sym {
+                            root: var,
+                            sc: StorageClass::Workgroup,
+                            ty: v.ty.clone(),
+                            base: None,
+                        },
                     );
                 } else {
-                    self.error(v.span, "__local variables can only be declared at kernel function scope");
+                    self.error(
+                        v.span,
+                        "__local variables can only be declared at kernel function scope",
+                    );
                 }
                 return;
             }
@@ -1428,7 +1514,12 @@ impl<'a> Lowerer<'a> {
         self.m.name(var, &v.name);
         self.bind(
             &v.name,
-            Sym { root: var, sc: StorageClass::Function, ty: v.ty.clone(), base: None },
+            Sym {
+                root: var,
+                sc: StorageClass::Function,
+                ty: v.ty.clone(),
+                base: None,
+            },
         );
         if let Some(init) = &v.init {
             let place = Place::Var {
@@ -1537,10 +1628,23 @@ impl<'a> Lowerer<'a> {
             t => t.clone(),
         };
         match place {
-            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+            Place::Var {
+                root,
+                sc,
+                mut path,
+                mut dynamic,
+                ..
+            } => {
                 path.push(c);
                 dynamic.push(false);
-                Place::Var { root, sc, path, dynamic, in_array: true, ty: elem }
+                Place::Var {
+                    root,
+                    sc,
+                    path,
+                    dynamic,
+                    in_array: true,
+                    ty: elem,
+                }
             }
             Place::Addr { addr, space, .. } => {
                 let size = self.types.size(&elem) as u64;
@@ -1548,7 +1652,12 @@ impl<'a> Lowerer<'a> {
                 let off = self.m.u64_const(size * i as u64);
                 let a = self.op(Op::IAdd, u64t, &[addr, off]);
                 let align = self.types.align(&elem);
-                Place::Addr { addr: a, ty: elem, align, space }
+                Place::Addr {
+                    addr: a,
+                    ty: elem,
+                    align,
+                    space,
+                }
             }
             p => p,
         }
@@ -1556,21 +1665,55 @@ impl<'a> Lowerer<'a> {
 
     fn member_place(&mut self, place: Place, index: u32, mty: Type) -> Place {
         match place {
-            Place::Var { root, sc, mut path, mut dynamic, .. } => {
+            Place::Var {
+                root,
+                sc,
+                mut path,
+                mut dynamic,
+                ..
+            } => {
                 let c = self.u32c(index);
                 path.push(c);
                 dynamic.push(false);
-                Place::Var { root, sc, path, dynamic, in_array: false, ty: mty }
+                Place::Var {
+                    root,
+                    sc,
+                    path,
+                    dynamic,
+                    in_array: false,
+                    ty: mty,
+                }
             }
-            Place::Addr { addr, ty, space, align } => {
-                let Type::Struct(id) = ty else { return Place::Addr { addr, ty, space, align } };
+            Place::Addr {
+                addr,
+                ty,
+                space,
+                align,
+            } => {
+                let Type::Struct(id) = ty else {
+                    return Place::Addr {
+                        addr,
+                        ty,
+                        space,
+                        align,
+                    };
+                };
                 let off = self.types.structs[id].members[index as usize].offset;
                 let u64t = self.m.ty(TypeKey::Int(64));
                 let o = self.m.u64_const(off as u64);
                 let a = self.op(Op::IAdd, u64t, &[addr, o]);
                 let malign = self.types.align(&mty).min(align.max(1)).max(1);
-                let malign = if off % malign == 0 { malign } else { 1 };
-                Place::Addr { addr: a, ty: mty, align: malign, space }
+                let malign = if off.is_multiple_of(malign) {
+                    malign
+                } else {
+                    1
+                };
+                Place::Addr {
+                    addr: a,
+                    ty: mty,
+                    align: malign,
+                    space,
+                }
             }
             p => p,
         }
@@ -1598,15 +1741,19 @@ impl<'a> Lowerer<'a> {
 
     fn load(&mut self, place: &Place, span: Span) -> R<Val> {
         match place {
-            Place::Var { root, sc, path, ty, .. } => {
+            Place::Var {
+                root, sc, path, ty, ..
+            } => {
                 let p = self.var_pointer(*root, *sc, path, ty);
                 let t = self.sty(ty);
                 let mut args = vec![p];
                 args.extend(Self::mem_operands(*sc));
                 Some(Val::new(self.op(Op::Load, t, &args), ty.clone()))
             }
-            Place::Addr { addr, ty, align, space } => {
-                let id = self.load_addr(*addr, ty, *align, *space, span)?;
+            Place::Addr {
+                addr, ty, align, ..
+            } => {
+                let id = self.load_addr(*addr, ty, *align, span)?;
                 Some(Val::new(id, ty.clone()))
             }
             Place::Swizzle { base, comps, ty } => {
@@ -1616,10 +1763,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn load_addr(&mut self, addr: Word, ty: &Type, align: u32, space: AddrSpace, span: Span) -> R<Word> {
+    fn load_addr(&mut self, addr: Word, ty: &Type, align: u32, span: Span) -> R<Word> {
         match ty {
             Type::Scalar(Scalar::Bool) => {
-                let u8v = self.load_addr(addr, &Type::Scalar(Scalar::UChar), 1, space, span)?;
+                let u8v = self.load_addr(addr, &Type::Scalar(Scalar::UChar), 1, span)?;
                 let zero = self.constant(&Type::Scalar(Scalar::UChar), ConstVal::Int(0));
                 let b = self.bool_ty(1);
                 Some(self.op(Op::INotEqual, b, &[u8v, zero]))
@@ -1631,8 +1778,12 @@ impl<'a> Lowerer<'a> {
                 for i in 0..*n as u64 {
                     let o = self.m.u64_const(i * s.size() as u64);
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
-                    let calign = if i == 0 { align.max(1) } else { s.size().min(align.max(1)) };
-                    parts.push(self.load_addr(a, &st, calign, space, span)?);
+                    let calign = if i == 0 {
+                        align.max(1)
+                    } else {
+                        s.size().min(align.max(1))
+                    };
+                    parts.push(self.load_addr(a, &st, calign, span)?);
                 }
                 let t = self.sty(ty);
                 Some(self.op(Op::CompositeConstruct, t, &parts))
@@ -1640,9 +1791,15 @@ impl<'a> Lowerer<'a> {
             Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
                 self.storage_caps(ty);
                 let t = self.sty(ty);
-                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let p = self
+                    .m
+                    .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
                 let ptr = self.op(Op::ConvertUToPtr, p, &[addr]);
-                Some(self.op(Op::Load, t, &[ptr, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)]))
+                Some(self.op(
+                    Op::Load,
+                    t,
+                    &[ptr, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)],
+                ))
             }
             Type::Array(e, n) => {
                 let esize = self.types.size(e) as u64;
@@ -1652,14 +1809,17 @@ impl<'a> Lowerer<'a> {
                 for i in 0..*n as u64 {
                     let o = self.m.u64_const(i * esize);
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
-                    parts.push(self.load_addr(a, e, ealign, space, span)?);
+                    parts.push(self.load_addr(a, e, ealign, span)?);
                 }
                 let t = self.sty(ty);
                 Some(self.op(Op::CompositeConstruct, t, &parts))
             }
             Type::Struct(id) => {
                 if self.contains_union(ty) {
-                    self.error(span, "loading a whole union is not supported yet; access a member");
+                    self.error(
+                        span,
+                        "loading a whole union is not supported yet; access a member",
+                    );
                     return None;
                 }
                 let members: Vec<(Type, u32)> = self.types.structs[*id]
@@ -1673,8 +1833,12 @@ impl<'a> Lowerer<'a> {
                     let o = self.m.u64_const(off as u64);
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
                     let malign = self.types.align(&mt).min(align).max(1);
-                    let malign = if off % malign == 0 { malign } else { 1 };
-                    parts.push(self.load_addr(a, &mt, malign, space, span)?);
+                    let malign = if off.is_multiple_of(malign) {
+                        malign
+                    } else {
+                        1
+                    };
+                    parts.push(self.load_addr(a, &mt, malign, span)?);
                 }
                 let t = self.sty(ty);
                 Some(self.op(Op::CompositeConstruct, t, &parts))
@@ -1704,16 +1868,25 @@ impl<'a> Lowerer<'a> {
                     let o = self.m.u64_const(i as u64 * s.size() as u64);
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
                     let part = self.op(Op::CompositeExtract, et, &[val, i]);
-                    let calign = if i == 0 { align.max(1) } else { s.size().min(align.max(1)) };
+                    let calign = if i == 0 {
+                        align.max(1)
+                    } else {
+                        s.size().min(align.max(1))
+                    };
                     self.store_addr(a, &st, calign, part, span);
                 }
             }
             Type::Scalar(_) | Type::Vector(..) | Type::Pointer(..) => {
                 self.storage_caps(ty);
                 let t = self.sty(ty);
-                let p = self.m.ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
+                let p = self
+                    .m
+                    .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
                 let ptr = self.op(Op::ConvertUToPtr, p, &[addr]);
-                self.op_void(Op::Store, &[ptr, val, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)]);
+                self.op_void(
+                    Op::Store,
+                    &[ptr, val, MA_ALIGNED | MA_NON_PRIVATE, align.max(1)],
+                );
             }
             Type::Array(e, n) => {
                 let esize = self.types.size(e) as u64;
@@ -1729,7 +1902,10 @@ impl<'a> Lowerer<'a> {
             }
             Type::Struct(id) => {
                 if self.contains_union(ty) {
-                    self.error(span, "storing a whole union is not supported yet; assign a member");
+                    self.error(
+                        span,
+                        "storing a whole union is not supported yet; assign a member",
+                    );
                     return;
                 }
                 let members: Vec<(Type, u32)> = self.types.structs[*id]
@@ -1744,7 +1920,11 @@ impl<'a> Lowerer<'a> {
                     let mty = self.sty(&mt);
                     let part = self.op(Op::CompositeExtract, mty, &[val, i as u32]);
                     let malign = self.types.align(&mt).min(align).max(1);
-                    let malign = if off % malign == 0 { malign } else { 1 };
+                    let malign = if off.is_multiple_of(malign) {
+                        malign
+                    } else {
+                        1
+                    };
                     self.store_addr(a, &mt, malign, part, span);
                 }
             }
@@ -1763,7 +1943,9 @@ impl<'a> Lowerer<'a> {
 
     fn store(&mut self, place: &Place, v: &Val, span: Span) {
         match place {
-            Place::Var { root, sc, path, ty, .. } => {
+            Place::Var {
+                root, sc, path, ty, ..
+            } => {
                 if *sc == StorageClass::Private {
                     self.error(span, "cannot assign to a __constant variable");
                     return;
@@ -1773,7 +1955,12 @@ impl<'a> Lowerer<'a> {
                 args.extend(Self::mem_operands(*sc));
                 self.op_void(Op::Store, &args);
             }
-            Place::Addr { addr, ty, align, space } => {
+            Place::Addr {
+                addr,
+                ty,
+                align,
+                space,
+            } => {
                 if *space == AddrSpace::Constant {
                     self.error(span, "cannot assign to __constant memory");
                     return;
@@ -1781,7 +1968,9 @@ impl<'a> Lowerer<'a> {
                 self.store_addr(*addr, ty, *align, v.id, span);
             }
             Place::Swizzle { base, comps, .. } => {
-                let Some(b) = self.load(base, span) else { return };
+                let Some(b) = self.load(base, span) else {
+                    return;
+                };
                 let n = b.ty.width();
                 let bt = self.sty(&b.ty);
                 let new = if comps.len() == 1 {
@@ -1808,12 +1997,18 @@ impl<'a> Lowerer<'a> {
         if self.call_stack.contains(&f.name.as_str()) {
             self.error(
                 span,
-                format!("recursive call to '{}': OpenCL C does not allow recursion", f.name),
+                format!(
+                    "recursive call to '{}': OpenCL C does not allow recursion",
+                    f.name
+                ),
             );
             return None;
         }
         let Some(body) = &f.body else {
-            self.error(span, format!("function '{}' is declared but never defined", f.name));
+            self.error(
+                span,
+                format!("function '{}' is declared but never defined", f.name),
+            );
             return None;
         };
         if args.len() != f.params.len() {
@@ -1840,10 +2035,19 @@ impl<'a> Lowerer<'a> {
             self.op_void(Op::Store, &[var, v.id]);
             self.bind(
                 &p.name,
-                Sym { root: var, sc: StorageClass::Function, ty: p.ty.clone(), base: v.base.clone() },
+                Sym {
+                    root: var,
+                    sc: StorageClass::Function,
+                    ty: p.ty.clone(),
+                    base: v.base.clone(),
+                },
             );
         }
-        let ret_var = if f.ret == Type::Void { None } else { Some(self.new_function_var(&f.ret)) };
+        let ret_var = if f.ret == Type::Void {
+            None
+        } else {
+            Some(self.new_function_var(&f.ret))
+        };
         let early = has_early_return(body);
         let exit = self.label();
         let flag = if early {
@@ -1897,16 +2101,63 @@ fn is_componentwise(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        IAdd | FAdd | ISub | FSub | IMul | FMul | UDiv | SDiv | FDiv | UMod | SRem | SMod | FRem
-            | FMod | SNegate | FNegate | Not | BitwiseAnd | BitwiseOr | BitwiseXor
-            | ShiftLeftLogical | ShiftRightLogical | ShiftRightArithmetic | SConvert | UConvert
-            | FConvert | ConvertFToS | ConvertFToU | ConvertSToF | ConvertUToF | Bitcast
-            | IEqual | INotEqual | SLessThan | SGreaterThan | SLessThanEqual
-            | SGreaterThanEqual | ULessThan | UGreaterThan | ULessThanEqual
-            | UGreaterThanEqual | FOrdEqual | FUnordNotEqual | FOrdNotEqual | FOrdLessThan
-            | FOrdGreaterThan | FOrdLessThanEqual | FOrdGreaterThanEqual | IsNan | IsInf
-            | LogicalAnd | LogicalOr | LogicalNot | LogicalEqual | LogicalNotEqual | Select
-            | ExtInst | BitCount
+        IAdd | FAdd
+            | ISub
+            | FSub
+            | IMul
+            | FMul
+            | UDiv
+            | SDiv
+            | FDiv
+            | UMod
+            | SRem
+            | SMod
+            | FRem
+            | FMod
+            | SNegate
+            | FNegate
+            | Not
+            | BitwiseAnd
+            | BitwiseOr
+            | BitwiseXor
+            | ShiftLeftLogical
+            | ShiftRightLogical
+            | ShiftRightArithmetic
+            | SConvert
+            | UConvert
+            | FConvert
+            | ConvertFToS
+            | ConvertFToU
+            | ConvertSToF
+            | ConvertUToF
+            | Bitcast
+            | IEqual
+            | INotEqual
+            | SLessThan
+            | SGreaterThan
+            | SLessThanEqual
+            | SGreaterThanEqual
+            | ULessThan
+            | UGreaterThan
+            | ULessThanEqual
+            | UGreaterThanEqual
+            | FOrdEqual
+            | FUnordNotEqual
+            | FOrdNotEqual
+            | FOrdLessThan
+            | FOrdGreaterThan
+            | FOrdLessThanEqual
+            | FOrdGreaterThanEqual
+            | IsNan
+            | IsInf
+            | LogicalAnd
+            | LogicalOr
+            | LogicalNot
+            | LogicalEqual
+            | LogicalNotEqual
+            | Select
+            | ExtInst
+            | BitCount
     )
 }
 
@@ -1917,7 +2168,9 @@ fn has_early_return(body: &Stmt) -> bool {
             StmtKind::Return(_) => true,
             StmtKind::Block(items) => items.iter().any(any_return),
             StmtKind::If(_, a, b) => any_return(a) || b.as_deref().is_some_and(any_return),
-            StmtKind::While(_, b) | StmtKind::DoWhile(b, _) | StmtKind::Switch(_, b) => any_return(b),
+            StmtKind::While(_, b) | StmtKind::DoWhile(b, _) | StmtKind::Switch(_, b) => {
+                any_return(b)
+            }
             StmtKind::For(_, _, _, b) => any_return(b),
             StmtKind::Case(_, b) => any_return(b),
             _ => false,

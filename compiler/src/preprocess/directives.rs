@@ -536,7 +536,13 @@ impl Preprocessor<'_> {
         };
         let text = match first.as_str() {
             // No macro replacement after OPENCL or STDC.
-            "OPENCL" | "STDC" | "FP_CONTRACT" => self.join_spellings(&toks, false),
+            "OPENCL" => {
+                if !self.check_opencl_pragma(&toks, at) {
+                    return;
+                }
+                self.join_spellings(&toks, false)
+            }
+            "STDC" | "FP_CONTRACT" => self.join_spellings(&toks, false),
             "unroll" | "nounroll" => {
                 let operands = self.expand_isolated(&toks[1..]);
                 let mut all = vec![toks[0].clone()];
@@ -552,6 +558,82 @@ impl Preprocessor<'_> {
             _ => return,
         };
         out.push(PpTok::new(PpKind::Pragma(text.into()), at));
+    }
+
+    /// Checks the forms OpenCL C 6.12 allows after `#pragma OPENCL`. A bad
+    /// one is ignored with a warning, as Clang does: programs commonly
+    /// enable an extension the device lacks and then test its macro.
+    fn check_opencl_pragma(&mut self, toks: &[PpTok], at: Span) -> bool {
+        let word = |i: usize| match toks.get(i).map(|t| &t.kind) {
+            Some(PpKind::Ident(sym)) => Some(self.interner.name(*sym).to_string()),
+            _ => None,
+        };
+        let span_of = |i: usize| toks.get(i).map_or(at, |t| t.span);
+        match word(1).as_deref() {
+            Some("EXTENSION") => {
+                let Some(name) = word(2) else {
+                    self.diags.warning(
+                        span_of(2),
+                        "expected an extension name after 'OPENCL EXTENSION' - ignoring pragma",
+                    );
+                    return false;
+                };
+                if !toks.get(3).is_some_and(|t| t.is_punct(":")) {
+                    self.diags.warning(
+                        span_of(3),
+                        "expected ':' in 'OPENCL EXTENSION' pragma - ignoring it",
+                    );
+                    return false;
+                }
+                let behavior = word(4);
+                if !matches!(behavior.as_deref(), Some("enable" | "disable")) {
+                    self.diags.warning(
+                        span_of(4),
+                        "expected 'enable' or 'disable' in 'OPENCL EXTENSION' pragma - ignoring it",
+                    );
+                    return false;
+                }
+                if toks.len() > 5 {
+                    self.diags.warning(
+                        span_of(5),
+                        "extra tokens at end of '#pragma OPENCL EXTENSION'",
+                    );
+                }
+                if name == "all" {
+                    if behavior.as_deref() == Some("enable") {
+                        self.diags.warning(
+                            span_of(4),
+                            "'all' can only be disabled in 'OPENCL EXTENSION' pragma - ignoring it",
+                        );
+                        return false;
+                    }
+                    return true;
+                }
+                if !self.extensions.iter().any(|e| *e == name) {
+                    self.diags.warning(
+                        span_of(2),
+                        format!("unsupported OpenCL extension '{name}' - ignoring"),
+                    );
+                    return false;
+                }
+                true
+            }
+            Some("FP_CONTRACT") => {
+                if !matches!(word(2).as_deref(), Some("ON" | "OFF" | "DEFAULT")) {
+                    self.diags.warning(
+                        span_of(2),
+                        "expected 'ON', 'OFF' or 'DEFAULT' in 'OPENCL FP_CONTRACT' pragma - ignoring it",
+                    );
+                    return false;
+                }
+                true
+            }
+            _ => {
+                self.diags
+                    .warning(span_of(1), "unknown OpenCL pragma - ignoring it");
+                false
+            }
+        }
     }
 
     /// `_Pragma ( string-literal )` (C99 6.10.9): the string, destringized,

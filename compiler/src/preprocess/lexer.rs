@@ -609,6 +609,24 @@ impl Lexer {
     }
 
     fn lex_punct(&mut self, c: u8) -> PpKind {
+        // The commonest punctuators begin no longer one.
+        let alone = match c {
+            b'(' => Some("("),
+            b')' => Some(")"),
+            b'[' => Some("["),
+            b']' => Some("]"),
+            b'{' => Some("{"),
+            b'}' => Some("}"),
+            b';' => Some(";"),
+            b',' => Some(","),
+            b'?' => Some("?"),
+            b'~' => Some("~"),
+            _ => None,
+        };
+        if let Some(p) = alone {
+            self.pos += 1;
+            return PpKind::Punct(p);
+        }
         let ahead: [Option<u8>; 4] = [Some(c), self.peek_at(1), self.peek_at(2), self.peek_at(3)];
         let matches = |s: &str| s.bytes().zip(ahead.iter()).all(|(a, b)| Some(a) == *b);
         for table in [PUNCT4, PUNCT3, PUNCT2] {

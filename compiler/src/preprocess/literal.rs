@@ -16,20 +16,19 @@ pub(crate) enum Number {
 
 /// Classifies a pp-number; the error is the message for the build log.
 pub(crate) fn parse_number(text: &str) -> Result<Number, String> {
-    let lower = text.to_ascii_lowercase();
-    let (radix, digits_at) = if lower.starts_with("0x") {
-        (16, 2)
-    } else if lower.starts_with("0b") {
-        (2, 2)
-    } else if lower.starts_with('0') {
-        (8, 0)
-    } else {
-        (10, 0)
+    let b = text.as_bytes();
+    let second = b.get(1).map(u8::to_ascii_lowercase);
+    let (radix, digits_at) = match (b.first(), second) {
+        (Some(b'0'), Some(b'x')) => (16, 2),
+        (Some(b'0'), Some(b'b')) => (2, 2),
+        (Some(b'0'), _) => (8, 0),
+        _ => (10, 0),
     };
+    let has = |set: &[u8]| b.iter().any(|c| set.contains(c));
     let is_float = match radix {
-        16 => lower.contains('.') || lower.contains('p'),
+        16 => has(b".pP"),
         2 => false,
-        _ => lower.contains('.') || lower.contains('e'),
+        _ => has(b".eE"),
     };
     if is_float {
         return check_float(text, radix == 16).map(|()| Number::Float);

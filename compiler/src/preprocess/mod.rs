@@ -65,7 +65,7 @@ fn run<R>(
     diags: &mut Diagnostics,
     finish: impl FnOnce(&mut Preprocessor<'_>, Vec<PpTok>) -> R,
 ) -> R {
-    let mut pp = Preprocessor::new(diags, headers, options);
+    let mut pp = Preprocessor::new(diags, headers, options, caps);
     // File 0 is the program source; the predefined macros and the `-D`
     // options are read first, as if included before its first line.
     let main = pp.add_file("<source>", Rc::from(source));
@@ -115,6 +115,8 @@ struct Preprocessor<'a> {
     diags: &'a mut Diagnostics,
     headers: &'a [Header],
     include_dirs: &'a [String],
+    /// The device's extensions, for `#pragma OPENCL EXTENSION`.
+    extensions: &'a [String],
     interner: Interner,
     sym: KnownSyms,
     /// Name and text of every file, indexed by [`FileId`].
@@ -141,7 +143,12 @@ struct Preprocessor<'a> {
 }
 
 impl<'a> Preprocessor<'a> {
-    fn new(diags: &'a mut Diagnostics, headers: &'a [Header], options: &'a BuildOptions) -> Self {
+    fn new(
+        diags: &'a mut Diagnostics,
+        headers: &'a [Header],
+        options: &'a BuildOptions,
+        caps: &'a TargetCaps,
+    ) -> Self {
         let mut interner = Interner::default();
         let sym = KnownSyms {
             defined: interner.intern("defined"),
@@ -161,6 +168,7 @@ impl<'a> Preprocessor<'a> {
             diags,
             headers,
             include_dirs: &options.include_dirs,
+            extensions: &caps.extensions,
             interner,
             sym,
             files: Vec::new(),
@@ -236,9 +244,9 @@ impl<'a> Preprocessor<'a> {
     /// what is no token at all.
     fn convert(&mut self, toks: Vec<PpTok>) -> Vec<Token> {
         let mut out: Vec<Token> = Vec::with_capacity(toks.len() + 1);
-        let mut last_eof = Span::default();
+        let mut last_span = Span::default();
         for t in toks {
-            last_eof = t.span;
+            last_span = t.span;
             let kind = match &t.kind {
                 PpKind::Ident(sym) => TokenKind::Identifier(self.interner.name(*sym).to_string()),
                 PpKind::Number(text) => match literal::parse_number(text) {
@@ -256,7 +264,12 @@ impl<'a> Preprocessor<'a> {
                     },
                     Err(message) => {
                         self.diags.error(t.span, message);
-                        continue;
+                        // A stand-in keeps the parser from a second error.
+                        TokenKind::IntLiteral {
+                            value: 0,
+                            suffix: String::new(),
+                            radix: 10,
+                        }
                     }
                 },
                 PpKind::Char(text) => {
@@ -268,7 +281,7 @@ impl<'a> Preprocessor<'a> {
                         Ok(v) => TokenKind::CharLiteral(v),
                         Err(message) => {
                             self.diags.error(t.span, message);
-                            continue;
+                            TokenKind::CharLiteral(0)
                         }
                     }
                 }
@@ -312,7 +325,7 @@ impl<'a> Preprocessor<'a> {
             };
             out.push(Token { kind, span: t.span });
         }
-        let eof_span = self.stack.first().map_or(last_eof, |f| f.lexer.end_span());
+        let eof_span = self.stack.first().map_or(last_span, |f| f.lexer.end_span());
         out.push(Token {
             kind: TokenKind::Eof,
             span: eof_span,

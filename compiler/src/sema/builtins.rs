@@ -116,14 +116,34 @@ pub enum Builtin {
     Atomic(AtomicOp),
     /// `gentypef f(gentypef...)` as one GLSL.std.450 instruction with
     /// `arity` arguments; `f32_only` where GLSL.std.450 has no 64-bit form.
-    FloatGlsl { op: u32, arity: u8, f32_only: bool },
+    FloatGlsl {
+        op: u32,
+        arity: u8,
+        f32_only: bool,
+    },
     /// Per-signedness integer GLSL ops (`min`, `max`, `clamp`) that also
     /// take floats.
-    MinMax { fop: u32, sop: u32, uop: u32, arity: u8 },
+    MinMax {
+        fop: u32,
+        sop: u32,
+        uop: u32,
+        arity: u8,
+    },
     /// Anything with its own lowering, named by the function.
     Special(&'static str),
+    /// A function of the built-in library (`library.cl`) on `float`, applied
+    /// per component; other float types use the GLSL.std.450 `fallback`.
+    Library {
+        func: &'static str,
+        arity: u8,
+        fallback: Option<u32>,
+    },
     /// `convert_<type>[_sat][_<rounding>]`.
-    Convert { to: Type, sat: bool, rounding: Rounding },
+    Convert {
+        to: Type,
+        sat: bool,
+        rounding: Rounding,
+    },
     /// `as_<type>`.
     AsType(Type),
     VLoad(u8),
@@ -134,23 +154,40 @@ const TABLE: &[(&str, Builtin)] = {
     use glsl::*;
     use Builtin::*;
     const fn f1(op: u32) -> Builtin {
-        FloatGlsl { op, arity: 1, f32_only: false }
+        FloatGlsl {
+            op,
+            arity: 1,
+            f32_only: false,
+        }
     }
     const fn f1s(op: u32) -> Builtin {
-        FloatGlsl { op, arity: 1, f32_only: true }
+        FloatGlsl {
+            op,
+            arity: 1,
+            f32_only: true,
+        }
     }
     &[
         ("get_work_dim", WorkItem(self::WorkItem::WorkDim)),
         ("get_global_size", WorkItem(self::WorkItem::GlobalSize)),
         ("get_global_id", WorkItem(self::WorkItem::GlobalId)),
         ("get_local_size", WorkItem(self::WorkItem::LocalSize)),
-        ("get_enqueued_local_size", WorkItem(self::WorkItem::EnqueuedLocalSize)),
+        (
+            "get_enqueued_local_size",
+            WorkItem(self::WorkItem::EnqueuedLocalSize),
+        ),
         ("get_local_id", WorkItem(self::WorkItem::LocalId)),
         ("get_num_groups", WorkItem(self::WorkItem::NumGroups)),
         ("get_group_id", WorkItem(self::WorkItem::GroupId)),
         ("get_global_offset", WorkItem(self::WorkItem::GlobalOffset)),
-        ("get_global_linear_id", WorkItem(self::WorkItem::GlobalLinearId)),
-        ("get_local_linear_id", WorkItem(self::WorkItem::LocalLinearId)),
+        (
+            "get_global_linear_id",
+            WorkItem(self::WorkItem::GlobalLinearId),
+        ),
+        (
+            "get_local_linear_id",
+            WorkItem(self::WorkItem::LocalLinearId),
+        ),
         ("barrier", Fence(self::Fence::Barrier)),
         ("work_group_barrier", Fence(self::Fence::Barrier)),
         ("mem_fence", Fence(self::Fence::MemFence)),
@@ -180,16 +217,51 @@ const TABLE: &[(&str, Builtin)] = {
         ("atom_xor", Atomic(AtomicOp::Xor)),
         ("sqrt", f1(SQRT)),
         ("rsqrt", f1(INVERSE_SQRT)),
-        ("exp", f1s(EXP)),
-        ("exp2", f1s(EXP2)),
-        ("log", f1s(LOG)),
-        ("log2", f1s(LOG2)),
+        (
+            "exp",
+            Library {
+                func: "__ferrocl_exp",
+                arity: 1,
+                fallback: Some(EXP),
+            },
+        ),
+        (
+            "exp2",
+            Library {
+                func: "__ferrocl_exp2",
+                arity: 1,
+                fallback: Some(EXP2),
+            },
+        ),
+        (
+            "log",
+            Library {
+                func: "__ferrocl_log",
+                arity: 1,
+                fallback: Some(LOG),
+            },
+        ),
+        (
+            "log2",
+            Library {
+                func: "__ferrocl_log2",
+                arity: 1,
+                fallback: Some(LOG2),
+            },
+        ),
         ("sin", f1s(SIN)),
         ("cos", f1s(COS)),
         ("tan", f1s(TAN)),
         ("asin", f1s(ASIN)),
         ("acos", f1s(ACOS)),
-        ("atan", f1s(ATAN)),
+        (
+            "atan",
+            Library {
+                func: "__ferrocl_atan",
+                arity: 1,
+                fallback: Some(ATAN),
+            },
+        ),
         ("sinh", f1s(SINH)),
         ("cosh", f1s(COSH)),
         ("tanh", f1s(TANH)),
@@ -204,25 +276,126 @@ const TABLE: &[(&str, Builtin)] = {
         ("degrees", f1s(DEGREES)),
         ("radians", f1s(RADIANS)),
         ("sign", f1(FSIGN)),
-        ("pow", FloatGlsl { op: POW, arity: 2, f32_only: true }),
-        ("powr", FloatGlsl { op: POW, arity: 2, f32_only: true }),
-        ("atan2", FloatGlsl { op: ATAN2, arity: 2, f32_only: true }),
-        ("fmin", FloatGlsl { op: NMIN, arity: 2, f32_only: false }),
-        ("fmax", FloatGlsl { op: NMAX, arity: 2, f32_only: false }),
-        ("step", FloatGlsl { op: STEP, arity: 2, f32_only: false }),
-        ("fma", FloatGlsl { op: FMA, arity: 3, f32_only: false }),
-        ("mix", FloatGlsl { op: FMIX, arity: 3, f32_only: false }),
-        ("smoothstep", FloatGlsl { op: SMOOTH_STEP, arity: 3, f32_only: false }),
-        ("min", MinMax { fop: FMIN, sop: SMIN, uop: UMIN, arity: 2 }),
-        ("max", MinMax { fop: FMAX, sop: SMAX, uop: UMAX, arity: 2 }),
-        ("clamp", MinMax { fop: FCLAMP, sop: SCLAMP, uop: UCLAMP, arity: 3 }),
+        (
+            "pow",
+            Library {
+                func: "__ferrocl_pow",
+                arity: 2,
+                fallback: Some(POW),
+            },
+        ),
+        (
+            "powr",
+            Library {
+                func: "__ferrocl_pow",
+                arity: 2,
+                fallback: Some(POW),
+            },
+        ),
+        (
+            "atan2",
+            Library {
+                func: "__ferrocl_atan2",
+                arity: 2,
+                fallback: Some(ATAN2),
+            },
+        ),
+        (
+            "fmin",
+            FloatGlsl {
+                op: NMIN,
+                arity: 2,
+                f32_only: false,
+            },
+        ),
+        (
+            "fmax",
+            FloatGlsl {
+                op: NMAX,
+                arity: 2,
+                f32_only: false,
+            },
+        ),
+        (
+            "step",
+            FloatGlsl {
+                op: STEP,
+                arity: 2,
+                f32_only: false,
+            },
+        ),
+        (
+            "fma",
+            FloatGlsl {
+                op: FMA,
+                arity: 3,
+                f32_only: false,
+            },
+        ),
+        (
+            "mix",
+            FloatGlsl {
+                op: FMIX,
+                arity: 3,
+                f32_only: false,
+            },
+        ),
+        (
+            "smoothstep",
+            FloatGlsl {
+                op: SMOOTH_STEP,
+                arity: 3,
+                f32_only: false,
+            },
+        ),
+        (
+            "min",
+            MinMax {
+                fop: FMIN,
+                sop: SMIN,
+                uop: UMIN,
+                arity: 2,
+            },
+        ),
+        (
+            "max",
+            MinMax {
+                fop: FMAX,
+                sop: SMAX,
+                uop: UMAX,
+                arity: 2,
+            },
+        ),
+        (
+            "clamp",
+            MinMax {
+                fop: FCLAMP,
+                sop: SCLAMP,
+                uop: UCLAMP,
+                arity: 3,
+            },
+        ),
         ("round", Special("round")),
         ("mad", Special("mad")),
         ("fmod", Special("fmod")),
         ("hypot", Special("hypot")),
         ("copysign", Special("copysign")),
-        ("exp10", Special("exp10")),
-        ("log10", Special("log10")),
+        (
+            "exp10",
+            Library {
+                func: "__ferrocl_exp10",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "log10",
+            Library {
+                func: "__ferrocl_log10",
+                arity: 1,
+                fallback: None,
+            },
+        ),
         ("cbrt", Special("cbrt")),
         ("pown", Special("pown")),
         ("ldexp", Special("ldexp")),
@@ -268,6 +441,15 @@ const TABLE: &[(&str, Builtin)] = {
     ]
 };
 
+/// The built-in library's source, and whether a program may need it.
+pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
+
+pub fn uses_library(identifier: &str) -> bool {
+    TABLE
+        .iter()
+        .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
+}
+
 /// Finds the built-in `name`, or `None` if there is none.
 pub fn lookup(name: &str) -> Option<Builtin> {
     let base = name
@@ -276,6 +458,23 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         .or_else(|| name.strip_prefix("fast_"))
         .unwrap_or(name);
     if let Some((_, b)) = TABLE.iter().find(|(n, _)| *n == name || *n == base) {
+        // `native_*` and `half_*` have implementation-defined precision:
+        // the GLSL.std.450 instruction serves.
+        if let (
+            Builtin::Library {
+                arity,
+                fallback: Some(op),
+                ..
+            },
+            true,
+        ) = (b, base != name)
+        {
+            return Some(Builtin::FloatGlsl {
+                op: *op,
+                arity: *arity,
+                f32_only: true,
+            });
+        }
         return Some(b.clone());
     }
     if let Some(rest) = name.strip_prefix("convert_") {
@@ -329,7 +528,11 @@ fn parse_convert(rest: &str) -> Option<Builtin> {
             _ => return None,
         }
     }
-    Some(Builtin::Convert { to: ty, sat, rounding })
+    Some(Builtin::Convert {
+        to: ty,
+        sat,
+        rounding,
+    })
 }
 
 #[cfg(test)]
@@ -348,7 +551,10 @@ mod tests {
                 rounding: Rounding::Rte
             })
         );
-        assert_eq!(lookup("as_float4"), Some(Builtin::AsType(Type::Vector(Scalar::Float, 4))));
+        assert_eq!(
+            lookup("as_float4"),
+            Some(Builtin::AsType(Type::Vector(Scalar::Float, 4)))
+        );
         assert_eq!(lookup("vload3"), Some(Builtin::VLoad(3)));
         assert_eq!(lookup("vload5"), None);
         assert_eq!(lookup("no_such_thing"), None);

@@ -218,7 +218,8 @@ impl Type {
     }
 
     pub fn is_integer(&self) -> bool {
-        self.elem_scalar().is_some_and(|s| s.is_integer() || s == Scalar::Bool)
+        self.elem_scalar()
+            .is_some_and(|s| s.is_integer() || s == Scalar::Bool)
     }
 
     pub fn is_float(&self) -> bool {
@@ -360,7 +361,11 @@ impl TypeTable {
     }
 
     pub fn member(&self, id: StructId, name: &str) -> Option<&Member> {
-        self.structs.get(id)?.members.iter().find(|m| m.name == name)
+        self.structs
+            .get(id)?
+            .members
+            .iter()
+            .find(|m| m.name == name)
     }
 }
 
@@ -390,9 +395,7 @@ pub fn vector_from_name(name: &str) -> Option<Type> {
 /// Integer promotion (C99 6.3.1.1): ranks below int become int.
 pub fn promote(s: Scalar) -> Scalar {
     match s {
-        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => {
-            Scalar::Int
-        }
+        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => Scalar::Int,
         other => other,
     }
 }
@@ -433,9 +436,21 @@ mod tests {
     fn struct_layout_is_c() {
         let t = TypeTable::default();
         let mut m = vec![
-            Member { name: "a".into(), ty: Type::Scalar(Scalar::Char), offset: 0 },
-            Member { name: "b".into(), ty: Type::Vector(Scalar::Float, 4), offset: 0 },
-            Member { name: "c".into(), ty: Type::Scalar(Scalar::Int), offset: 0 },
+            Member {
+                name: "a".into(),
+                ty: Type::Scalar(Scalar::Char),
+                offset: 0,
+            },
+            Member {
+                name: "b".into(),
+                ty: Type::Vector(Scalar::Float, 4),
+                offset: 0,
+            },
+            Member {
+                name: "c".into(),
+                ty: Type::Scalar(Scalar::Int),
+                offset: 0,
+            },
         ];
         assert_eq!(t.layout(&mut m, false, false, 1), (48, 16));
         assert_eq!(m[1].offset, 16);
@@ -449,7 +464,10 @@ mod tests {
         assert_eq!(common_scalar(Scalar::UInt, Scalar::Int), Scalar::UInt);
         assert_eq!(common_scalar(Scalar::Long, Scalar::UInt), Scalar::Long);
         assert_eq!(common_scalar(Scalar::Int, Scalar::Float), Scalar::Float);
-        assert_eq!(vector_from_name("uchar16"), Some(Type::Vector(Scalar::UChar, 16)));
+        assert_eq!(
+            vector_from_name("uchar16"),
+            Some(Type::Vector(Scalar::UChar, 16))
+        );
         assert_eq!(vector_from_name("float5"), None);
     }
 }

@@ -61,7 +61,7 @@ pub struct ModuleWriter {
 pub fn string_words(s: &str) -> Vec<Word> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     bytes
@@ -77,7 +77,10 @@ fn push_inst(out: &mut Vec<Word>, op: Op, operands: &[Word]) {
 
 impl ModuleWriter {
     pub fn new() -> Self {
-        ModuleWriter { next_id: 1, ..Default::default() }
+        ModuleWriter {
+            next_id: 1,
+            ..Default::default()
+        }
     }
 
     pub fn id(&mut self) -> Word {
@@ -344,7 +347,11 @@ impl FunctionWriter {
     }
 
     pub fn var(&mut self, ty: Word, id: Word) {
-        push_inst(&mut self.vars, Op::Variable, &[ty, id, StorageClass::Function as u32]);
+        push_inst(
+            &mut self.vars,
+            Op::Variable,
+            &[ty, id, StorageClass::Function as u32],
+        );
     }
 
     /// The function's words: `OpFunction`, entry block with variables, the

@@ -11,7 +11,14 @@ pub fn caps() -> TargetCaps {
 }
 
 pub fn build_with(source: &str, caps: &TargetCaps) -> Result<CompiledProgram, BuildError> {
-    compile(&CompileRequest { source, options: "", headers: &[] }, caps)
+    compile(
+        &CompileRequest {
+            source,
+            options: "",
+            headers: &[],
+        },
+        caps,
+    )
 }
 
 /// Compiles `source`, panicking with the build log on failure, and checks

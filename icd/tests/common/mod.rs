@@ -54,6 +54,7 @@ cl_api! {
     clCreateCommandQueueWithProperties: fn(Handle, Handle, *const cl_ulong, *mut cl_int) -> Handle;
     clReleaseCommandQueue: fn(Handle) -> cl_int;
     clCreateBuffer: fn(Handle, cl_bitfield, usize, *mut c_void, *mut cl_int) -> Handle;
+    clCreateSubBuffer: fn(Handle, cl_bitfield, cl_uint, *const c_void, *mut cl_int) -> Handle;
     clReleaseMemObject: fn(Handle) -> cl_int;
     clCreateProgramWithSource: fn(Handle, cl_uint, *const *const c_char, *const usize, *mut cl_int) -> Handle;
     clBuildProgram: fn(Handle, cl_uint, *const Handle, *const c_char, NotifyFn, *mut c_void) -> cl_int;
@@ -229,6 +230,7 @@ impl Gpu {
     }
 
     /// Builds `source` with `options`; a failed build panics with the log.
+    #[track_caller]
     pub fn program(&self, source: &str, options: &str) -> Program<'_> {
         let api = self.api;
         let options = CString::new(options).expect("options without NUL");
@@ -264,10 +266,12 @@ impl Gpu {
     }
 
     /// Builds `source` and creates the kernel `name` from it.
+    #[track_caller]
     pub fn kernel(&self, source: &str, name: &str) -> Kernel<'_> {
         self.kernel_with_options(source, name, "")
     }
 
+    #[track_caller]
     pub fn kernel_with_options(&self, source: &str, name: &str, options: &str) -> Kernel<'_> {
         let program = self.program(source, options);
         program.kernel(name)
@@ -275,6 +279,7 @@ impl Gpu {
 
     /// A read-write buffer holding a copy of `data`, written with
     /// clEnqueueWriteBuffer.
+    #[track_caller]
     pub fn buffer<T: Pod>(&self, data: &[T]) -> Buffer<'_> {
         let buffer = self.buffer_bytes(std::mem::size_of_val(data).max(1));
         self.write(&buffer, data);
@@ -282,12 +287,14 @@ impl Gpu {
     }
 
     /// A read-write buffer of `len` elements of `T`, all zero.
+    #[track_caller]
     pub fn zeroed<T: Pod>(&self, len: usize) -> Buffer<'_> {
         let bytes = vec![0u8; len * std::mem::size_of::<T>()];
         self.buffer(&bytes)
     }
 
     /// A buffer made with CL_MEM_COPY_HOST_PTR.
+    #[track_caller]
     pub fn buffer_copy_host<T: Pod>(&self, data: &[T]) -> Buffer<'_> {
         let bytes = as_bytes(data);
         let mut err = 0;
@@ -309,6 +316,7 @@ impl Gpu {
         }
     }
 
+    #[track_caller]
     pub fn buffer_bytes(&self, size: usize) -> Buffer<'_> {
         let mut err = 0;
         // SAFETY: no host pointer is passed.
@@ -325,6 +333,7 @@ impl Gpu {
     }
 
     /// Blocking write of `data` at the start of `buffer`.
+    #[track_caller]
     pub fn write<T: Pod>(&self, buffer: &Buffer<'_>, data: &[T]) {
         let bytes = as_bytes(data);
         assert!(bytes.len() <= buffer.size);
@@ -349,6 +358,7 @@ impl Gpu {
     }
 
     /// Blocking read of the whole buffer as elements of `T`.
+    #[track_caller]
     pub fn read<T: Pod>(&self, buffer: &Buffer<'_>) -> Vec<T> {
         let len = buffer.size / std::mem::size_of::<T>();
         let mut out: Vec<T> = Vec::with_capacity(len);
@@ -374,6 +384,7 @@ impl Gpu {
     }
 
     /// Enqueues an NDRange; `local` and `offset` may be absent (NULL).
+    #[track_caller]
     pub fn run(
         &self,
         kernel: &Kernel<'_>,
@@ -414,12 +425,66 @@ impl Gpu {
         }
     }
 
+    #[track_caller]
     pub fn finish(&self) {
         // SAFETY: the queue is live.
         check(unsafe { (self.api.clFinish)(self.queue) }, "clFinish");
     }
 
+    /// A string-valued `cl_device_info` (e.g. `CL_DEVICE_EXTENSIONS`).
+    #[track_caller]
+    pub fn device_string(&self, param: cl_uint) -> String {
+        let mut size = 0;
+        // SAFETY: the first call asks for the size; the second writes at
+        // most `size` bytes into a buffer of that size.
+        unsafe {
+            check(
+                (self.api.clGetDeviceInfo)(self.device, param, 0, null_mut(), &mut size),
+                "clGetDeviceInfo(size)",
+            );
+            let mut bytes = vec![0u8; size];
+            check(
+                (self.api.clGetDeviceInfo)(
+                    self.device,
+                    param,
+                    size,
+                    bytes.as_mut_ptr() as *mut c_void,
+                    null_mut(),
+                ),
+                "clGetDeviceInfo",
+            );
+            String::from_utf8_lossy(&bytes)
+                .trim_end_matches('\0')
+                .to_string()
+        }
+    }
+
+    /// A sub-buffer of `parent` covering `size` bytes from `origin`.
+    #[track_caller]
+    pub fn sub_buffer<'g>(&'g self, parent: &Buffer<'g>, origin: usize, size: usize) -> Buffer<'g> {
+        let region = [origin, size];
+        let mut err = 0;
+        // SAFETY: CL_BUFFER_CREATE_TYPE_REGION takes a cl_buffer_region,
+        // two size_t values.
+        let handle = unsafe {
+            (self.api.clCreateSubBuffer)(
+                parent.handle,
+                CL_MEM_READ_WRITE,
+                CL_BUFFER_CREATE_TYPE_REGION,
+                region.as_ptr() as *const c_void,
+                &mut err,
+            )
+        };
+        check(err, "clCreateSubBuffer");
+        Buffer {
+            gpu: self,
+            handle,
+            size,
+        }
+    }
+
     /// A `cl_device_info` value of plain type `T`.
+    #[track_caller]
     pub fn device_info<T: Pod>(&self, param: cl_uint) -> T {
         let mut value = std::mem::MaybeUninit::<T>::zeroed();
         // SAFETY: the destination holds size_of::<T>() bytes.
@@ -527,6 +592,7 @@ impl<'g> Program<'g> {
         }
     }
 
+    #[track_caller]
     pub fn kernel(&self, name: &str) -> Kernel<'g> {
         let cname = CString::new(name).expect("kernel name without NUL");
         let mut err = 0;
@@ -560,6 +626,7 @@ pub struct Kernel<'g> {
 
 impl Kernel<'_> {
     /// A `__global`/`__constant` pointer argument.
+    #[track_caller]
     pub fn arg_buffer(&self, index: u32, buffer: &Buffer<'_>) -> &Self {
         // SAFETY: a cl_mem argument is passed as a pointer to the handle.
         let status = unsafe {
@@ -575,10 +642,12 @@ impl Kernel<'_> {
     }
 
     /// A value argument (scalar, vector, array standing for a vector).
+    #[track_caller]
     pub fn arg<T: Pod>(&self, index: u32, value: T) -> &Self {
         self.arg_bytes(index, as_bytes(std::slice::from_ref(&value)))
     }
 
+    #[track_caller]
     pub fn arg_bytes(&self, index: u32, bytes: &[u8]) -> &Self {
         // SAFETY: the pointer covers `bytes.len()` bytes.
         let status = unsafe {
@@ -597,6 +666,7 @@ impl Kernel<'_> {
     }
 
     /// A `__local` pointer argument of `bytes` bytes.
+    #[track_caller]
     pub fn arg_local(&self, index: u32, bytes: usize) -> &Self {
         // SAFETY: a NULL value with a size is the spec's form for __local.
         let status = unsafe { (self.gpu.api.clSetKernelArg)(self.handle, index, bytes, null()) };
@@ -608,6 +678,7 @@ impl Kernel<'_> {
     }
 
     /// `CL_KERNEL_WORK_GROUP_SIZE` for the test's device.
+    #[track_caller]
     pub fn work_group_size(&self) -> usize {
         let mut size = 0usize;
         // SAFETY: the destination is a size_t.

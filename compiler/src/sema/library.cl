@@ -1,0 +1,187 @@
+// Built-in functions written in OpenCL C, compiled by this compiler and
+// inlined where called. They exist where the Vulkan precision of the
+// GLSL.std.450 instruction is looser than the OpenCL single-precision bound
+// (exp, log and pow carry errors that grow with the argument on Vulkan;
+// atan loses relative precision near 0). The algorithms: argument reduction
+// by powers of two with a constant split in a short head and a tail so the
+// head product is exact, then a short polynomial on the reduced range.
+
+// e^r for |r| <= ln(2)/2: the Taylor series to r^8 is below 2^-30 there.
+float __ferrocl_exp_poly(float r) {
+    return 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f
+        + r * (0.008333334f + r * (0.0013888889f + r * (0.0001984127f + r * 0.0000248016f)))))));
+}
+
+// p * 2^k in two steps, so neither step leaves the float range early.
+float __ferrocl_scale(float p, float k) {
+    int n = (int)k;
+    int h = n / 2;
+    return ldexp(ldexp(p, h), n - h);
+}
+
+float __ferrocl_exp(float x) {
+    if (isnan(x)) return x;
+    if (x > 88.72284f) return INFINITY;
+    if (x < -103.97208f) return 0.0f;
+    float n = rint(x * 1.44269504f);
+    // ln 2 = 0.693145751953125 (exact in 16 bits) + 1.4286068e-6.
+    float r = (x - n * 0.693145751953125f) - n * 1.4286068203094172e-6f;
+    return __ferrocl_scale(__ferrocl_exp_poly(r), n);
+}
+
+float __ferrocl_exp2(float x) {
+    if (isnan(x)) return x;
+    if (x >= 128.0f) return INFINITY;
+    if (x < -150.0f) return 0.0f;
+    float n = rint(x);
+    float r = (x - n) * 0.6931472f;
+    return __ferrocl_scale(__ferrocl_exp_poly(r), n);
+}
+
+float __ferrocl_exp10(float x) {
+    if (isnan(x)) return x;
+    if (x > 38.5318394f) return INFINITY;
+    if (x < -45.1544993f) return 0.0f;
+    float n = rint(x * 3.321928f);
+    // log10(2) = 0.301025390625 (exact in 13 bits) + 4.6050389811952135e-6.
+    float r = ((x - n * 0.301025390625f) - n * 4.6050389811952135e-6f) * 2.3025851f;
+    return __ferrocl_scale(__ferrocl_exp_poly(r), n);
+}
+
+// For finite x > 0: (e, log(m)) with x = m * 2^e and m in [sqrt(1/2), sqrt(2)).
+float2 __ferrocl_log_parts(float x) {
+    int e = 0;
+    if (x < 1.17549435e-38f) {
+        x = x * 8388608.0f;
+        e = -23;
+    }
+    uint b = as_uint(x);
+    e += (int)(b >> 23) - 127;
+    float m = as_float((b & 0x007fffffu) | 0x3f800000u);
+    if (m > 1.41421356f) {
+        m = m * 0.5f;
+        e += 1;
+    }
+    // log(1 + f) = 2 atanh(s) with s = f / (2 + f), |s| < 0.172.
+    float f = m - 1.0f;
+    float s = f / (2.0f + f);
+    float z = s * s;
+    float r = z * (0.6666667f + z * (0.4f + z * (0.2857143f + z * (0.22222222f + z * 0.18181819f))));
+    return (float2)((float)e, f - s * (f - r));
+}
+
+float __ferrocl_log_special(float x) {
+    if (x < 0.0f) return NAN;
+    if (x == 0.0f) return -INFINITY;
+    return x;
+}
+
+float __ferrocl_log(float x) {
+    if (isnan(x) || isinf(x) || x <= 0.0f) return __ferrocl_log_special(x);
+    float2 p = __ferrocl_log_parts(x);
+    return p.x * 0.693145751953125f + (p.x * 1.4286068203094172e-6f + p.y);
+}
+
+float __ferrocl_log2(float x) {
+    if (isnan(x) || isinf(x) || x <= 0.0f) return __ferrocl_log_special(x);
+    float2 p = __ferrocl_log_parts(x);
+    // 1/ln 2 = 1.4426950216293334961 + 1.925963033500011079e-8.
+    return p.x + (p.y * 1.925963033500011079e-8f + p.y * 1.4426950216293334961f);
+}
+
+float __ferrocl_log10(float x) {
+    if (isnan(x) || isinf(x) || x <= 0.0f) return __ferrocl_log_special(x);
+    float2 p = __ferrocl_log_parts(x);
+    // log10(2) split as in exp10; 1/ln 10 = 0.43429448190325182.
+    return p.x * 0.301025390625f + (p.x * 4.6050389811952135e-6f + p.y * 0.43429448190325182f);
+}
+
+float __ferrocl_pow(float x, float y) {
+    if (y == 0.0f || x == 1.0f) return 1.0f;
+    if (isnan(x) || isnan(y)) return x + y;
+    float ax = fabs(x);
+    int y_int = floor(y) == y;
+    int y_odd = y_int && fabs(y) < 16777216.0f && (((int)y) & 1) != 0;
+    if (isinf(y)) {
+        if (ax == 1.0f) return 1.0f;
+        return ((ax > 1.0f) == (y > 0.0f)) ? INFINITY : 0.0f;
+    }
+    if (x == 0.0f) {
+        float z = y < 0.0f ? INFINITY : 0.0f;
+        return y_odd ? copysign(z, x) : z;
+    }
+    if (isinf(x)) {
+        float z = y < 0.0f ? 0.0f : INFINITY;
+        return (x < 0.0f && y_odd) ? -z : z;
+    }
+    if (x < 0.0f && !y_int) return NAN;
+    float2 p = __ferrocl_log_parts(ax);
+    float t = p.y * 1.4426950216293334961f + p.y * 1.925963033500011079e-8f;
+    // y * (e + t): y's head has 12 bits, so its product with e is exact.
+    float yh = as_float(as_uint(y) & 0xfffff000u);
+    float yl = y - yh;
+    float a = yh * p.x;
+    float b = yl * p.x + y * t;
+    float n = rint(a + b);
+    float z;
+    if (n > 128.0f) {
+        z = INFINITY;
+    } else if (n < -151.0f) {
+        z = 0.0f;
+    } else {
+        float f = (a - n) + b;
+        z = __ferrocl_scale(__ferrocl_exp_poly(f * 0.6931472f), n);
+    }
+    return (x < 0.0f && y_odd) ? -z : z;
+}
+
+float __ferrocl_atan(float x) {
+    if (isnan(x)) return x;
+    float ax = fabs(x);
+    float base;
+    float t;
+    // atan(ax) = atan(c) + atan((ax - c) / (1 + c ax)) for a nearby c.
+    if (ax < 0.4375f) {
+        base = 0.0f;
+        t = ax;
+    } else if (ax < 0.6875f) {
+        base = 0.46364760900080611f;
+        t = (ax - 0.5f) / (1.0f + 0.5f * ax);
+    } else if (ax < 1.1875f) {
+        base = 0.78539816339744831f;
+        t = (ax - 1.0f) / (ax + 1.0f);
+    } else if (ax < 2.4375f) {
+        base = 0.98279372324732907f;
+        t = (ax - 1.5f) / (1.0f + 1.5f * ax);
+    } else {
+        base = 1.5707963267948966f;
+        t = -1.0f / ax;
+    }
+    float z = t * t;
+    float s = t - t * z * (0.33333334f - z * (0.2f - z * (0.14285715f - z * (0.11111111f
+        - z * (0.09090909f - z * (0.07692308f - z * (0.06666667f - z * (0.05882353f - z * 0.05263158f))))))));
+    float r = base + s;
+    return x < 0.0f ? -r : r;
+}
+
+float __ferrocl_atan2(float y, float x) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (isinf(x) || isinf(y)) {
+        float a = isinf(y) ? (isinf(x) ? (x > 0.0f ? 0.78539816f : 2.3561945f) : 1.5707964f)
+                           : (x > 0.0f ? 0.0f : 3.1415927f);
+        return copysign(a, y);
+    }
+    if (x == 0.0f) {
+        if (y == 0.0f) return copysign(signbit(x) ? 3.1415927f : 0.0f, y);
+        return copysign(1.5707964f, y);
+    }
+    float r;
+    if (fabs(y) > fabs(x)) {
+        r = 1.5707963267948966f - __ferrocl_atan(fabs(x / y));
+        if (x < 0.0f) r = 3.1415926535897932f - r;
+    } else {
+        r = __ferrocl_atan(fabs(y / x));
+        if (x < 0.0f) r = 3.1415926535897932f - r;
+    }
+    return copysign(r, y);
+}
