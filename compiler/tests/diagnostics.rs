@@ -78,9 +78,10 @@ fn goto_is_diagnosed() {
 }
 
 #[test]
-fn local_pointer_reinterpretation_is_diagnosed() {
+fn pointer_into_two_private_objects_is_diagnosed() {
     let log = build_error(
-        "kernel void k(local float *l, global int *o) { local int *p = (local int *)l; o[0] = p[0]; }\n",
+        "kernel void k(global int *o, int n) {\n  int a[2], b[2];\n  int *p = a;\n  if (n) p = b;\n  o[0] = *p;\n}\n",
     );
+    assert_has(&log, "<source>:4:");
     assert_has(&log, "not supported yet");
 }

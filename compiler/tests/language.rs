@@ -220,6 +220,10 @@ fn math_and_common_builtins() {
                 + any((int4)(n)) + all((int4)(n)) + select(1, 2, n) + bitselect(n, 5, 3);\n\
            v[2] = bitselect(a, a, a) + convert_float4(isnan(a));\n\
            i[3] = convert_int_sat(x) + convert_int_rte(x) + as_int(x) + convert_uchar_sat(n);\n\
+           f[3] = expm1(x) + log1p(x) + sinpi(x) + cospi(x) + tanpi(x) + atanpi(x) + atan2pi(x, x)\n\
+                + maxmag(x, 1.0f) + minmag(x, 1.0f) + nan(1u) + isnormal(x) + native_divide(x, 3.0f)\n\
+                + native_recip(x) + native_exp(x) + half_log(x) + native_powr(x, x) + exp10(x) + log10(x);\n\
+           v[3] = exp(a) + log(a) + pow(a, a) + expm1(a) + atan2(a, a);\n\
            ulong big = upsample((uint)n, 5u);\n\
            long l = (long)big;\n\
            i[4] = (int)(clz(l) + popcount(big) + add_sat(l, l) + mul_hi(l, l));\n\
@@ -242,6 +246,10 @@ fn vload_vstore() {
            vstore2((float2)(1.0f, 2.0f), get_local_id(0), l);\n\
            float2 r = vload2(0, l);\n\
            f[21] = r.y;\n\
+           global half *h = (global half *)f;\n\
+           vstore_half(r.x, 0, h);\n\
+           vstore_half4_rte(v, 1, h);\n\
+           f[22] = vload_half(0, h) + vload_half4(1, h).w;\n\
          }\n",
     );
 }
@@ -334,5 +342,62 @@ fn doubles_with_fp64() {
            d[2] = dot(v, v) + convert_double(f[1]) + M_PI;\n\
          }\n",
         &caps,
+    );
+}
+
+#[test]
+fn reinterpreted_local_memory_uses_the_word_pool() {
+    let p = build(
+        "typedef struct { char c; int i; } pair;\n\
+         kernel void k(global int *o, local float *scratch, local uchar *bytes) {\n\
+           local float4 tile[8];\n\
+           local pair pairs[4];\n\
+           uint lid = get_local_id(0);\n\
+           scratch[lid] = (float)lid;\n\
+           tile[lid % 8] = (float4)(scratch[lid]);\n\
+           bytes[lid] = (uchar)lid;\n\
+           pairs[lid % 4].c = 'x';\n\
+           barrier(CLK_LOCAL_MEM_FENCE);\n\
+           local float4 *v = (local float4 *)scratch;\n\
+           local uint *words = (local uint *)bytes;\n\
+           o[lid] = (int)v[0].y + words[0] + (int)tile[1].x + pairs[0].c;\n\
+           atomic_add((local int *)scratch, 1);\n\
+           local long *l = (local long *)tile;\n\
+           l[1] = -5;\n\
+           o[lid + 64] = (int)(l[1] + (local short *)bytes - (local short *)bytes);\n\
+         }\n",
+    );
+    let k = &p.kernels[0];
+    assert_eq!(k.args[1].local_size_spec_id, Some(3));
+    assert_eq!(k.args[2].local_size_spec_id, Some(4));
+    assert_eq!(k.static_local_mem_size, 128 + 32);
+}
+
+#[test]
+fn reinterpreted_private_memory_uses_the_word_pool() {
+    build(
+        "uint sum(const uchar *p, int n) { uint s = 0; for (int i = 0; i < n; i++) s = s * 31 + p[i]; return s; }\n\
+         kernel void k(global const float *in, global uint *out) {\n\
+           int i = get_global_id(0);\n\
+           float f = in[i];\n\
+           int pair[2] = { i, -i };\n\
+           uchar *b = (uchar *)&f;\n\
+           b[3] ^= 0x80;\n\
+           out[i] = sum((const uchar *)&f, 4) + sum((const uchar *)pair, 8) + as_uint(f);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn async_copies_and_events() {
+    build(
+        "kernel void k(global int *out, local int *tile) {\n\
+           event_t e = async_work_group_copy(tile, out + 256, 64, 0);\n\
+           wait_group_events(1, &e);\n\
+           out[get_global_id(0)] = tile[(get_local_id(0) + 1) % 64];\n\
+           event_t e2 = async_work_group_strided_copy(out + 600, tile, 8, 2, 0);\n\
+           wait_group_events(1, &e2);\n\
+           prefetch(out, 4);\n\
+         }\n",
     );
 }

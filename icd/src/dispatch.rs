@@ -5,15 +5,15 @@
 //! an ICD loader calls through it. [`ensure_registered`] hands the table to
 //! the runtime before any object exists.
 //!
-//! The table is completed at run time. libferrocl.so exports every entry
-//! point under its OpenCL name, and so does the ICD loader that loads it;
-//! an address taken at link time is a relocation against that name, which
-//! the dynamic linker binds to the first definition in the process: the
-//! loader's own `clGetPlatformInfo` calling back through this table, for
-//! ever. So each slot is looked up again with `dlsym` in libferrocl.so's
-//! own handle, which finds this library's definition.
+//! libferrocl.so exports every entry point under its OpenCL name, and so
+//! does the ICD loader that loads it. An address taken at link time would
+//! be bound by the dynamic linker to the first definition in the process —
+//! the loader's own `clGetPlatformInfo`, which calls back through this
+//! table for ever — so the library is linked with `-Bsymbolic-functions`
+//! (icd/build.rs): its references to its own functions bind to its own
+//! definitions.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::c_void;
 use std::sync::OnceLock;
 
 macro_rules! dispatch_table {
@@ -208,67 +208,6 @@ dispatch_table! {
     clSetContextDestructorCallback => crate::context::clSetContextDestructorCallback,
 }
 
-/// `Dl_info` of `<dlfcn.h>`.
-#[repr(C)]
-struct DlInfo {
-    dli_fname: *const c_char,
-    dli_fbase: *mut c_void,
-    dli_sname: *const c_char,
-    dli_saddr: *mut c_void,
-}
-
-const RTLD_LAZY: c_int = 0x1;
-const RTLD_NOLOAD: c_int = 0x4;
-
-extern "C" {
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    fn dlclose(handle: *mut c_void) -> c_int;
-}
-
-/// The load base of the object that holds `address`, with its file name.
-fn object_of(address: *const c_void) -> Option<(*mut c_void, *const c_char)> {
-    let mut info = DlInfo {
-        dli_fname: std::ptr::null(),
-        dli_fbase: std::ptr::null_mut(),
-        dli_sname: std::ptr::null(),
-        dli_saddr: std::ptr::null_mut(),
-    };
-    // SAFETY: dladdr only reads the address and fills info.
-    let found = unsafe { dladdr(address, &mut info) };
-    (found != 0 && !info.dli_fbase.is_null()).then_some((info.dli_fbase, info.dli_fname))
-}
-
-/// Replaces every slot with this object's own definition of the slot's
-/// name where the dynamic linker bound the link-time address elsewhere.
-fn bind_to_this_object(table: &mut IcdDispatch) {
-    let Some((own_base, own_file)) = object_of(linked_table as *const c_void) else {
-        return;
-    };
-    // SAFETY: own_file is the NUL-terminated path dladdr returned for a
-    // loaded object; RTLD_NOLOAD only takes a reference to it.
-    let handle = unsafe { dlopen(own_file, RTLD_LAZY | RTLD_NOLOAD) };
-    if handle.is_null() {
-        return;
-    }
-    let slots = table as *mut IcdDispatch as *mut *const c_void;
-    for (i, name) in SLOT_NAMES.iter().enumerate() {
-        let Ok(symbol) = CString::new(*name) else {
-            continue;
-        };
-        // SAFETY: a valid handle and a NUL-terminated name.
-        let address = unsafe { dlsym(handle, symbol.as_ptr()) };
-        if !address.is_null() && object_of(address).is_some_and(|(base, _)| base == own_base) {
-            // SAFETY: IcdDispatch is repr(C) with SLOT_NAMES.len() pointer
-            // fields, so slot i exists.
-            unsafe { slots.add(i).write(address) };
-        }
-    }
-    // SAFETY: the reference taken by dlopen above.
-    unsafe { dlclose(handle) };
-}
-
 // SAFETY: the table is written once, before it is shared, and holds only
 // function addresses.
 unsafe impl Sync for IcdDispatch {}
@@ -279,11 +218,7 @@ static DISPATCH: OnceLock<IcdDispatch> = OnceLock::new();
 
 /// The table every ferrocl handle points to.
 pub fn dispatch_table() -> &'static IcdDispatch {
-    DISPATCH.get_or_init(|| {
-        let mut table = linked_table();
-        bind_to_this_object(&mut table);
-        table
-    })
+    DISPATCH.get_or_init(linked_table)
 }
 
 /// Registers the table with the runtime, once. Called by every entry point
@@ -330,18 +265,12 @@ mod tests {
     }
 
     #[test]
-    fn every_slot_is_filled_from_this_object() {
+    fn every_slot_is_filled() {
         let table = dispatch_table() as *const IcdDispatch as *const *const c_void;
-        let own = object_of(linked_table as *const c_void).map(|(base, _)| base);
         for (i, name) in SLOT_NAMES.iter().enumerate() {
             // SAFETY: IcdDispatch is repr(C) with SLOT_NAMES.len() pointer fields.
             let slot = unsafe { table.add(i).read() };
             assert!(!slot.is_null(), "{name} is empty");
-            assert_eq!(
-                object_of(slot).map(|(base, _)| base),
-                own,
-                "{name} is bound outside ferrocl"
-            );
         }
     }
 

@@ -38,8 +38,8 @@ pub unsafe extern "C" fn clWaitForEvents(
         }
         // Submit every queue first so that the waits overlap.
         for e in &events {
-            if let Some(q) = &e.queue {
-                if e.timeline_value().is_none() {
+            if e.timeline_value().is_none() {
+                if let Some(q) = e.queue() {
                     q.flush();
                 }
             }
@@ -74,13 +74,7 @@ pub unsafe extern "C" fn clGetEventInfo(
         // SAFETY: the application's output pointers.
         unsafe {
             match param_name {
-                CL_EVENT_COMMAND_QUEUE => {
-                    let q = e
-                        .queue
-                        .as_ref()
-                        .map_or(std::ptr::null_mut(), |q| handle_of(&**q));
-                    write_info(&q, size, ptr, ret)
-                }
+                CL_EVENT_COMMAND_QUEUE => write_info(&e.queue_handle(), size, ptr, ret),
                 CL_EVENT_CONTEXT => write_info(&handle_of(&*e.context), size, ptr, ret),
                 CL_EVENT_COMMAND_TYPE => write_info(&e.command_type, size, ptr, ret),
                 CL_EVENT_COMMAND_EXECUTION_STATUS => write_info(&e.status(), size, ptr, ret),
@@ -185,7 +179,7 @@ pub unsafe extern "C" fn clGetEventProfilingInfo(
         // flag is not set for the command-queue, if the execution status of
         // the command identified by event is not CL_COMPLETE or if event is
         // a user event object.
-        let profiled = e.queue.as_ref().is_some_and(|q| q.profiling());
+        let profiled = e.profiled();
         if !profiled || e.status() != CL_COMPLETE as cl_int {
             return Err(CL_PROFILING_INFO_NOT_AVAILABLE);
         }

@@ -2911,40 +2911,69 @@ __kernel void many(__global float *o, __global const float *a0, __global const f
 }
 
 #[test]
-fn nd_range_and_the_group_count_limit() {
+fn nd_range_beyond_the_group_count_limit_is_split() {
     let env = Env::new();
-    let src = "__kernel void mark(__global uint *o) { o[get_global_id(0)] = (uint)get_global_id(0) ^ 0x5a5a5a5au; }";
+    let src = "
+__kernel void mark(__global uint *o, __global uint *g)
+{
+    size_t i = get_global_id(0) - get_global_offset(0);
+    o[i] = (uint)get_global_id(0) ^ 0x5a5a5a5au;
+    g[i] = (uint)get_group_id(0);
+}
+";
     let (p, k) = env.kernel(src, "mark");
+    // 70000 groups of one work-item: more than lavapipe's
+    // maxComputeWorkGroupCount (65535) in x.
     let n = 70000usize;
     let out = env.buffer(CL_MEM_READ_WRITE, n * 4, null_mut());
+    let groups = env.buffer(CL_MEM_READ_WRITE, n * 4, null_mut());
     unsafe {
         set_arg(k, 0, &out);
-        // 70000 groups of one work-item: more than lavapipe's
-        // maxComputeWorkGroupCount (65535), which ferrocl cannot split yet;
-        // devices with a larger limit run it.
-        let local = 1usize;
-        let r = clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, &local, 0, null(), null_mut());
-        assert!(r == CL_SUCCESS || r == CL_OUT_OF_RESOURCES, "{r}");
-        // With a NULL local size ferrocl picks a large group that divides
-        // the global size.
+        set_arg(k, 1, &groups);
+        for (offset, local) in [(0usize, 1usize), (3, 1)] {
+            ok(clEnqueueNDRangeKernel(
+                env.queue,
+                k,
+                1,
+                &offset,
+                &n,
+                &local,
+                0,
+                null(),
+                null_mut(),
+            ));
+            let got = env.read::<u32>(out, 0, n);
+            let grp = env.read::<u32>(groups, 0, n);
+            for i in 0..n {
+                assert_eq!(
+                    got[i],
+                    (i + offset) as u32 ^ 0x5a5a5a5a,
+                    "offset {offset} item {i}"
+                );
+                assert_eq!(grp[i], (i / local) as u32, "offset {offset} item {i}");
+            }
+        }
+        // A NULL local size for a prime global size.
+        let prime = 65537usize;
         ok(clEnqueueNDRangeKernel(
             env.queue,
             k,
             1,
             null(),
-            &n,
+            &prime,
             null(),
             0,
             null(),
             null_mut(),
         ));
-        let got = env.read::<u32>(out, 0, n);
+        let got = env.read::<u32>(out, 0, prime);
         for (i, v) in got.iter().enumerate() {
             assert_eq!(*v, i as u32 ^ 0x5a5a5a5a, "item {i}");
         }
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(p));
         ok(clReleaseMemObject(out));
+        ok(clReleaseMemObject(groups));
     }
     check_validation();
 }
@@ -2998,6 +3027,90 @@ __kernel void reverse_groups(__global const int *in, __global int *out, __local 
         ok(clReleaseProgram(p));
         ok(clReleaseMemObject(input));
         ok(clReleaseMemObject(out));
+    }
+    check_validation();
+}
+
+#[test]
+fn queues_on_many_threads() {
+    let env = Env::new();
+    let (p, k) = env.kernel(VECTOR_ADD, "add");
+    let (ctx, kernel_addr) = (env.ctx as usize, k as usize);
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || unsafe {
+                let ctx = ctx as H;
+                let dev = device();
+                let mut err = 0;
+                let q = clCreateCommandQueue(ctx, dev, 0, &mut err);
+                ok(err);
+                // Each thread its own kernel object: argument values belong
+                // to the kernel, not the launch.
+                let k = clCloneKernel(kernel_addr as H, &mut err);
+                ok(err);
+                let n = 4096usize;
+                let a: Vec<f32> = (0..n).map(|i| (i + t) as f32).collect();
+                let b: Vec<f32> = (0..n).map(|i| (2 * i) as f32).collect();
+                let mk = |data: &[f32]| {
+                    let mut err = 0;
+                    let buf = clCreateBuffer(
+                        ctx,
+                        CL_MEM_COPY_HOST_PTR,
+                        n * 4,
+                        data.as_ptr() as *mut c_void,
+                        &mut err,
+                    );
+                    ok(err);
+                    buf
+                };
+                let (da, db) = (mk(&a), mk(&b));
+                let dc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, n * 4, null_mut(), &mut err);
+                ok(err);
+                set_arg(k, 0, &da);
+                set_arg(k, 1, &db);
+                set_arg(k, 2, &dc);
+                for _ in 0..10 {
+                    ok(clEnqueueNDRangeKernel(
+                        q,
+                        k,
+                        1,
+                        null(),
+                        &n,
+                        null(),
+                        0,
+                        null(),
+                        null_mut(),
+                    ));
+                }
+                let mut out = vec![0f32; n];
+                ok(clEnqueueReadBuffer(
+                    q,
+                    dc,
+                    CL_TRUE,
+                    0,
+                    n * 4,
+                    out.as_mut_ptr().cast(),
+                    0,
+                    null(),
+                    null_mut(),
+                ));
+                for (i, v) in out.iter().enumerate() {
+                    assert_eq!(*v, (i + t + 2 * i) as f32);
+                }
+                for m in [da, db, dc] {
+                    ok(clReleaseMemObject(m));
+                }
+                ok(clReleaseKernel(k));
+                ok(clReleaseCommandQueue(q));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(p));
     }
     check_validation();
 }

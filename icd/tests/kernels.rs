@@ -2762,3 +2762,380 @@ fn atomics_return_values_compaction_and_cmpxchg() {
         "atomic_min, atomic_max, atomic_xchg, atomic_or"
     );
 }
+
+#[test]
+fn async_work_group_copy_into_local() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define WG 64
+        __kernel void window_sum(__global const float *in, __global float *out) {
+            __local float tile[WG + 2];
+            size_t base = get_group_id(0) * WG;
+            event_t e = async_work_group_copy(tile, in + base, WG + 2, 0);
+            wait_group_events(1, &e);
+            int l = get_local_id(0);
+            out[base + l] = tile[l] + tile[l + 1] + tile[l + 2];
+        }"#;
+    let (groups, wg) = (100usize, 64usize);
+    let n = groups * wg;
+    let input: Vec<f32> = (0..n + 2).map(|i| (i % 97) as f32).collect();
+    let k = gpu.kernel(src, "window_sum");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], Some(&[wg]), None);
+    let want: Vec<f32> = (0..n)
+        .map(|i| input[i] + input[i + 1] + input[i + 2])
+        .collect();
+    assert_same(&gpu.read::<f32>(&dout), &want, "3-wide window sums");
+}
+
+#[test]
+fn large_struct_by_value_in_argument_buffer() {
+    let gpu = Gpu::new();
+    // 40 floats and an int: 164 bytes, more than lavapipe's push constants.
+    let src = r#"
+        typedef struct { float coeffs[40]; int count; } poly;
+        __kernel void eval(poly p, __global const float *x, __global float *y) {
+            int i = get_global_id(0);
+            float acc = 0.0f;
+            for (int k = p.count - 1; k >= 0; --k)
+                acc = acc * x[i] + p.coeffs[k];
+            y[i] = acc;
+        }"#;
+    let n = 777usize;
+    let count = 37i32;
+    let coeffs: Vec<f32> = (0..40)
+        .map(|k| {
+            if k < count {
+                1.0 / (k + 1) as f32
+            } else {
+                99.0
+            }
+        })
+        .collect();
+    let mut arg = Vec::new();
+    for c in &coeffs {
+        arg.extend(c.to_le_bytes());
+    }
+    arg.extend(count.to_le_bytes());
+    let mut rng = XorShift::new(37);
+    let x = rng.floats(n, -1.0, 1.0);
+    let k = gpu.kernel(src, "eval");
+    let (dx, dy) = (gpu.buffer(&x), gpu.zeroed::<f32>(n));
+    k.arg_bytes(0, &arg).arg_buffer(1, &dx).arg_buffer(2, &dy);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = x
+        .iter()
+        .map(|&xi| {
+            (0..count as usize)
+                .rev()
+                .fold(0f64, |acc, k| acc * xi as f64 + coeffs[k] as f64) as f32
+        })
+        .collect();
+    assert_close(
+        &gpu.read::<f32>(&dy),
+        &want,
+        1e-5,
+        1e-5,
+        "Horner evaluation",
+    );
+}
+
+#[test]
+fn vector_ternary_shuffle_and_vector_conversions() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void vmix(__global const float4 *a, __global const float4 *b,
+                           __global int4 *iout, __global float4 *fout) {
+            int i = get_global_id(0);
+            float4 x = a[i], y = b[i];
+            int4 lt = x < y;
+            fout[3 * i] = lt ? y : x;
+            fout[3 * i + 1] = convert_float4(convert_int4_sat_rte(x * 1000.0f));
+            fout[3 * i + 2] = shuffle2(x, y, (uint4)(7, 0, 5, 2));
+            iout[2 * i] = convert_int4_sat_rte(x * 3.0e9f);
+            iout[2 * i + 1] = shuffle(as_int4(x), (uint4)(3, 3, 0, 1)) ^ lt;
+        }"#;
+    let n = 1000usize;
+    let mut rng = XorShift::new(38);
+    let gen = |rng: &mut XorShift| -> Vec<[f32; 4]> {
+        (0..n)
+            .map(|_| [0; 4].map(|_: i32| rng.f32_in(-2.0, 2.0)))
+            .collect()
+    };
+    let (a, b) = (gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "vmix");
+    let (da, db) = (gpu.buffer(&a), gpu.buffer(&b));
+    let (di, df) = (gpu.zeroed::<[i32; 4]>(2 * n), gpu.zeroed::<[f32; 4]>(3 * n));
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &di)
+        .arg_buffer(3, &df);
+    gpu.run(&k, &[n], None, None);
+    let (gi, gf) = (gpu.read::<[i32; 4]>(&di), gpu.read::<[f32; 4]>(&df));
+    let sat_rte = |v: f32| -> i32 {
+        let r = v.round_ties_even();
+        if r >= 2147483647.0 {
+            i32::MAX
+        } else if r <= -2147483648.0 {
+            i32::MIN
+        } else {
+            r as i32
+        }
+    };
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        let lt: [i32; 4] = std::array::from_fn(|c| if x[c] < y[c] { -1 } else { 0 });
+        let both = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+        assert_eq!(
+            gf[3 * i],
+            std::array::from_fn(|c| if x[c] < y[c] { y[c] } else { x[c] }),
+            "vector ?: at {i}"
+        );
+        assert_eq!(
+            gf[3 * i + 1],
+            x.map(|v| sat_rte(v * 1000.0) as f32),
+            "round trip at {i}"
+        );
+        assert_eq!(
+            gf[3 * i + 2],
+            [both[7], both[0], both[5], both[2]],
+            "shuffle2 at {i}"
+        );
+        assert_eq!(
+            gi[2 * i],
+            x.map(|v| sat_rte(v * 3.0e9)),
+            "saturating conversion at {i}"
+        );
+        let xi = x.map(f32::to_bits).map(|b| b as i32);
+        assert_eq!(
+            gi[2 * i + 1],
+            [xi[3] ^ lt[0], xi[3] ^ lt[1], xi[0] ^ lt[2], xi[1] ^ lt[3]],
+            "shuffle at {i}"
+        );
+    }
+}
+
+#[test]
+fn math_builtins_with_pointer_outputs() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void parts(__global const float *in, __global float *out, __global int *iout) {
+            int i = get_global_id(0);
+            float x = in[i];
+            float whole, fl, c;
+            int e, q;
+            out[6 * i] = fract(x, &fl);
+            out[6 * i + 1] = fl;
+            out[6 * i + 2] = modf(x, &whole);
+            out[6 * i + 3] = whole;
+            out[6 * i + 4] = frexp(x, &e);
+            out[6 * i + 5] = remquo(x, 0.75f, &q);
+            iout[2 * i] = e;
+            iout[2 * i + 1] = q & 7;
+        }"#;
+    let n = 2000usize;
+    let mut rng = XorShift::new(39);
+    let mut input = rng.floats(n, -50.0, 50.0);
+    input[0] = 0.0;
+    input[1] = -3.0;
+    input[2] = 0.75;
+    let k = gpu.kernel(src, "parts");
+    let (din, dout, diout) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<f32>(6 * n),
+        gpu.zeroed::<i32>(2 * n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_buffer(2, &diout);
+    gpu.run(&k, &[n], None, None);
+    let (got, goti) = (gpu.read::<f32>(&dout), gpu.read::<i32>(&diout));
+    for (i, &x) in input.iter().enumerate() {
+        let fl = x.floor();
+        // fract: min(x - floor(x), 0x1.fffffep-1f).
+        let fract = (x - fl).min(f32::from_bits(0x3f7f_ffff));
+        let whole = x.trunc();
+        let (mant, exp) = if x == 0.0 {
+            (0.0, 0)
+        } else {
+            let e = x.abs().log2().floor() as i32 + 1;
+            let m = x / 2f32.powi(e);
+            // Correct an off-by-one from log2 rounding.
+            if m.abs() >= 1.0 {
+                (m / 2.0, e + 1)
+            } else if m.abs() < 0.5 {
+                (m * 2.0, e - 1)
+            } else {
+                (m, e)
+            }
+        };
+        // remquo: x - n*y with n the integer nearest x/y (ties to even),
+        // computed exactly in f64; the low 3 bits of n with x/y's sign.
+        let ratio = x as f64 / 0.75;
+        let nq = ratio.round_ties_even();
+        let rem = (x as f64 - nq * 0.75) as f32;
+        let qbits = ((nq.abs() as i64 & 7) as i32 * if ratio < 0.0 { -1 } else { 1 }) & 7;
+        assert_eq!(got[6 * i], fract, "fract({x})");
+        assert_eq!(got[6 * i + 1], fl, "fract's floor({x})");
+        assert_eq!(got[6 * i + 2], x - whole, "modf({x})");
+        assert_eq!(got[6 * i + 3], whole, "modf's integral part({x})");
+        assert_eq!((got[6 * i + 4], goti[2 * i]), (mant, exp), "frexp({x})");
+        assert_eq!(got[6 * i + 5], rem, "remquo({x}, 0.75)");
+        assert_eq!(goti[2 * i + 1], qbits, "remquo's quotient bits for {x}");
+    }
+}
+
+#[test]
+fn unions_enums_and_typedef_arrays() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef enum { RED = 1, GREEN = 4, BLUE = GREEN * 2 } colour;
+        typedef union { float f; uint u; uchar b[4]; } word;
+        typedef int triple[3];
+        int weight(colour c) {
+            switch (c) {
+            case RED: return 10;
+            case GREEN: return 20;
+            case BLUE: return 30;
+            }
+            return -1;
+        }
+        __kernel void unions(__global const float *in, __global uint *out) {
+            int i = get_global_id(0);
+            word w;
+            w.f = in[i];
+            triple t = { (int)w.b[0], (int)w.b[3], weight((colour)(1 << (i % 4))) };
+            out[4 * i] = w.u;
+            out[4 * i + 1] = t[0] + t[1];
+            out[4 * i + 2] = t[2];
+            out[4 * i + 3] = sizeof(word) + sizeof(triple) + BLUE;
+        }"#;
+    let n = 512usize;
+    let mut rng = XorShift::new(40);
+    let input = rng.floats(n, -10.0, 10.0);
+    let k = gpu.kernel(src, "unions");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(4 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = input
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| {
+            let b = f.to_le_bytes();
+            let weight = match 1 << (i % 4) {
+                1 => 10,
+                4 => 20,
+                8 => 30,
+                _ => -1i32,
+            };
+            [
+                f.to_bits(),
+                b[0] as u32 + b[3] as u32,
+                weight as u32,
+                4 + 12 + 8,
+            ]
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<u32>(&dout),
+        &want,
+        "union, enum and array results",
+    );
+}
+
+#[test]
+fn expression_semantics_side_effects_and_short_circuit() {
+    let gpu = Gpu::new();
+    let src = r#"
+        int bump(int *counter, int v) { (*counter)++; return v; }
+        __kernel void exprs(__global const int *in, __global int *out) {
+            int i = get_global_id(0);
+            int x = in[i];
+            int calls = 0;
+            int a = (x > 0 && bump(&calls, x % 2)) || bump(&calls, 1);
+            int arr[4] = { 1, 2, 3, 4 };
+            int j = 0;
+            arr[j++] += 10;
+            arr[++j] *= 3;
+            int k = (j += 2, j * 5);
+            int4 v = (int4)(x, x + 1, x + 2, x + 3);
+            v.xz += (int2)(100, 200);
+            v.w <<= 2;
+            int post = x++;
+            int pre = ++x;
+            out[8 * i] = a;
+            out[8 * i + 1] = calls;
+            out[8 * i + 2] = arr[0] * 1000 + arr[1] * 100 + arr[2] * 10 + arr[3];
+            out[8 * i + 3] = k;
+            out[8 * i + 4] = v.x + v.y + v.z + v.w;
+            out[8 * i + 5] = post * 10 + pre;
+            out[8 * i + 6] = x;
+            out[8 * i + 7] = (x & 1) ? x-- : --x;
+        }"#;
+    let n = 600usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| i - 300).collect();
+    let k = gpu.kernel(src, "exprs");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<i32>(8 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = input
+        .iter()
+        .flat_map(|&x0| {
+            let mut calls = 0;
+            let first = x0 > 0 && {
+                calls += 1;
+                x0 % 2 != 0
+            };
+            let a = first || {
+                calls += 1;
+                true
+            };
+            // arr[0] += 10, then arr[2] *= 3 (j is 2 after ++j), j = 4.
+            let arr = [11, 2, 9, 4];
+            let k = 4 * 5;
+            let v = [x0 + 100, x0 + 1, x0 + 2 + 200, (x0 + 3) << 2];
+            let post = x0;
+            let pre = x0 + 2;
+            let x = x0 + 2;
+            let last = if x & 1 != 0 { x } else { x - 1 };
+            [
+                a as i32,
+                calls,
+                arr[0] * 1000 + arr[1] * 100 + arr[2] * 10 + arr[3],
+                k,
+                v.iter().sum(),
+                post * 10 + pre,
+                x,
+                last,
+            ]
+        })
+        .collect();
+    assert_same(&gpu.read::<i32>(&dout), &want, "expression results");
+}
+
+#[test]
+fn kernel_called_as_a_function() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void scale_one(__global float *data, int i, float s) {
+            data[i] *= s;
+        }
+        __kernel void scale_pairs(__global float *data, float s) {
+            int i = get_global_id(0);
+            scale_one(data, 2 * i, s);
+            scale_one(data, 2 * i + 1, -s);
+        }"#;
+    let n = 500usize;
+    let input: Vec<f32> = (0..2 * n).map(|i| i as f32).collect();
+    let k = gpu.kernel(src, "scale_pairs");
+    let d = gpu.buffer(&input);
+    k.arg_buffer(0, &d).arg(1, 1.5f32);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<f32> = input
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i % 2 == 0 { v * 1.5 } else { v * -1.5 })
+        .collect();
+    assert_same(&gpu.read::<f32>(&d), &want, "pairs scaled");
+}

@@ -161,8 +161,10 @@ const MAX_PARAMETER_SIZE: usize = 1024;
 /// their C alignment, so a sub-buffer must start on this boundary.
 const LARGEST_TYPE_SIZE: u32 = 128;
 
-/// Compute work-groups wider than this gain nothing on any target and
-/// would make per-work-item local arrays and barriers costlier.
+/// The largest work-group reported even where Vulkan allows more: kernels
+/// commonly size `__local` arrays by the work-group size, and with the
+/// 32 KiB of local memory that every device offers, wider groups leave them
+/// under 32 bytes per work-item.
 const MAX_WORK_GROUP_SIZE: u32 = 1024;
 
 fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {

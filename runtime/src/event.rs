@@ -6,14 +6,20 @@
 //! batch goes to the GPU, its completion thread marks it running and then
 //! complete. Callbacks and internal listeners are taken out of the lock and
 //! run outside it, each exactly once.
+//!
+//! A command's event links to its queue weakly: the completion thread, which
+//! holds events, must never hold the last reference to a queue (the queue's
+//! teardown joins that thread), and the application's release of a queue
+//! is then where the queue goes.
 
 use crate::api::{handle_of, ApiHeader, ApiObject, Tag};
 use crate::cl::*;
 use crate::context::Context;
 use crate::queue::Queue;
+use ferrocl_vk::Timeline;
 use parking_lot::{Condvar, Mutex};
 use std::ffi::c_void;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
 /// `void (CL_CALLBACK *)(cl_event, cl_int, void *)`.
@@ -50,13 +56,20 @@ struct EventState {
     times: [u64; 4],
 }
 
+/// What an event knows of its queue.
+struct QueueLink {
+    queue: Weak<Queue>,
+    timeline: Arc<Timeline>,
+    profiling: bool,
+}
+
 /// A `cl_event`.
 #[repr(C)]
 pub struct Event {
     header: ApiHeader,
     pub context: Arc<Context>,
     /// None for a user event.
-    pub queue: Option<Arc<Queue>>,
+    queue: Option<QueueLink>,
     pub command_type: cl_uint,
     state: Mutex<EventState>,
     changed: Condvar,
@@ -71,7 +84,7 @@ unsafe impl ApiObject for Event {
 impl Event {
     fn new(
         context: Arc<Context>,
-        queue: Option<Arc<Queue>>,
+        queue: Option<QueueLink>,
         command_type: cl_uint,
         status: cl_int,
     ) -> Arc<Event> {
@@ -93,9 +106,14 @@ impl Event {
 
     /// The event of a command enqueued on `queue`.
     pub fn new_command(queue: &Arc<Queue>, command_type: cl_uint) -> Arc<Event> {
+        let link = QueueLink {
+            queue: Arc::downgrade(queue),
+            timeline: queue.timeline().clone(),
+            profiling: queue.profiling(),
+        };
         Event::new(
             queue.context.clone(),
-            Some(queue.clone()),
+            Some(link),
             command_type,
             CL_QUEUED as cl_int,
         )
@@ -108,6 +126,35 @@ impl Event {
 
     pub fn is_user(&self) -> bool {
         self.queue.is_none()
+    }
+
+    /// The command's queue, while it exists.
+    pub fn queue(&self) -> Option<Arc<Queue>> {
+        self.queue.as_ref().and_then(|l| l.queue.upgrade())
+    }
+
+    /// `CL_EVENT_COMMAND_QUEUE`: the queue's handle (NULL for a user event).
+    pub fn queue_handle(&self) -> *mut c_void {
+        self.queue
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |l| l.queue.as_ptr() as *mut c_void)
+    }
+
+    /// True for a command of `queue`.
+    pub fn is_on(&self, queue: &Queue) -> bool {
+        self.queue
+            .as_ref()
+            .is_some_and(|l| std::ptr::eq(l.queue.as_ptr(), queue))
+    }
+
+    /// The timeline that the command's batch signals.
+    pub(crate) fn timeline(&self) -> Option<&Arc<Timeline>> {
+        self.queue.as_ref().map(|l| &l.timeline)
+    }
+
+    /// The command's queue has `CL_QUEUE_PROFILING_ENABLE`.
+    pub fn profiled(&self) -> bool {
+        self.queue.as_ref().is_some_and(|l| l.profiling)
     }
 
     pub fn status(&self) -> cl_int {
@@ -235,8 +282,8 @@ impl Event {
     /// Blocks until the event is complete or failed and returns its status.
     /// Submits the batch holding the command first.
     pub fn wait(&self) -> cl_int {
-        if let Some(queue) = &self.queue {
-            if self.state.lock().timeline_value.is_none() {
+        if self.state.lock().timeline_value.is_none() {
+            if let Some(queue) = self.queue() {
                 queue.flush();
             }
         }

@@ -20,7 +20,6 @@ use ferrocl_compiler::{
 };
 use ferrocl_vk::Pipeline;
 use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -35,7 +34,18 @@ pub enum ArgValue {
     Local(usize),
 }
 
-type PipelineKey = (usize, [u32; 3], Vec<u32>);
+/// A cached pipeline: (device index, work-group size, `__local` argument
+/// sizes) and the pipeline. Searched linearly: a kernel has few.
+type CachedPipeline = (usize, [u32; 3], Vec<u32>, Arc<Pipeline>);
+
+/// The buffers one launch fills, reused from launch to launch.
+#[derive(Default)]
+struct LaunchData {
+    push: Vec<u8>,
+    args: Vec<u8>,
+    mems: Vec<Arc<Mem>>,
+    local_sizes: Vec<u32>,
+}
 
 /// A `cl_kernel`.
 #[repr(C)]
@@ -47,7 +57,8 @@ pub struct Kernel {
     /// not built for that device).
     executables: Vec<Option<Arc<CompiledProgram>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    pipelines: Mutex<Vec<CachedPipeline>>,
+    spare_launches: Mutex<Vec<LaunchData>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Kernel.
@@ -91,7 +102,8 @@ impl Kernel {
             info,
             executables,
             args: Mutex::new(args),
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(Vec::new()),
+            spare_launches: Mutex::new(Vec::new()),
         })
     }
 
@@ -110,6 +122,16 @@ impl Kernel {
     /// the index check.
     pub fn set_arg(&self, index: usize, value: ArgValue) {
         self.args.lock()[index] = Some(value);
+    }
+
+    /// `clSetKernelArg` for a value argument: the bytes are copied into the
+    /// previous value's storage when it has the same size.
+    pub fn set_arg_bytes(&self, index: usize, bytes: &[u8]) {
+        let mut args = self.args.lock();
+        match &mut args[index] {
+            Some(ArgValue::Bytes(old)) if old.len() == bytes.len() => old.copy_from_slice(bytes),
+            slot => *slot = Some(ArgValue::Bytes(bytes.to_vec())),
+        }
     }
 
     /// True when every argument has a value.
@@ -136,29 +158,39 @@ impl Kernel {
         device_index: usize,
         device: &Device,
         local: [u32; 3],
-        local_sizes: Vec<u32>,
+        local_sizes: &[u32],
     ) -> Result<Arc<Pipeline>, cl_int> {
-        let key = (device_index, local, local_sizes);
-        if let Some(p) = self.pipelines.lock().get(&key) {
-            return Ok(p.clone());
+        let cached = |list: &[CachedPipeline]| {
+            list.iter()
+                .find(|(d, l, s, _)| *d == device_index && *l == local && s.as_slice() == local_sizes)
+                .map(|c| c.3.clone())
+        };
+        if let Some(p) = cached(&self.pipelines.lock()) {
+            return Ok(p);
         }
         let exe = self.executables[device_index]
             .as_ref()
             .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
         let mut spec: Vec<(u32, u32)> =
             SPEC_ID_WORK_GROUP_SIZE.iter().copied().zip(local).collect();
-        let mut locals = key.2.iter();
+        let mut locals = local_sizes.iter();
         for arg in &self.info.args {
             if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
                 spec.push((id, locals.next().copied().unwrap_or(0)));
             }
         }
+        // Built outside the lock: pipeline creation is slow, and a racing
+        // launch that builds the same one only wastes time.
         let pipeline = device
             .backend()?
             .create_pipeline(&exe.spirv, &self.info.name, push_size(&self.info), &spec)
             .map_err(vk_error)?;
         let pipeline = Arc::new(pipeline);
-        self.pipelines.lock().insert(key, pipeline.clone());
+        let mut list = self.pipelines.lock();
+        if let Some(p) = cached(&list) {
+            return Ok(p);
+        }
+        list.push((device_index, local, local_sizes.to_vec(), pipeline.clone()));
         Ok(pipeline)
     }
 }
@@ -168,6 +200,9 @@ impl Drop for Kernel {
         self.program.kernel_count.fetch_sub(1, Ordering::AcqRel);
     }
 }
+
+/// Byte offset of `group_base_x` in the launch header.
+const GROUP_BASE_X_OFFSET: usize = 28;
 
 /// Bytes of the push-constant range of a kernel.
 pub fn push_size(info: &KernelInfo) -> u32 {
@@ -287,28 +322,43 @@ pub fn enqueue_nd_range(
         (range.global[2] / range.local[2]) as u64,
     ];
     // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
-    // so `vkCmdDispatchBase` cannot reach group ids past the limit, and the
-    // launch ABI has no group-id base a kernel could add: an NDRange with
-    // more groups than that in some dimension cannot run yet.
+    // so `vkCmdDispatchBase` cannot reach group ids past the limit. In x the
+    // launch ABI has `group_base_x` (added to the work-group id by the
+    // kernel): more groups than the limit become several dispatches from
+    // group 0. y and z have no such base yet.
     let max = queue.device.vk_info().limits.max_compute_work_group_count;
-    if (0..3).any(|d| groups[d] > max[d] as u64) {
+    if groups[1] > max[1] as u64 || groups[2] > max[2] as u64 {
         return Err(CL_OUT_OF_RESOURCES);
     }
-    let groups = groups.map(|g| g as u32);
+    let step_x = max[0].max(1) as u64;
     let kernel = kernel.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        // Kept before anything is recorded, so that a partly recorded
+        // launch still holds what it uses.
+        for m in keep {
+            r.keep(m);
+        }
+        r.keep(kernel);
         if !in_push {
             let address = r.push_args(&args_bytes)?;
             let start = ARGS_OFFSET as usize;
             push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
         }
-        r.stream
-            .dispatch(&pipeline, &push, [0; 3], groups)
-            .map_err(vk_error)?;
-        for m in keep {
-            r.keep(m);
+        let mut x = 0u64;
+        while x < groups[0] {
+            let count = (groups[0] - x).min(step_x);
+            push[GROUP_BASE_X_OFFSET..GROUP_BASE_X_OFFSET + 4]
+                .copy_from_slice(&(x as u32).to_ne_bytes());
+            r.stream
+                .dispatch(
+                    &pipeline,
+                    &push,
+                    [0; 3],
+                    [count as u32, groups[1] as u32, groups[2] as u32],
+                )
+                .map_err(vk_error)?;
+            x += count;
         }
-        r.keep(kernel);
         Ok(())
     });
     queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)

@@ -13,6 +13,7 @@ pub mod memory;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod staging;
 
 /// The OpenCL error for a backend failure.
 pub fn vk_error(error: ferrocl_vk::Error) -> cl::cl_int {

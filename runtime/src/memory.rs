@@ -13,6 +13,7 @@ use crate::cl::*;
 use crate::context::{Context, ObjectCallback};
 use crate::event::Event;
 use crate::queue::{Queue, RecordFn, Recorder};
+use crate::staging::Staging;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, MemoryLocation};
 use parking_lot::Mutex;
@@ -30,7 +31,7 @@ struct Mapping {
     /// Host-visible memory holding the mapped bytes (for `USE_HOST_PTR`,
     /// the bytes live in the application's memory and this is the way back
     /// to the device).
-    staging: Arc<Buffer>,
+    staging: Arc<Staging>,
 }
 
 /// A `cl_mem` (buffers and sub-buffers).
@@ -192,30 +193,24 @@ fn staging(
     recorder: &Recorder<'_>,
     size: usize,
     location: MemoryLocation,
-) -> Result<Arc<Buffer>, cl_int> {
-    Ok(Arc::new(
-        recorder
-            .device
-            .create_buffer(size.max(1) as u64, location)
-            .map_err(vk_error)?,
-    ))
+) -> Result<Arc<Staging>, cl_int> {
+    Ok(Arc::new(recorder.staging.take(size, location)?))
 }
 
 fn create_staging(
     queue: &Queue,
     size: usize,
     location: MemoryLocation,
-) -> Result<Arc<Buffer>, cl_int> {
-    Ok(Arc::new(
-        queue
-            .backend()
-            .create_buffer(size.max(1) as u64, location)
-            .map_err(vk_error)?,
-    ))
+) -> Result<Arc<Staging>, cl_int> {
+    Ok(Arc::new(queue.staging().take(size, location)?))
 }
 
-fn mapped(buffer: &Buffer) -> Result<*mut u8, cl_int> {
-    Ok(buffer.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?.as_ptr())
+fn mapped(staging: &Staging) -> Result<*mut u8, cl_int> {
+    let ptr = staging.ptr();
+    if ptr.is_null() {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    Ok(ptr)
 }
 
 /// Waits for a blocking command; an error status becomes the error the
@@ -243,20 +238,23 @@ pub fn enqueue_read(
 ) -> Result<Arc<Event>, cl_int> {
     let mem = mem.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        r.keep(mem.clone());
         let row = region[0];
         let total = row * region[1] * region[2];
         let stage = staging(r, total, MemoryLocation::DeviceToHost)?;
+        // Kept before anything is recorded: the buffer may only go back to
+        // the pool once every copy into it has run.
+        r.keep(stage.clone());
         let mut at = 0u64;
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let from = (mem.offset + src.offset(0, y, z)) as u64;
                 r.stream
-                    .copy_buffer(&mem.buffer, from, &stage, at, row as u64)
+                    .copy_buffer(&mem.buffer, from, stage.buffer(), at, row as u64)
                     .map_err(vk_error)?;
                 at += row as u64;
             }
         }
-        r.keep(mem.clone());
         let stage_ptr = mapped(&stage)? as usize;
         r.after(Box::new(move || {
             let mut at = 0usize;
@@ -315,18 +313,18 @@ pub fn enqueue_write(
     }
     let mem = mem.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        r.keep(mem.clone());
+        r.keep(stage.clone());
         let mut at = 0u64;
         for z in 0..region[2] {
             for y in 0..region[1] {
                 let to = (mem.offset + dst.offset(0, y, z)) as u64;
                 r.stream
-                    .copy_buffer(&stage, at, &mem.buffer, to, row as u64)
+                    .copy_buffer(stage.buffer(), at, &mem.buffer, to, row as u64)
                     .map_err(vk_error)?;
                 at += row as u64;
             }
         }
-        r.keep(mem.clone());
-        r.keep(stage.clone());
         Ok(())
     });
     queue.enqueue(command_type, wait_list, record)
@@ -346,6 +344,8 @@ pub fn enqueue_copy(
 ) -> Result<Arc<Event>, cl_int> {
     let (src_mem, dst_mem) = (src_mem.clone(), dst_mem.clone());
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        r.keep(src_mem.clone());
+        r.keep(dst_mem.clone());
         let row = region[0] as u64;
         if region[1] == 1 && region[2] == 1 {
             let from = (src_mem.offset + src.offset(0, 0, 0)) as u64;
@@ -364,8 +364,6 @@ pub fn enqueue_copy(
                 }
             }
         }
-        r.keep(src_mem.clone());
-        r.keep(dst_mem.clone());
         Ok(())
     });
     queue.enqueue(command_type, wait_list, record)
@@ -397,10 +395,10 @@ pub fn enqueue_fill(
     let record: RecordFn = match word {
         Some(value) if start.is_multiple_of(4) && size.is_multiple_of(4) => {
             Box::new(move |r: &mut Recorder<'_>| {
+                r.keep(mem.clone());
                 r.stream
                     .fill_buffer(&mem.buffer, start as u64, size as u64, value)
                     .map_err(vk_error)?;
-                r.keep(mem.clone());
                 Ok(())
             })
         }
@@ -415,11 +413,11 @@ pub fn enqueue_fill(
                 };
             }
             Box::new(move |r: &mut Recorder<'_>| {
-                r.stream
-                    .copy_buffer(&stage, 0, &mem.buffer, start as u64, size as u64)
-                    .map_err(vk_error)?;
                 r.keep(mem.clone());
                 r.keep(stage.clone());
+                r.stream
+                    .copy_buffer(stage.buffer(), 0, &mem.buffer, start as u64, size as u64)
+                    .map_err(vk_error)?;
                 Ok(())
             })
         }
@@ -455,10 +453,12 @@ pub fn enqueue_map(
     });
     let mem2 = mem.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        r.keep(mem2.clone());
+        r.keep(stage.clone());
         if fetch && size > 0 {
             let from = (mem2.offset + offset) as u64;
             r.stream
-                .copy_buffer(&mem2.buffer, from, &stage, 0, size as u64)
+                .copy_buffer(&mem2.buffer, from, stage.buffer(), 0, size as u64)
                 .map_err(vk_error)?;
             if ptr != stage_ptr {
                 r.after(Box::new(move || {
@@ -470,8 +470,6 @@ pub fn enqueue_map(
                 }));
             }
         }
-        r.keep(mem2.clone());
-        r.keep(stage.clone());
         Ok(())
     });
     match queue.enqueue(CL_COMMAND_MAP_BUFFER, wait_list, record) {
@@ -504,6 +502,8 @@ pub fn enqueue_unmap(
     };
     let mem = mem.clone();
     let record = Box::new(move |r: &mut Recorder<'_>| {
+        r.keep(mem.clone());
+        r.keep(mapping.staging.clone());
         if mapping.write && mapping.size > 0 {
             let stage_ptr = mapped(&mapping.staging)?;
             if stage_ptr as usize != mapping.ptr {
@@ -515,11 +515,15 @@ pub fn enqueue_unmap(
             }
             let to = (mem.offset + mapping.offset) as u64;
             r.stream
-                .copy_buffer(&mapping.staging, 0, &mem.buffer, to, mapping.size as u64)
+                .copy_buffer(
+                    mapping.staging.buffer(),
+                    0,
+                    &mem.buffer,
+                    to,
+                    mapping.size as u64,
+                )
                 .map_err(vk_error)?;
         }
-        r.keep(mem.clone());
-        r.keep(mapping.staging.clone());
         Ok(())
     });
     queue.enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, wait_list, record)

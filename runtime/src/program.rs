@@ -190,6 +190,25 @@ impl Program {
     pub fn build(&self, indices: &[usize], options: &str) -> Result<(), cl_int> {
         let source = self.source();
         let headers = self.headers.lock().clone();
+        // A binary carries the options it was built with; an empty options
+        // string rebuilds it the same way.
+        if self.origin == ProgramSource::Binary && options.is_empty() {
+            let mut result = Ok(());
+            for &i in indices {
+                let stored = self.builds.lock()[i].options.clone();
+                let failures = (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
+                let r = self.compile_for(
+                    &[i],
+                    &stored,
+                    &source,
+                    &headers,
+                    CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+                    failures,
+                );
+                result = result.and(r);
+            }
+            return result;
+        }
         let failures = (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS);
         self.compile_for(
             indices,

@@ -23,6 +23,7 @@ use crate::cl::*;
 use crate::context::Context;
 use crate::device::Device;
 use crate::event::{host_time_ns, Event};
+use crate::staging::StagingPool;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline};
 use parking_lot::Mutex;
@@ -54,6 +55,7 @@ struct ArgRing {
 pub struct Recorder<'a> {
     pub stream: &'a mut CommandStream,
     pub device: &'a ferrocl_vk::Device,
+    pub staging: &'a Arc<StagingPool>,
     keep: &'a mut Vec<KeepAlive>,
     posts: &'a mut Vec<PostAction>,
     ring: &'a mut ArgRing,
@@ -162,8 +164,16 @@ pub struct Queue {
     pub properties_array: Vec<u64>,
     backend: ferrocl_vk::Device,
     timeline: Arc<Timeline>,
+    staging: Arc<StagingPool>,
     state: Mutex<QueueState>,
-    completions: Mutex<mpsc::Sender<Submitted>>,
+    completions: Mutex<Option<mpsc::Sender<Submitted>>>,
+    completion_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// What completed commands kept alive. The completion thread never
+    /// drops these itself: the last reference to a buffer, kernel, event or
+    /// context may be among them, and their teardown calls Vulkan, which
+    /// must not race with the application's exit. Application threads drop
+    /// them (on the next call on this queue, or when the queue goes).
+    graveyard: Arc<Mutex<Vec<KeepAlive>>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Queue.
@@ -183,21 +193,24 @@ impl Queue {
         let stream = backend.create_command_stream().map_err(vk_error)?;
         let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
         let pool = Arc::new(Mutex::new(Vec::new()));
+        let graveyard = Arc::new(Mutex::new(Vec::new()));
         let (sender, receiver) = mpsc::channel::<Submitted>();
-        {
+        let thread = {
             let timeline = timeline.clone();
             let pool = pool.clone();
+            let graveyard = graveyard.clone();
             std::thread::Builder::new()
                 .name("ferrocl-completion".into())
-                .spawn(move || complete_batches(receiver, timeline, pool))
-                .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
-        }
+                .spawn(move || complete_batches(receiver, timeline, pool, graveyard))
+                .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
+        };
         Ok(Arc::new(Queue {
             header: ApiHeader::new(Tag::Queue),
             context,
             device,
             properties,
             properties_array,
+            staging: StagingPool::new(backend.clone()),
             backend,
             timeline,
             state: Mutex::new(QueueState {
@@ -211,7 +224,9 @@ impl Queue {
                 },
                 last: Weak::new(),
             }),
-            completions: Mutex::new(sender),
+            completions: Mutex::new(Some(sender)),
+            completion_thread: Mutex::new(Some(thread)),
+            graveyard,
         }))
     }
 
@@ -223,6 +238,21 @@ impl Queue {
         &self.backend
     }
 
+    pub fn staging(&self) -> &Arc<StagingPool> {
+        &self.staging
+    }
+
+    pub(crate) fn timeline(&self) -> &Arc<Timeline> {
+        &self.timeline
+    }
+
+    /// Drops, on this (application) thread, what completed commands kept
+    /// alive.
+    fn bury(&self) {
+        let dead = std::mem::take(&mut *self.graveyard.lock());
+        drop(dead);
+    }
+
     /// Enqueues a command whose recording is `record`, after the events in
     /// `wait_list` (already checked to belong to this queue's context).
     /// Returns the command's event.
@@ -232,14 +262,15 @@ impl Queue {
         wait_list: &[Arc<Event>],
         record: RecordFn,
     ) -> Result<Arc<Event>, cl_int> {
+        self.bury();
         let event = Event::new_command(self, command_type);
         // Commands of other queues that are recorded but not submitted are
         // submitted now, so this queue's batch can wait for them on the GPU.
         // Done before taking this queue's lock: two queues never hold each
         // other's locks.
         for dep in wait_list {
-            if let Some(q) = &dep.queue {
-                if !Arc::ptr_eq(q, self) && !dep.is_done() && dep.timeline_value().is_none() {
+            if !dep.is_on(self) && !dep.is_done() && dep.timeline_value().is_none() {
+                if let Some(q) = dep.queue() {
                     q.flush();
                 }
             }
@@ -256,7 +287,9 @@ impl Queue {
                     record,
                 });
                 drop(state);
-                for dep in wait_list {
+                // Only foreign dependencies: this queue's own completion
+                // thread must never hold a reference to this queue.
+                for dep in wait_list.iter().filter(|d| !d.is_on(self)) {
                     let queue = self.clone();
                     dep.on_done(Box::new(move || queue.release_held()));
                 }
@@ -281,15 +314,8 @@ impl Queue {
 
     /// A dependency this queue's next batch can wait for without the host.
     fn ready(self: &Arc<Self>, dep: &Arc<Event>) -> bool {
-        if dep.is_done() {
-            return true;
-        }
-        match &dep.queue {
-            // In order: an earlier command of this queue is already before.
-            Some(q) if Arc::ptr_eq(q, self) => true,
-            Some(_) => dep.timeline_value().is_some(),
-            None => false,
-        }
+        // In order: an earlier command of this queue is already before.
+        dep.is_done() || dep.is_on(self) || (!dep.is_user() && dep.timeline_value().is_some())
     }
 
     fn record_locked(
@@ -301,9 +327,9 @@ impl Queue {
     ) -> Result<(), cl_int> {
         let waits_before = state.batch.waits.len();
         for dep in deps {
-            if let (Some(q), Some(value)) = (&dep.queue, dep.timeline_value()) {
-                if !std::ptr::eq(&**q, self) && !dep.is_done() {
-                    state.batch.waits.push((q.timeline.clone(), value));
+            if let (Some(timeline), Some(value)) = (dep.timeline(), dep.timeline_value()) {
+                if !dep.is_on(self) && !dep.is_done() {
+                    state.batch.waits.push((timeline.clone(), value));
                 }
             }
         }
@@ -318,6 +344,7 @@ impl Queue {
             let mut recorder = Recorder {
                 stream,
                 device: &self.backend,
+                staging: &self.staging,
                 keep: &mut batch.keep,
                 posts: &mut batch.posts,
                 ring,
@@ -362,9 +389,11 @@ impl Queue {
                     e.mark_submitted(value);
                 }
                 batch.waits.clear();
-                if let Err(mpsc::SendError(lost)) =
-                    self.completions.lock().send(Submitted { value, batch })
-                {
+                let sent = match &*self.completions.lock() {
+                    Some(sender) => sender.send(Submitted { value, batch }).map_err(|e| e.0),
+                    None => Err(Submitted { value, batch }),
+                };
+                if let Err(lost) = sent {
                     failed.extend(
                         lost.batch
                             .events
@@ -414,6 +443,7 @@ impl Queue {
 
     /// `clFlush`: submits the current batch.
     pub fn flush(&self) {
+        self.bury();
         let mut failed = Vec::new();
         self.submit_locked(&mut self.state.lock(), &mut failed);
         for (e, code) in failed {
@@ -428,15 +458,31 @@ impl Queue {
         if let Some(last) = last {
             last.wait();
         }
+        self.bury();
         Ok(())
     }
 }
 
 impl Drop for Queue {
     fn drop(&mut self) {
-        // The command stream may only go once the GPU is done with it.
+        // Runs on an application thread (see `graveyard`): submit what is
+        // left, let the completion thread finish every batch and exit, then
+        // drop what the commands kept alive. The command stream goes only
+        // once the GPU is done with it.
+        let mut failed = Vec::new();
+        self.submit_locked(&mut self.state.lock(), &mut failed);
+        for (e, code) in failed {
+            e.complete(code);
+        }
+        self.completions.get_mut().take();
+        if let Some(thread) = self.completion_thread.get_mut().take() {
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
         let value = self.state.get_mut().submitted_value;
         let _ = self.timeline.wait(value, u64::MAX);
+        self.bury();
     }
 }
 
@@ -445,6 +491,7 @@ fn complete_batches(
     receiver: mpsc::Receiver<Submitted>,
     timeline: Arc<Timeline>,
     pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
+    graveyard: Arc<Mutex<Vec<KeepAlive>>>,
 ) {
     // Host-clock profiling: a batch starts when it was submitted or when the
     // one before it ended, whichever is later, and ends when the timeline
@@ -468,6 +515,17 @@ fn complete_batches(
                 post();
             }
         }
+        // Before the events complete: an application that waits for them
+        // cannot have exited while these drops run.
+        drop(keep);
+        pool.lock().extend(ring_used);
+        if !ok {
+            if let Some(first) = events.first() {
+                first.context.report(
+                    "ferrocl: a batch of commands failed on the device (CL_OUT_OF_RESOURCES)",
+                );
+            }
+        }
         for e in &events {
             e.complete(if ok {
                 CL_COMPLETE as cl_int
@@ -475,8 +533,8 @@ fn complete_batches(
                 CL_OUT_OF_RESOURCES
             });
         }
-        drop(keep);
-        pool.lock().extend(ring_used);
-        drop(events);
+        graveyard
+            .lock()
+            .extend(events.into_iter().map(|e| e as KeepAlive));
     }
 }

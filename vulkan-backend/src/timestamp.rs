@@ -95,4 +95,13 @@ impl Timestamp {
             Err(e) => Err(vk_error("vkGetQueryPoolResults", e)),
         }
     }
+
+    /// [`Timestamp::ticks`] in nanoseconds of the device clock
+    /// (× `Limits::timestamp_period`).
+    pub fn nanoseconds(&self) -> Result<Option<u64>> {
+        let period = f64::from(self.slot.device.info.limits.timestamp_period);
+        Ok(self
+            .ticks()?
+            .map(|ticks| (ticks as f64 * period).round() as u64))
+    }
 }

@@ -497,6 +497,9 @@ fn timestamps_and_calibration() {
         let t0 = start.ticks().unwrap().expect("start written");
         let t1 = end.ticks().unwrap().expect("end written");
         assert!(t1 >= t0);
+        let ns0 = start.nanoseconds().unwrap().unwrap();
+        let ns1 = end.nanoseconds().unwrap().unwrap();
+        assert!(ns1 >= ns0);
         if device.info().features.calibrated_timestamps {
             let c = device.calibrated_host_time().unwrap().expect("calibration");
             assert!(c.device_ticks > 0 && c.host_time > 0);

@@ -26,6 +26,20 @@ impl<'a> Lowerer<'a> {
         if let Builtin::Fence(kind) = b {
             return self.fence(kind, args, span);
         }
+        if b == Builtin::Special("wait_group_events") {
+            if args.len() != 2 {
+                self.error(span, "'wait_group_events' takes 2 arguments");
+                return None;
+            }
+            // The copies were made by the work-items themselves: a barrier
+            // over both memories completes them for the whole group.
+            let wg = self.u32c(SCOPE_WORKGROUP);
+            let sem = self.u32c(
+                SEM_ACQ_REL | SEM_WORKGROUP | SEM_UNIFORM | SEM_AVAILABLE | SEM_VISIBLE,
+            );
+            self.op_void(Op::ControlBarrier, &[wg, wg, sem]);
+            return Some(Val::new(0, Type::Void));
+        }
         let mut vals = Vec::new();
         for a in args {
             vals.push(self.expr(a)?);
@@ -42,11 +56,14 @@ impl<'a> Lowerer<'a> {
             | Builtin::MinMax { arity, .. }
             | Builtin::Library { arity, .. } => Some(arity as usize),
             Builtin::Convert { .. } | Builtin::AsType(_) => Some(1),
-            Builtin::VLoad(_) => Some(2),
+            Builtin::VLoad(_) | Builtin::VLoadHalf(_) => Some(2),
+            Builtin::VStoreHalf(_) => Some(3),
             Builtin::VStore(_) => Some(3),
             Builtin::Special(n) => Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
-                "round" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length" | "normalize"
+                "async_copy" => 4,
+                "async_strided_copy" => 5,
+                "nan" | "isnormal" | "recip" | "round" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length" | "normalize"
                 | "isnan" | "isinf" | "isfinite" | "signbit" | "any" | "all" => 1,
                 _ => 2,
             }),
@@ -150,6 +167,8 @@ impl<'a> Lowerer<'a> {
                 self.as_type(v, &to, span)
             }
             Builtin::VLoad(n) => self.vload(n, vals, span),
+            Builtin::VLoadHalf(n) => self.vload_half(n, vals, span),
+            Builtin::VStoreHalf(n) => self.vstore_half(n, vals, span),
             Builtin::VStore(n) => self.vstore(n, vals, span),
             Builtin::Special(n) => self.special(n, vals, span),
             Builtin::Fence(_) => None,
@@ -422,6 +441,17 @@ impl<'a> Lowerer<'a> {
                 let ptr = self.op(Op::ConvertUToPtr, pt, &[p.id]);
                 self.m.capability(Capability::VulkanMemoryModelDeviceScope);
                 Some((ptr, elem, SCOPE_DEVICE))
+            }
+            AddrSpace::Local if self.pool.is_some() => {
+                if self.types.size(&elem) != 4 {
+                    self.error(
+                        span,
+                        "64-bit atomics on reinterpreted __local memory are not supported yet",
+                    );
+                    return None;
+                }
+                let ptr = self.pool_word_ptr(StorageClass::Workgroup, p.id);
+                Some((ptr, elem, SCOPE_WORKGROUP))
             }
             AddrSpace::Local => {
                 let place = self.deref(p, span)?;
@@ -707,6 +737,102 @@ impl<'a> Lowerer<'a> {
             let place = self.deref(pi, span)?;
             let c = self.op(Op::CompositeExtract, et, &[data.id, i as u32]);
             self.store(&place, &Val::new(c, Type::Scalar(s)), span);
+        }
+        Some(Val::new(0, Type::Void))
+    }
+
+    /// The address of element `offset * n` of a `__global`/`__constant`
+    /// `half *` argument.
+    fn half_address(&mut self, n: u8, p: Val, off: Val, span: Span) -> R<(Word, AddrSpace)> {
+        let Type::Pointer(elem, space, _) = p.ty.clone() else {
+            self.error(span, "expected a pointer to half");
+            return None;
+        };
+        if *elem != Type::Scalar(Scalar::Half) {
+            self.error(span, "expected a pointer to half");
+            return None;
+        }
+        if !space.is_addressed() {
+            self.error(
+                span,
+                "half vload/vstore on __local or __private memory is not supported yet",
+            );
+            return None;
+        }
+        let off = self.convert(off, &Type::ULONG, span, false)?;
+        let ul = self.sty(&Type::ULONG);
+        let scale = self.m.u64_const(2 * n as u64);
+        let bytes = self.op(Op::IMul, ul, &[off.id, scale]);
+        Some((self.op(Op::IAdd, ul, &[p.id, bytes]), space))
+    }
+
+    fn vload_half(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.remove(1);
+        let off = vals.remove(0);
+        let (addr, _) = self.half_address(n, p, off, span)?;
+        let ush = Type::Scalar(Scalar::UShort);
+        let u = self.m.ty(TypeKey::Int(32));
+        let f = self.sty(&Type::FLOAT);
+        let f2 = self.m.ty(TypeKey::Vector(f, 2));
+        let ul = self.sty(&Type::ULONG);
+        let mut comps = Vec::new();
+        for i in 0..n as u64 {
+            let o = self.m.u64_const(2 * i);
+            let a = self.op(Op::IAdd, ul, &[addr, o]);
+            let h = self.load_addr(a, &ush, 2, span)?;
+            let w = self.op(Op::UConvert, u, &[h]);
+            let pair = self.glsl(f2, glsl::UNPACK_HALF_2X16, &[w]);
+            comps.push(self.op(Op::CompositeExtract, f, &[pair, 0]));
+        }
+        if n == 1 {
+            return Some(Val::new(comps[0], Type::FLOAT));
+        }
+        let t = Type::Vector(Scalar::Float, n);
+        let ty = self.sty(&t);
+        Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
+    }
+
+    fn vstore_half(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.remove(2);
+        let off = vals.remove(1);
+        let data = vals.remove(0);
+        let t = Type::vector_or_scalar(Scalar::Float, n as u32);
+        if data.ty.width() != n as u32 || !data.ty.is_float() {
+            self.error(
+                span,
+                format!(
+                    "vstore_half{} needs a float{} value",
+                    if n == 1 { String::new() } else { n.to_string() },
+                    if n == 1 { String::new() } else { n.to_string() }
+                ),
+            );
+            return None;
+        }
+        let data = self.convert(data, &t, span, false)?;
+        let (addr, space) = self.half_address(n, p, off, span)?;
+        if space == AddrSpace::Constant {
+            self.error(span, "cannot store to __constant memory");
+            return None;
+        }
+        let f = self.sty(&Type::FLOAT);
+        let f2 = self.m.ty(TypeKey::Vector(f, 2));
+        let u = self.m.ty(TypeKey::Int(32));
+        let ush = Type::Scalar(Scalar::UShort);
+        let usht = self.sty(&ush);
+        let ul = self.sty(&Type::ULONG);
+        let zero = self.constant(&Type::FLOAT, ConstVal::Float(0.0));
+        for i in 0..n as u32 {
+            let x = if n == 1 {
+                data.id
+            } else {
+                self.op(Op::CompositeExtract, f, &[data.id, i])
+            };
+            let pair = self.op(Op::CompositeConstruct, f2, &[x, zero]);
+            let w = self.glsl(u, glsl::PACK_HALF_2X16, &[pair]);
+            let h = self.op(Op::UConvert, usht, &[w]);
+            let o = self.m.u64_const(2 * i as u64);
+            let a = self.op(Op::IAdd, ul, &[addr, o]);
+            self.store_addr(a, &ush, 2, h, span);
         }
         Some(Val::new(0, Type::Void))
     }
@@ -1014,6 +1140,83 @@ impl<'a> Lowerer<'a> {
                     _ => Some(Val::new(self.glsl(ty, glsl::NORMALIZE, &[ids[0]]), t)),
                 }
             }
+            "prefetch" => Some(Val::new(0, Type::Void)),
+            "async_copy" | "async_strided_copy" => self.async_copy(vals, span),
+            "maxmag" | "minmag" | "divide" | "recip" => {
+                let t = self.float_gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                let id = match name {
+                    "divide" => self.op(Op::FDiv, ty, &[ids[0], ids[1]]),
+                    "recip" => {
+                        let one = self.constant(&t, ConstVal::Float(1.0));
+                        self.op(Op::FDiv, ty, &[one, ids[0]])
+                    }
+                    _ => {
+                        let ax = self.glsl(ty, glsl::FABS, &[ids[0]]);
+                        let ay = self.glsl(ty, glsl::FABS, &[ids[1]]);
+                        let bt = self.bool_ty(t.width());
+                        let (first, second) = if name == "maxmag" {
+                            (Op::FOrdGreaterThan, Op::FOrdLessThan)
+                        } else {
+                            (Op::FOrdLessThan, Op::FOrdGreaterThan)
+                        };
+                        let pick_x = self.op(first, bt, &[ax, ay]);
+                        let pick_y = self.op(second, bt, &[ax, ay]);
+                        let tie_op = if name == "maxmag" { glsl::NMAX } else { glsl::NMIN };
+                        let tie = self.glsl(ty, tie_op, &[ids[0], ids[1]]);
+                        let r = self.op(Op::Select, ty, &[pick_y, ids[1], tie]);
+                        self.op(Op::Select, ty, &[pick_x, ids[0], r])
+                    }
+                };
+                Some(Val::new(id, t))
+            }
+            "nan" => {
+                let v = vals.into_iter().next()?;
+                let s = v.ty.elem_scalar()?;
+                if !s.is_integer() {
+                    self.error(span, "nan needs an unsigned integer argument");
+                    return None;
+                }
+                let ft = match s.bits() {
+                    64 => Scalar::Double,
+                    16 => Scalar::Half,
+                    _ => Scalar::Float,
+                };
+                let t = v.ty.with_elem(ft);
+                self.check_type_supported(&t, span)?;
+                let it = v.ty.with_elem(Scalar::int(ft.bits(), false));
+                let ity = self.sty(&it);
+                let quiet = match ft.bits() {
+                    64 => 0x7ff8_0000_0000_0000u64 as i64,
+                    16 => 0x7e00,
+                    _ => 0x7fc0_0000,
+                };
+                let q = self.constant(&it, ConstVal::Int(quiet));
+                let bits = self.convert_elems(v.id, s, it.elem_scalar()?, it.width());
+                let r = self.op(Op::BitwiseOr, ity, &[bits, q]);
+                let ty = self.sty(&t);
+                Some(Val::new(self.op(Op::Bitcast, ty, &[r]), t))
+            }
+            "isnormal" => {
+                let t = self.float_gentype(&vals, span)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                let bt = self.bool_ty(t.width());
+                let a = self.glsl(ty, glsl::FABS, &[ids[0]]);
+                let s = t.elem_scalar()?;
+                let min = match s {
+                    Scalar::Double => f64::MIN_POSITIVE,
+                    Scalar::Half => 6.103515625e-5,
+                    _ => f32::MIN_POSITIVE as f64,
+                };
+                let minc = self.constant(&t, ConstVal::Float(min));
+                let big = self.op(Op::FOrdGreaterThanEqual, bt, &[a, minc]);
+                let inf = self.op(Op::IsInf, bt, &[ids[0]]);
+                let fin = self.op(Op::LogicalNot, bt, &[inf]);
+                let b = self.op(Op::LogicalAnd, bt, &[big, fin]);
+                Some(self.bool_to_relational_pub(b, &t))
+            }
             "isnan" | "isinf" | "isfinite" | "signbit" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;
@@ -1136,6 +1339,81 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// `async_work_group_copy` and the strided form: the work-items of the
+    /// group copy the elements between them, in a loop strided by the
+    /// group's size; `wait_group_events` then completes the copy.
+    fn async_copy(&mut self, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let event = vals.pop()?;
+        let stride = if vals.len() == 4 { vals.pop() } else { None };
+        let count = vals.pop()?;
+        let src = vals.pop()?;
+        let dst = vals.pop()?;
+        let (Some(de), Some(se)) = (dst.ty.pointee().cloned(), src.ty.pointee().cloned()) else {
+            self.error(span, "async copies need pointer arguments");
+            return None;
+        };
+        if de != se {
+            self.error(span, "async copy source and destination types differ");
+            return None;
+        }
+        let to_local = matches!(dst.ty, Type::Pointer(_, AddrSpace::Local, _));
+        let ul = Type::ULONG;
+        let ult = self.sty(&ul);
+        let count = self.convert(count, &ul, span, false)?;
+        let stride = match stride {
+            Some(s) => Some(self.convert(s, &ul, span, false)?),
+            None => None,
+        };
+        let lid = self.work_item(WorkItem::LocalLinearId, None, None, span)?;
+        let mut group = None;
+        for d in 0..3 {
+            let dv = self.const_val(&Type::UINT, d);
+            let ls = self.work_item(WorkItem::LocalSize, Some(dv), Some(d), span)?;
+            group = Some(match group {
+                None => ls.id,
+                Some(g) => self.op(Op::IMul, ult, &[g, ls.id]),
+            });
+        }
+        let group = group?;
+        let index = self.new_function_var(&ul);
+        self.op_void(Op::Store, &[index, lid.id]);
+        let (header, check, body, cont, merge) =
+            (self.label(), self.label(), self.label(), self.label(), self.label());
+        self.begin(header);
+        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        self.branch(check);
+        self.f.begin(check);
+        let i = self.op(Op::Load, ult, &[index]);
+        let bt = self.bool_ty(1);
+        let more = self.op(Op::ULessThan, bt, &[i, count.id]);
+        self.term(Op::BranchConditional, &[more, body, merge]);
+        self.f.begin(body);
+        let iv = Val::new(i, ul.clone());
+        let strided = match &stride {
+            Some(s) => Val::new(self.op(Op::IMul, ult, &[i, s.id]), ul.clone()),
+            None => iv.clone(),
+        };
+        let (si, di) = if to_local { (strided, iv) } else { (iv, strided) };
+        let sp = self.pointer_add(src.clone(), si, false, span)?;
+        let dp = self.pointer_add(dst.clone(), di, false, span)?;
+        let from = self.deref(sp, span)?;
+        let to = self.deref(dp, span)?;
+        let v = self.load(&from, span)?;
+        self.store(&to, &v, span);
+        self.branch(cont);
+        self.f.begin(cont);
+        let i = self.op(Op::Load, ult, &[index]);
+        let next = self.op(Op::IAdd, ult, &[i, group]);
+        self.op_void(Op::Store, &[index, next]);
+        self.branch(header);
+        self.f.begin(merge);
+        let event = match event.ty.scalar() {
+            Some(s) if s.is_integer() => self.convert_elems(event.id, s, Scalar::ULong, 1),
+            _ => event.id,
+        };
+        Some(Val::new(event, Type::Opaque("event_t")))
     }
 
     pub(super) fn bool_to_relational_pub(&mut self, b: Word, operand: &Type) -> Val {

@@ -107,6 +107,16 @@ pub(super) fn has_side_effects(e: &Expr) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The word pool that pointers into `space` index, if this kernel has
+    /// one.
+    pub(super) fn pool_of(&self, space: AddrSpace) -> Option<StorageClass> {
+        match space {
+            AddrSpace::Local if self.pool.is_some() => Some(StorageClass::Workgroup),
+            AddrSpace::Private if self.ppool.is_some() => Some(StorageClass::Function),
+            _ => None,
+        }
+    }
+
     /// Lowers `e` to a value (arrays decay to pointers).
     pub(super) fn expr(&mut self, e: &'a Expr) -> R<Val> {
         match self.operand(e)? {
@@ -130,6 +140,10 @@ impl<'a> Lowerer<'a> {
 
     fn decay(&mut self, p: Place, elem: &Type, span: Span) -> R<Val> {
         match p {
+            Place::Pool { offset, sc, .. } => Some(Val::new(
+                offset,
+                Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
+            )),
             Place::Addr { addr, space, .. } => Some(Val::new(
                 addr,
                 Type::Pointer(Box::new(elem.clone()), space, 0),
@@ -177,6 +191,12 @@ impl<'a> Lowerer<'a> {
     pub(super) fn operand(&mut self, e: &'a Expr) -> R<Operand> {
         match &e.kind {
             ExprKind::Ident(name) => match self.lookup(name) {
+                Some(Sym {
+                    pool: Some(offset),
+                    ty,
+                    sc,
+                    ..
+                }) => Some(Operand::Place(Place::Pool { offset, ty, sc })),
                 Some(sym) => Some(Operand::Place(Place::Var {
                     root: sym.root,
                     sc: sym.sc,
@@ -305,6 +325,18 @@ impl<'a> Lowerer<'a> {
             _ => return None,
         };
         match p {
+            Place::Pool { offset, sc, .. } => {
+                let i = self.convert(idx, &Type::UINT, span, false)?;
+                let u = self.sty(&Type::UINT);
+                let size = self.u32c(self.types.size(&elem));
+                let scaled = self.op(Op::IMul, u, &[i.id, size]);
+                let o = self.op(Op::IAdd, u, &[offset, scaled]);
+                Some(Place::Pool {
+                    offset: o,
+                    ty: elem,
+                    sc,
+                })
+            }
             Place::Var {
                 root,
                 sc,
@@ -368,7 +400,7 @@ impl<'a> Lowerer<'a> {
                 let is_union = def.is_union;
                 match base {
                     Operand::Place(p) => {
-                        if is_union && !matches!(p, Place::Addr { .. }) {
+                        if is_union && !matches!(p, Place::Addr { .. } | Place::Pool { .. }) {
                             self.error(
                                 span,
                                 "unions in __private or __local memory are not supported yet",
@@ -376,6 +408,18 @@ impl<'a> Lowerer<'a> {
                             return None;
                         }
                         Some(Operand::Place(self.member_place(p, idx as u32, mty)))
+                    }
+                    Operand::Val(v) if is_union => {
+                        // Overlapping members need memory: spill the value
+                        // to a private pool slot and read the member there.
+                        if self.ppool.is_none() {
+                            self.error(span, "members of union values are not supported here yet; use a variable");
+                            return None;
+                        }
+                        let sym = self.named_private("", &ty);
+                        let place = Self::sym_place(&sym);
+                        self.store(&place, &v, span);
+                        Some(Operand::Place(self.member_place(place, idx as u32, mty)))
                     }
                     Operand::Val(v) => {
                         let t = self.sty(&mty);
@@ -458,6 +502,13 @@ impl<'a> Lowerer<'a> {
             self.error(span, "cannot dereference a void pointer");
             return None;
         }
+        if let Some(sc) = self.pool_of(*space) {
+            return Some(Place::Pool {
+                offset: v.id,
+                ty: (**pointee).clone(),
+                sc,
+            });
+        }
         if space.is_addressed() {
             let align = self.types.align(pointee);
             return Some(Place::Addr {
@@ -508,6 +559,10 @@ impl<'a> Lowerer<'a> {
             }
         };
         match p {
+            Place::Pool { offset, ty, sc } => Some(Val::new(
+                offset,
+                Type::Pointer(Box::new(ty), space_of(sc), 0),
+            )),
             Place::Addr {
                 addr, ty, space, ..
             } => Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0))),
@@ -1025,7 +1080,7 @@ impl<'a> Lowerer<'a> {
                     )
                 };
                 let d = self.op(Op::ISub, lt, &[x, y]);
-                if space.is_addressed() {
+                if space.is_addressed() || self.pool_of(*space).is_some() {
                     let s = self.constant(&l, ConstVal::Int(size));
                     Some(Val::new(self.op(Op::SDiv, lt, &[d, s]), l))
                 } else {
@@ -1092,6 +1147,12 @@ impl<'a> Lowerer<'a> {
         }
         let i = self.convert(i, &Type::UINT, span, false)?;
         let ut = self.sty(&Type::UINT);
+        let i = if self.pool_of(*space).is_some() {
+            let size = self.u32c(self.types.size(pt).max(1));
+            Val::new(self.op(Op::IMul, ut, &[i.id, size]), Type::UINT)
+        } else {
+            i
+        };
         let o = if sub { Op::ISub } else { Op::IAdd };
         Some(Val {
             id: self.op(o, ut, &[p.id, i.id]),

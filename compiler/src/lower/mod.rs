@@ -95,6 +95,12 @@ pub(crate) enum Place {
         align: u32,
         space: AddrSpace,
     },
+    /// In the `__local` word pool at a byte offset.
+    Pool {
+        offset: Word,
+        ty: Type,
+        sc: StorageClass,
+    },
     /// Components of a vector lvalue.
     Swizzle {
         base: Box<Place>,
@@ -106,7 +112,10 @@ pub(crate) enum Place {
 impl Place {
     fn ty(&self) -> &Type {
         match self {
-            Place::Var { ty, .. } | Place::Addr { ty, .. } | Place::Swizzle { ty, .. } => ty,
+            Place::Var { ty, .. }
+            | Place::Addr { ty, .. }
+            | Place::Swizzle { ty, .. }
+            | Place::Pool { ty, .. } => ty,
         }
     }
 }
@@ -118,6 +127,21 @@ struct Sym {
     ty: Type,
     /// For a variable holding a `__local`/`__private` pointer: its target.
     base: Option<Rc<LBase>>,
+    /// A `__local` variable in the word pool: its byte offset there.
+    pool: Option<Word>,
+}
+
+/// The `__local` word pool of a kernel whose program reinterprets local
+/// memory (DESIGN.md): one `Workgroup` array of 32-bit words; `__local`
+/// pointers are byte offsets into it; narrower and wider accesses are
+/// composed from words, sub-word stores with atomic and/or so neighbouring
+/// bytes written by other work-items survive.
+struct LocalPool {
+    var: Word,
+    /// Bytes taken by `__local` pointer arguments (a specialization-constant
+    /// expression); kernel-scope `__local` variables follow them.
+    args_bytes: Word,
+    static_bytes: u32,
 }
 
 /// A construct that `break` leaves.
@@ -163,6 +187,13 @@ pub(crate) struct Lowerer<'a> {
     k: KernelState,
     static_local_bytes: u64,
     private_bytes: u64,
+    /// The program reinterprets `__local` memory: kernels use a word pool.
+    pool_mode: bool,
+    pool: Option<LocalPool>,
+    /// The program reinterprets `__private` memory: named variables live in
+    /// a `Function` word pool and private pointers are byte offsets into it.
+    private_pool_mode: bool,
+    ppool: Option<LocalPool>,
     /// Vulkan has no 8- and 16-component vectors (`Vector16` is a kernel
     /// capability), so those are arrays; component-wise instructions on
     /// them are split per component. Array type → (element type, count).
@@ -214,6 +245,15 @@ pub fn lower(
         },
         static_local_bytes: 0,
         private_bytes: 0,
+        pool_mode: tu
+            .funcs
+            .iter()
+            .any(|f| reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)),
+        pool: None,
+        private_pool_mode: tu.funcs.iter().any(|f| {
+            reinterprets(f, AddrSpace::Private) || declares_union(f, &tu.types, AddrSpace::Private)
+        }),
+        ppool: None,
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
     };
@@ -347,6 +387,10 @@ impl<'a> Lowerer<'a> {
                 let e = self.sty(e);
                 let len = self.m.u32_const((*n).max(1));
                 self.m.ty(TypeKey::Array(e, len))
+            }
+            Type::Struct(_) if self.union_repr(t).is_some() => {
+                let repr = self.union_repr(t).unwrap_or(Type::UINT);
+                self.sty(&repr)
             }
             Type::Struct(id) => {
                 let members: Vec<Type> = self
@@ -552,6 +596,52 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// A named `__private` variable: a `Function` variable, or a slot of
+    /// the private word pool when the program reinterprets private memory.
+    fn named_private(&mut self, name: &str, ty: &Type) -> Sym {
+        let (size, align) = self.types.size_align(ty);
+        if let Some(pool) = self.ppool.as_mut() {
+            let at = crate::sema::types::round_up(pool.static_bytes, align.max(4));
+            pool.static_bytes = crate::sema::types::round_up(at + size, 4);
+            let offset = self.m.u32_const(at);
+            self.private_bytes += size as u64;
+            return Sym {
+                root: 0,
+                sc: StorageClass::Function,
+                ty: ty.clone(),
+                base: None,
+                pool: Some(offset),
+            };
+        }
+        let var = self.new_function_var(ty);
+        self.m.name(var, name);
+        Sym {
+            root: var,
+            sc: StorageClass::Function,
+            ty: ty.clone(),
+            base: None,
+            pool: None,
+        }
+    }
+
+    fn sym_place(sym: &Sym) -> Place {
+        match sym.pool {
+            Some(offset) => Place::Pool {
+                offset,
+                ty: sym.ty.clone(),
+                sc: sym.sc,
+            },
+            None => Place::Var {
+                root: sym.root,
+                sc: sym.sc,
+                path: Vec::new(),
+                dynamic: Vec::new(),
+                in_array: false,
+                ty: sym.ty.clone(),
+            },
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<Sym> {
         for s in self.scopes.iter().rev() {
             if let Some(v) = s.get(name) {
@@ -665,6 +755,7 @@ impl<'a> Lowerer<'a> {
                 sc: StorageClass::Private,
                 ty: g.ty.clone(),
                 base: None,
+                pool: None,
             },
         );
     }
@@ -766,7 +857,9 @@ impl<'a> Lowerer<'a> {
             ExprKind::VecLit(_, items) => {
                 let mut out = Vec::new();
                 for it in items {
-                    if let ExprKind::VecLit(Type::Vector(_, m), _) = &it.kind {
+                    if let ExprKind::VecLit(Type::Vector(_, m), _)
+                    | ExprKind::Cast(Type::Vector(_, m), _) = &it.kind
+                    {
                         out.extend(self.const_vector(it, s, *m as usize)?);
                     } else {
                         let v = consteval::eval(it, self.types);
@@ -782,6 +875,9 @@ impl<'a> Lowerer<'a> {
                     return None;
                 }
                 Some(out)
+            }
+            ExprKind::Cast(Type::Vector(_, m), inner) if *m as usize == n => {
+                self.const_vector(inner, s, n)
             }
             _ => match consteval::eval(e, self.types) {
                 Some(v) => {
@@ -933,8 +1029,43 @@ impl<'a> Lowerer<'a> {
         let globals = self.global_vars.clone();
         self.k.interface.extend(globals);
 
+        self.ppool = if self.private_pool_mode {
+            let zero = self.u32c(0);
+            Some(LocalPool {
+                var: self.m.id(),
+                args_bytes: zero,
+                static_bytes: 0,
+            })
+        } else {
+            None
+        };
+        self.pool = if self.pool_mode {
+            let zero = self.u32c(0);
+            Some(LocalPool {
+                var: self.m.id(),
+                args_bytes: zero,
+                static_bytes: 0,
+            })
+        } else {
+            None
+        };
         for (p, a) in f.params.iter().zip(&args) {
             match a.kind {
+                ArgKind::LocalPointer if self.pool.is_some() => {
+                    let offset = self.pool_arg(a.local_size_spec_id.unwrap_or(3));
+                    let var = self.new_function_var(&Type::UINT);
+                    self.op_void(Op::Store, &[var, offset]);
+                    self.bind(
+                        &p.name,
+                        Sym {
+                            root: var,
+                            sc: StorageClass::Function,
+                            ty: p.ty.clone(),
+                            base: None,
+                            pool: None,
+                        },
+                    );
+                }
                 ArgKind::LocalPointer => {
                     let elem = p.ty.pointee().cloned().unwrap_or(Type::Void);
                     let elem = if elem == Type::Void {
@@ -960,29 +1091,32 @@ impl<'a> Lowerer<'a> {
                             sc: StorageClass::Function,
                             ty: p.ty.clone(),
                             base: Some(Rc::new(base)),
+                            pool: None,
                         },
                     );
                 }
                 _ => {
                     let v = self.read_arg(&p.ty, a.offset);
-                    let var = self.new_function_var(&p.ty);
-                    self.op_void(Op::Store, &[var, v]);
-                    self.m.name(var, &p.name);
-                    self.bind(
-                        &p.name,
-                        Sym {
-                            root: var,
-                            sc: StorageClass::Function,
-                            ty: p.ty.clone(),
-                            base: None,
-                        },
-                    );
+                    let sym = self.named_private(&p.name, &p.ty);
+                    let place = Self::sym_place(&sym);
+                    self.store(&place, &Val::new(v, p.ty.clone()), p.span);
+                    self.bind(&p.name, sym);
                 }
             }
         }
         self.stmt(body);
         if self.f.is_open() {
             self.term(Op::Return, &[]);
+        }
+        if let Some(pool) = self.pool.take() {
+            self.declare_pool(&pool);
+        }
+        if let Some(pool) = self.ppool.take() {
+            let u = self.m.ty(TypeKey::Int(32));
+            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
+            let arr = self.m.ty(TypeKey::Array(u, len));
+            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
+            self.f.var(p, pool.var);
         }
         let void = self.m.ty(TypeKey::Void);
         let fn_ty = self.m.ty(TypeKey::Function(void, Vec::new()));
@@ -1027,6 +1161,279 @@ impl<'a> Lowerer<'a> {
             .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
         self.k.interface.insert(var);
         var
+    }
+
+    /// Places a `__local` pointer argument in the pool; returns its byte
+    /// offset (a specialization-constant expression).
+    fn pool_arg(&mut self, spec_id: u32) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let bytes = self.m.global(Op::SpecConstant, u, &[4]);
+        self.m.decorate(bytes, Decoration::SpecId, &[spec_id]);
+        let three = self.m.u32_const(3);
+        let four = self.m.u32_const(4);
+        let up = self
+            .m
+            .global(Op::SpecConstantOp, u, &[Op::IAdd as u32, bytes, three]);
+        let words = self
+            .m
+            .global(Op::SpecConstantOp, u, &[Op::UDiv as u32, up, four]);
+        let rounded = self
+            .m
+            .global(Op::SpecConstantOp, u, &[Op::IMul as u32, words, four]);
+        let Some(offset) = self.pool.as_ref().map(|p| p.args_bytes) else {
+            return three;
+        };
+        let next = self
+            .m
+            .global(Op::SpecConstantOp, u, &[Op::IAdd as u32, offset, rounded]);
+        if let Some(pool) = self.pool.as_mut() {
+            pool.args_bytes = next;
+        }
+        offset
+    }
+
+    /// The pool's `Workgroup` array, sized once every variable is placed.
+    fn declare_pool(&mut self, pool: &LocalPool) {
+        let u = self.m.ty(TypeKey::Int(32));
+        let statics = self.m.u32_const(pool.static_bytes / 4 + 1);
+        let four = self.m.u32_const(4);
+        let arg_words = self.m.global(
+            Op::SpecConstantOp,
+            u,
+            &[Op::UDiv as u32, pool.args_bytes, four],
+        );
+        let len = self.m.global(
+            Op::SpecConstantOp,
+            u,
+            &[Op::IAdd as u32, arg_words, statics],
+        );
+        let arr = self.m.ty(TypeKey::Array(u, len));
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Workgroup, arr));
+        self.m
+            .global_with_id(Op::Variable, p, pool.var, &[StorageClass::Workgroup as u32]);
+        self.k.interface.insert(pool.var);
+    }
+
+    fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let two = self.u32c(2);
+        let index = self.op(Op::ShiftRightLogical, u, &[offset, two]);
+        let p = self.m.ty(TypeKey::Pointer(sc, u));
+        let pool = if sc == StorageClass::Workgroup {
+            &self.pool
+        } else {
+            &self.ppool
+        };
+        let var = pool.as_ref().map_or(0, |p| p.var);
+        self.op(Op::AccessChain, p, &[var, index])
+    }
+
+    fn pool_word_load(&mut self, sc: StorageClass, ptr: Word) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let mut args = vec![ptr];
+        args.extend(Self::mem_operands(sc));
+        self.op(Op::Load, u, &args)
+    }
+
+    fn pool_word_store(&mut self, sc: StorageClass, ptr: Word, value: Word) {
+        let mut args = vec![ptr, value];
+        args.extend(Self::mem_operands(sc));
+        self.op_void(Op::Store, &args);
+    }
+
+    fn pool_offset_plus(&mut self, offset: Word, bytes: u32) -> Word {
+        if bytes == 0 {
+            return offset;
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        let c = self.u32c(bytes);
+        self.op(Op::IAdd, u, &[offset, c])
+    }
+
+    fn pool_load(&mut self, sc: StorageClass, offset: Word, ty: &Type, span: Span) -> R<Word> {
+        if let Some(repr) = self.union_repr(ty) {
+            return self.pool_load(sc, offset, &repr, span);
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        match ty {
+            Type::Scalar(Scalar::Bool) => {
+                let b = self.pool_load(sc, offset, &Type::Scalar(Scalar::UChar), span)?;
+                let zero = self.constant(&Type::Scalar(Scalar::UChar), ConstVal::Int(0));
+                let bt = self.bool_ty(1);
+                Some(self.op(Op::INotEqual, bt, &[b, zero]))
+            }
+            Type::Scalar(s) => {
+                let ptr = self.pool_word_ptr(sc, offset);
+                let w = self.pool_word_load(sc, ptr);
+                let raw = match s.size() {
+                    4 => w,
+                    8 => {
+                        let o2 = self.pool_offset_plus(offset, 4);
+                        let p2 = self.pool_word_ptr(sc, o2);
+                        let hi = self.pool_word_load(sc, p2);
+                        self.combine_u64(w, hi)
+                    }
+                    n => {
+                        let three = self.u32c(3);
+                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
+                        let sh = self.op(Op::ShiftLeftLogical, u, &[lane, three]);
+                        let w = self.op(Op::ShiftRightLogical, u, &[w, sh]);
+                        let it = self.m.ty(TypeKey::Int(n * 8));
+                        self.op(Op::UConvert, it, &[w])
+                    }
+                };
+                Some(if s.is_float() {
+                    let t = self.sty(ty);
+                    self.op(Op::Bitcast, t, &[raw])
+                } else {
+                    raw
+                })
+            }
+            Type::Pointer(_, sp, _) if !sp.is_addressed() => {
+                self.pool_load(sc, offset, &Type::UINT, span)
+            }
+            Type::Pointer(..) => self.pool_load(sc, offset, &Type::ULONG, span),
+            Type::Vector(s, n) => {
+                let mut parts = Vec::new();
+                for i in 0..*n as u32 {
+                    let o = self.pool_offset_plus(offset, i * s.size());
+                    parts.push(self.pool_load(sc, o, &Type::Scalar(*s), span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
+            Type::Array(e, n) => {
+                let esize = self.types.size(e);
+                let mut parts = Vec::new();
+                for i in 0..*n {
+                    let o = self.pool_offset_plus(offset, i * esize);
+                    parts.push(self.pool_load(sc, o, e, span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
+            Type::Struct(id) => {
+                let members: Vec<(Type, u32)> = self.types.structs[*id]
+                    .members
+                    .iter()
+                    .map(|m| (m.ty.clone(), m.offset))
+                    .collect();
+                let mut parts = Vec::new();
+                for (mt, mo) in members {
+                    let o = self.pool_offset_plus(offset, mo);
+                    parts.push(self.pool_load(sc, o, &mt, span)?);
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
+            _ => {
+                self.error(span, "cannot load a value of this type");
+                None
+            }
+        }
+    }
+
+    fn pool_store(&mut self, sc: StorageClass, offset: Word, ty: &Type, val: Word, span: Span) {
+        if let Some(repr) = self.union_repr(ty) {
+            return self.pool_store(sc, offset, &repr, val, span);
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        match ty {
+            Type::Scalar(Scalar::Bool) => {
+                let uc = Type::Scalar(Scalar::UChar);
+                let one = self.constant(&uc, ConstVal::Int(1));
+                let zero = self.constant(&uc, ConstVal::Int(0));
+                let t = self.sty(&uc);
+                let v = self.op(Op::Select, t, &[val, one, zero]);
+                self.pool_store(sc, offset, &uc, v, span);
+            }
+            Type::Scalar(s) => {
+                let raw = if s.is_float() {
+                    let it = self.m.ty(TypeKey::Int(s.bits()));
+                    self.op(Op::Bitcast, it, &[val])
+                } else {
+                    val
+                };
+                match s.size() {
+                    4 => {
+                        let ptr = self.pool_word_ptr(sc, offset);
+                        self.pool_word_store(sc, ptr, raw);
+                    }
+                    8 => {
+                        let lo = self.op(Op::UConvert, u, &[raw]);
+                        let u64t = self.m.ty(TypeKey::Int(64));
+                        let k32 = self.m.u64_const(32);
+                        let hi = self.op(Op::ShiftRightLogical, u64t, &[raw, k32]);
+                        let hi = self.op(Op::UConvert, u, &[hi]);
+                        let p1 = self.pool_word_ptr(sc, offset);
+                        self.pool_word_store(sc, p1, lo);
+                        let o2 = self.pool_offset_plus(offset, 4);
+                        let p2 = self.pool_word_ptr(sc, o2);
+                        self.pool_word_store(sc, p2, hi);
+                    }
+                    n => {
+                        // Clear, then set, this value's bits of the word with
+                        // atomics, so bytes of the same word written at the
+                        // same time by other work-items are kept.
+                        let w = self.op(Op::UConvert, u, &[raw]);
+                        let three = self.u32c(3);
+                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
+                        let sh = self.op(Op::ShiftLeftLogical, u, &[lane, three]);
+                        let mask = self.u32c(if n == 1 { 0xff } else { 0xffff });
+                        let m = self.op(Op::ShiftLeftLogical, u, &[mask, sh]);
+                        let keep = self.op(Op::Not, u, &[m]);
+                        let bits = self.op(Op::ShiftLeftLogical, u, &[w, sh]);
+                        let ptr = self.pool_word_ptr(sc, offset);
+                        if sc == StorageClass::Workgroup {
+                            let scope = self.u32c(SCOPE_WORKGROUP);
+                            let relaxed = self.u32c(0);
+                            self.op(Op::AtomicAnd, u, &[ptr, scope, relaxed, keep]);
+                            self.op(Op::AtomicOr, u, &[ptr, scope, relaxed, bits]);
+                        } else {
+                            let old = self.op(Op::Load, u, &[ptr]);
+                            let kept = self.op(Op::BitwiseAnd, u, &[old, keep]);
+                            let new = self.op(Op::BitwiseOr, u, &[kept, bits]);
+                            self.op_void(Op::Store, &[ptr, new]);
+                        }
+                    }
+                }
+            }
+            Type::Pointer(_, sp, _) if !sp.is_addressed() => {
+                self.pool_store(sc, offset, &Type::UINT, val, span)
+            }
+            Type::Pointer(..) => self.pool_store(sc, offset, &Type::ULONG, val, span),
+            Type::Vector(es, n) => {
+                let et = self.sty(&Type::Scalar(*es));
+                for i in 0..*n as u32 {
+                    let part = self.op(Op::CompositeExtract, et, &[val, i]);
+                    let o = self.pool_offset_plus(offset, i * es.size());
+                    self.pool_store(sc, o, &Type::Scalar(*es), part, span);
+                }
+            }
+            Type::Array(e, n) => {
+                let esize = self.types.size(e);
+                let et = self.sty(e);
+                for i in 0..*n {
+                    let part = self.op(Op::CompositeExtract, et, &[val, i]);
+                    let o = self.pool_offset_plus(offset, i * esize);
+                    self.pool_store(sc, o, e, part, span);
+                }
+            }
+            Type::Struct(id) => {
+                let members: Vec<(Type, u32)> = self.types.structs[*id]
+                    .members
+                    .iter()
+                    .map(|m| (m.ty.clone(), m.offset))
+                    .collect();
+                for (i, (mt, mo)) in members.into_iter().enumerate() {
+                    let t = self.sty(&mt);
+                    let part = self.op(Op::CompositeExtract, t, &[val, i as u32]);
+                    let o = self.pool_offset_plus(offset, mo);
+                    self.pool_store(sc, o, &mt, part, span);
+                }
+            }
+            _ => self.error(span, "cannot store a value of this type"),
+        }
     }
 
     /// One 32-bit word of the push-constant block (`index` may be dynamic).
@@ -1077,6 +1484,9 @@ impl<'a> Lowerer<'a> {
     /// Reads an argument of type `t` at byte `off` of the argument data,
     /// word by word (so no 8- or 16-bit push-constant access is needed).
     fn read_arg(&mut self, t: &Type, off: u32) -> Word {
+        if let Some(repr) = self.union_repr(t) {
+            return self.read_arg(&repr, off);
+        }
         match t {
             Type::Scalar(s) => {
                 let u = self.m.ty(TypeKey::Int(32));
@@ -1443,14 +1853,18 @@ impl<'a> Lowerer<'a> {
                 return;
             }
         }
-        if self.contains_union(&v.ty) {
+        let pooled = match v.space {
+            AddrSpace::Local => self.pool.is_some(),
+            _ => self.ppool.is_some(),
+        };
+        if self.contains_union(&v.ty) && !pooled {
             self.error(
                 v.span,
                 "unions in __private or __local memory are not supported yet",
             );
             return;
         }
-        if matches!(v.ty, Type::Opaque(_)) {
+        if matches!(v.ty, Type::Opaque(n) if n != "event_t") {
             self.error(v.span, "variables of this type are not supported yet");
             return;
         }
@@ -1469,6 +1883,42 @@ impl<'a> Lowerer<'a> {
             return;
         }
         match v.space {
+            AddrSpace::Local if self.pool.is_some() => {
+                if !(self.frames.is_empty() && self.call_stack.len() == 1) {
+                    self.error(
+                        v.span,
+                        "__local variables can only be declared at kernel function scope",
+                    );
+                    return;
+                }
+                if v.init.is_some() {
+                    self.error(v.span, "__local variables cannot have an initializer");
+                }
+                let (size, align) = self.types.size_align(&v.ty);
+                let Some(pool) = self.pool.as_mut() else {
+                    return;
+                };
+                let at = crate::sema::types::round_up(pool.static_bytes, align.max(4));
+                pool.static_bytes = crate::sema::types::round_up(at + size, 4);
+                let args_bytes = pool.args_bytes;
+                self.static_local_bytes += size as u64;
+                let u = self.m.ty(TypeKey::Int(32));
+                let c = self.m.u32_const(at);
+                let offset =
+                    self.m
+                        .global(Op::SpecConstantOp, u, &[Op::IAdd as u32, args_bytes, c]);
+                self.bind(
+                    &v.name,
+                    Sym {
+                        root: 0,
+                        sc: StorageClass::Workgroup,
+                        ty: v.ty.clone(),
+                        base: None,
+                        pool: Some(offset),
+                    },
+                );
+                return;
+            }
             AddrSpace::Local => {
                 if self.frames.is_empty() && self.call_stack.len() == 1 {
                     let p = self.ptr_ty(StorageClass::Workgroup, &v.ty);
@@ -1488,6 +1938,7 @@ impl<'a> Lowerer<'a> {
                             sc: StorageClass::Workgroup,
                             ty: v.ty.clone(),
                             base: None,
+                            pool: None,
                         },
                     );
                 } else {
@@ -1510,35 +1961,35 @@ impl<'a> Lowerer<'a> {
             }
             AddrSpace::Private => {}
         }
-        let var = self.new_function_var(&v.ty);
-        self.m.name(var, &v.name);
-        self.bind(
-            &v.name,
-            Sym {
-                root: var,
-                sc: StorageClass::Function,
-                ty: v.ty.clone(),
-                base: None,
-            },
-        );
+        let sym = self.named_private(&v.name, &v.ty);
+        let place = Self::sym_place(&sym);
+        self.bind(&v.name, sym);
         if let Some(init) = &v.init {
-            let place = Place::Var {
-                root: var,
-                sc: StorageClass::Function,
-                path: Vec::new(),
-                dynamic: Vec::new(),
-                in_array: false,
-                ty: v.ty.clone(),
-            };
             if let Init::List(..) = init {
                 let ty = self.sty(&v.ty);
                 let null = self.m.constant(ConstKey::Null(ty));
-                self.op_void(Op::Store, &[var, null]);
+                self.store(&place, &Val::new(null, v.ty.clone()), v.span);
             }
             if let Some(base) = self.initialize(place, &v.ty, init) {
                 self.set_pointer_base(&v.name, Some(base), v.span);
             }
         }
+    }
+
+    /// How a union's value is held: its bytes as an array of 32-bit words
+    /// (or of bytes when its size or alignment is not a multiple of 4).
+    fn union_repr(&self, t: &Type) -> Option<Type> {
+        let Type::Struct(id) = t else { return None };
+        let def = self.types.structs.get(*id)?;
+        if !def.is_union {
+            return None;
+        }
+        let (unit, n) = if def.size % 4 == 0 && def.align >= 4 {
+            (Scalar::UInt, def.size / 4)
+        } else {
+            (Scalar::UChar, def.size)
+        };
+        Some(Type::Array(Box::new(Type::Scalar(unit)), n.max(1)))
     }
 
     fn contains_union(&self, t: &Type) -> bool {
@@ -1582,9 +2033,13 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     Type::Struct(id) => {
-                        let members: Vec<Type> = self.types.structs[*id]
+                        let def = &self.types.structs[*id];
+                        // A union's initializer list sets its first member.
+                        let take = if def.is_union { 1 } else { def.members.len() };
+                        let members: Vec<Type> = def
                             .members
                             .iter()
+                            .take(take)
                             .map(|m| m.ty.clone())
                             .collect();
                         if items.len() > members.len() {
@@ -1646,6 +2101,15 @@ impl<'a> Lowerer<'a> {
                     ty: elem,
                 }
             }
+            Place::Pool { offset, sc, .. } => {
+                let size = self.types.size(&elem);
+                let o = self.pool_offset_plus(offset, size * i);
+                Place::Pool {
+                    offset: o,
+                    ty: elem,
+                    sc,
+                }
+            }
             Place::Addr { addr, space, .. } => {
                 let size = self.types.size(&elem) as u64;
                 let u64t = self.m.ty(TypeKey::Int(64));
@@ -1682,6 +2146,18 @@ impl<'a> Lowerer<'a> {
                     dynamic,
                     in_array: false,
                     ty: mty,
+                }
+            }
+            Place::Pool { offset, ty, sc } => {
+                let Type::Struct(id) = ty else {
+                    return Place::Pool { offset, ty, sc };
+                };
+                let off = self.types.structs[id].members[index as usize].offset;
+                let o = self.pool_offset_plus(offset, off);
+                Place::Pool {
+                    offset: o,
+                    ty: mty,
+                    sc,
                 }
             }
             Place::Addr {
@@ -1750,6 +2226,10 @@ impl<'a> Lowerer<'a> {
                 args.extend(Self::mem_operands(*sc));
                 Some(Val::new(self.op(Op::Load, t, &args), ty.clone()))
             }
+            Place::Pool { offset, ty, sc } => {
+                let id = self.pool_load(*sc, *offset, ty, span)?;
+                Some(Val::new(id, ty.clone()))
+            }
             Place::Addr {
                 addr, ty, align, ..
             } => {
@@ -1764,6 +2244,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn load_addr(&mut self, addr: Word, ty: &Type, align: u32, span: Span) -> R<Word> {
+        if let Some(repr) = self.union_repr(ty) {
+            return self.load_addr(addr, &repr, align, span);
+        }
         match ty {
             Type::Scalar(Scalar::Bool) => {
                 let u8v = self.load_addr(addr, &Type::Scalar(Scalar::UChar), 1, span)?;
@@ -1815,13 +2298,6 @@ impl<'a> Lowerer<'a> {
                 Some(self.op(Op::CompositeConstruct, t, &parts))
             }
             Type::Struct(id) => {
-                if self.contains_union(ty) {
-                    self.error(
-                        span,
-                        "loading a whole union is not supported yet; access a member",
-                    );
-                    return None;
-                }
                 let members: Vec<(Type, u32)> = self.types.structs[*id]
                     .members
                     .iter()
@@ -1851,6 +2327,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn store_addr(&mut self, addr: Word, ty: &Type, align: u32, val: Word, span: Span) {
+        if let Some(repr) = self.union_repr(ty) {
+            return self.store_addr(addr, &repr, align, val, span);
+        }
         match ty {
             Type::Scalar(Scalar::Bool) => {
                 let uc = Type::Scalar(Scalar::UChar);
@@ -1901,13 +2380,6 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Type::Struct(id) => {
-                if self.contains_union(ty) {
-                    self.error(
-                        span,
-                        "storing a whole union is not supported yet; assign a member",
-                    );
-                    return;
-                }
                 let members: Vec<(Type, u32)> = self.types.structs[*id]
                     .members
                     .iter()
@@ -1967,6 +2439,7 @@ impl<'a> Lowerer<'a> {
                 }
                 self.store_addr(*addr, ty, *align, v.id, span);
             }
+            Place::Pool { offset, ty, sc } => self.pool_store(*sc, *offset, ty, v.id, span),
             Place::Swizzle { base, comps, .. } => {
                 let Some(b) = self.load(base, span) else {
                     return;
@@ -2031,17 +2504,11 @@ impl<'a> Lowerer<'a> {
         }
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         for (p, v) in bound {
-            let var = self.new_function_var(&p.ty);
-            self.op_void(Op::Store, &[var, v.id]);
-            self.bind(
-                &p.name,
-                Sym {
-                    root: var,
-                    sc: StorageClass::Function,
-                    ty: p.ty.clone(),
-                    base: v.base.clone(),
-                },
-            );
+            let mut sym = self.named_private(&p.name, &p.ty);
+            let place = Self::sym_place(&sym);
+            self.store(&place, &v, p.span);
+            sym.base = v.base.clone();
+            self.bind(&p.name, sym);
         }
         let ret_var = if f.ret == Type::Void {
             None
@@ -2094,6 +2561,94 @@ impl<'a> Lowerer<'a> {
             None => Some(Val::new(0, Type::Void)),
         }
     }
+}
+
+/// Does `f` convert anything to a `__local` pointer type? Then the
+/// program's kernels put `__local` memory in the word pool, where any
+/// access type works.
+fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
+    fn expr(e: &Expr, sp: AddrSpace) -> bool {
+        match &e.kind {
+            ExprKind::Cast(Type::Pointer(_, s, _), _) if *s == sp => true,
+            ExprKind::Unary(_, a)
+            | ExprKind::Member(a, _, _)
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::VecStepExpr(a) => expr(a, sp),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => expr(a, sp) || expr(b, sp),
+            ExprKind::Cond(a, b, c) => expr(a, sp) || expr(b, sp) || expr(c, sp),
+            ExprKind::Call(_, args) | ExprKind::VecLit(_, args) => args.iter().any(|a| expr(a, sp)),
+            _ => false,
+        }
+    }
+    fn init(i: &Init, sp: AddrSpace) -> bool {
+        match i {
+            Init::Expr(e) => expr(e, sp),
+            Init::List(items, _) => items.iter().any(|i| init(i, sp)),
+        }
+    }
+    fn stmt(s: &Stmt, sp: AddrSpace) -> bool {
+        let e = |x: &Expr| expr(x, sp);
+        let st = |x: &Stmt| stmt(x, sp);
+        match &s.kind {
+            StmtKind::Expr(x) => e(x),
+            StmtKind::Decl(vars) => vars
+                .iter()
+                .any(|v| v.init.as_ref().is_some_and(|i| init(i, sp))),
+            StmtKind::Block(items) => items.iter().any(st),
+            StmtKind::If(c, a, b) => e(c) || st(a) || b.as_deref().is_some_and(st),
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
+                e(c) || st(b)
+            }
+            StmtKind::For(i, c, step, b) => {
+                i.as_deref().is_some_and(st)
+                    || c.as_ref().is_some_and(e)
+                    || step.as_ref().is_some_and(e)
+                    || st(b)
+            }
+            StmtKind::Return(x) => x.as_ref().is_some_and(e),
+            StmtKind::Case(_, b) => st(b),
+            _ => false,
+        }
+    }
+    f.body.as_ref().is_some_and(|b| stmt(b, space))
+}
+
+/// Does `f` declare a variable (or take a parameter) in `space` whose type
+/// holds a union? Union members overlap, so such variables live in a word
+/// pool.
+fn declares_union(f: &FuncDef, types: &TypeTable, space: AddrSpace) -> bool {
+    fn has_union(t: &Type, types: &TypeTable) -> bool {
+        match t {
+            Type::Array(e, _) => has_union(e, types),
+            Type::Struct(id) => types
+                .structs
+                .get(*id)
+                .is_some_and(|s| s.is_union || s.members.iter().any(|m| has_union(&m.ty, types))),
+            _ => false,
+        }
+    }
+    fn stmt(s: &Stmt, types: &TypeTable, space: AddrSpace) -> bool {
+        let st = |x: &Stmt| stmt(x, types, space);
+        match &s.kind {
+            StmtKind::Decl(vars) => vars
+                .iter()
+                .any(|v| v.space == space && has_union(&v.ty, types)),
+            StmtKind::Block(items) => items.iter().any(st),
+            StmtKind::If(_, a, b) => st(a) || b.as_deref().is_some_and(st),
+            StmtKind::While(_, b)
+            | StmtKind::DoWhile(b, _)
+            | StmtKind::Switch(_, b)
+            | StmtKind::Case(_, b) => st(b),
+            StmtKind::For(i, _, _, b) => i.as_deref().is_some_and(st) || st(b),
+            _ => false,
+        }
+    }
+    (space == AddrSpace::Private && f.params.iter().any(|p| has_union(&p.ty, types)))
+        || f.body.as_ref().is_some_and(|b| stmt(b, types, space))
 }
 
 /// Instructions that act on each vector component independently.

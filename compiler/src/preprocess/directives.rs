@@ -609,7 +609,7 @@ impl Preprocessor<'_> {
                     }
                     return true;
                 }
-                if !self.extensions.iter().any(|e| *e == name) {
+                if !self.extensions.contains(&name) {
                     self.diags.warning(
                         span_of(2),
                         format!("unsupported OpenCL extension '{name}' - ignoring"),

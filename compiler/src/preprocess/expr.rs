@@ -65,6 +65,18 @@ pub(crate) fn evaluate(toks: &[PpTok], diags: &mut Diagnostics, at: Span) -> Opt
     Some(v.is_true())
 }
 
+/// `x` shifted by `count` bits, left or right (arithmetic for a signed `x`).
+fn shift(x: u64, unsigned: bool, count: u64, left: bool) -> u64 {
+    match (left, count >= 64) {
+        (true, true) => 0,
+        (true, false) => x << count,
+        (false, true) if unsigned || (x as i64) >= 0 => 0,
+        (false, true) => u64::MAX,
+        (false, false) if unsigned => x >> count,
+        (false, false) => ((x as i64) >> count) as u64,
+    }
+}
+
 /// Binary operators with their precedence (higher binds tighter).
 fn precedence(op: &str) -> Option<u8> {
     Some(match op {
@@ -249,32 +261,14 @@ impl Eval<'_> {
                 }
             }
             "<<" | ">>" => {
-                // The result has the type of the (promoted) left operand.
-                let count_negative = !b.unsigned && sy < 0;
-                let too_far = count_negative || y >= 64;
-                let bits = if op == "<<" {
-                    if too_far {
-                        0
-                    } else {
-                        x << y
-                    }
-                } else if a.unsigned {
-                    if too_far {
-                        0
-                    } else {
-                        x >> y
-                    }
-                } else if too_far {
-                    if sx < 0 {
-                        u64::MAX
-                    } else {
-                        0
-                    }
-                } else {
-                    (sx >> y) as u64
-                };
+                // Out-of-range counts are undefined in C; this follows GCC:
+                // a negative count shifts the other way, and a count of 64
+                // or more leaves 0 (or all sign bits, shifting right).
+                let negative = !b.unsigned && sy < 0;
+                let count = if negative { sy.unsigned_abs() } else { y };
+                let left = (op == "<<") != negative;
                 Value {
-                    bits,
+                    bits: shift(x, a.unsigned, count, left),
                     unsigned: a.unsigned,
                 }
             }

@@ -547,7 +547,9 @@ impl Lexer {
                 hide: None,
             };
         };
-        let kind = if is_ident_start(c) {
+        // C99's `L` prefix makes a wide character constant or string.
+        let wide = c == b'L' && matches!(self.peek_at(1), Some(b'\'' | b'"'));
+        let kind = if is_ident_start(c) && !wide {
             while self.cur().is_some_and(is_ident_continue) {
                 self.pos += 1;
             }
@@ -572,7 +574,11 @@ impl Lexer {
                 }
             }
             PpKind::Number(self.text_between(start, self.pos, splices).into())
-        } else if c == b'\'' || c == b'"' {
+        } else if wide || c == b'\'' || c == b'"' {
+            if wide {
+                self.pos += 1;
+            }
+            let c = self.cur().unwrap_or(b'"');
             self.pos += 1;
             let terminated = loop {
                 match self.cur() {
@@ -777,6 +783,14 @@ mod tests {
         assert!(matches!(toks[3].kind, PpKind::Invalid(_, _)));
         assert!(matches!(toks[4].kind, PpKind::Invalid(_, _)));
         assert!(toks[4].bol);
+    }
+
+    #[test]
+    fn wide_literals_are_single_tokens() {
+        assert_eq!(
+            spellings("L'a' L\"s\" L x L"),
+            vec!["L'a'", "L\"s\"", "L", "x", "L"]
+        );
     }
 
     #[test]

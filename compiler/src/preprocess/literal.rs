@@ -267,6 +267,7 @@ pub(crate) fn decode_escapes(body: &str) -> Decoded {
 /// several (with a warning, as C99 6.4.4.4p10 leaves it to the
 /// implementation).
 pub(crate) fn char_value(text: &str) -> (Result<i64, String>, Vec<String>) {
+    let text = text.strip_prefix('L').unwrap_or(text);
     let body = &text[1..text.len().saturating_sub(1).max(1)];
     let decoded = decode_escapes(body);
     let mut warnings = decoded.warnings;

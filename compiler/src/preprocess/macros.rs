@@ -256,11 +256,12 @@ impl Preprocessor<'_> {
             let t = &written[i];
             i += 1;
             if t.kind == PpKind::Ident(self.sym.va_args) && !variadic {
-                self.diags.error(
+                // A constraint of C99 6.10.3p5; GCC and Clang warn and keep
+                // the definition, with `__VA_ARGS__` an ordinary identifier.
+                self.diags.warning(
                     t.span,
                     "__VA_ARGS__ can only appear in the expansion of a C99 variadic macro",
                 );
-                return None;
             }
             if params.is_some() && t.is_punct("#") {
                 match written.get(i).and_then(param_index) {

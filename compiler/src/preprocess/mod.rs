@@ -272,6 +272,13 @@ impl<'a> Preprocessor<'a> {
                         }
                     }
                 },
+                PpKind::Char(text) | PpKind::Str(text) if text.starts_with('L') => {
+                    self.diags.error(
+                        t.span,
+                        "wide character constants and strings are not supported in OpenCL C",
+                    );
+                    continue;
+                }
                 PpKind::Char(text) => {
                     let (value, warnings) = literal::char_value(text);
                     for w in warnings {

@@ -50,6 +50,8 @@ pub mod glsl {
     pub const SMOOTH_STEP: u32 = 49;
     pub const FMA: u32 = 50;
     pub const LDEXP: u32 = 53;
+    pub const PACK_HALF_2X16: u32 = 58;
+    pub const UNPACK_HALF_2X16: u32 = 62;
     pub const LENGTH: u32 = 66;
     pub const DISTANCE: u32 = 67;
     pub const CROSS: u32 = 68;
@@ -148,6 +150,11 @@ pub enum Builtin {
     AsType(Type),
     VLoad(u8),
     VStore(u8),
+    /// `vload_half[n]`: half values in memory read as floats.
+    VLoadHalf(u8),
+    /// `vstore_half[n][_rte]`: floats stored as half values, rounded to
+    /// nearest even.
+    VStoreHalf(u8),
 }
 
 const TABLE: &[(&str, Builtin)] = {
@@ -375,6 +382,25 @@ const TABLE: &[(&str, Builtin)] = {
                 arity: 3,
             },
         ),
+        ("expm1", Library { func: "__ferrocl_expm1", arity: 1, fallback: None }),
+        ("log1p", Library { func: "__ferrocl_log1p", arity: 1, fallback: None }),
+        ("sinpi", Library { func: "__ferrocl_sinpi", arity: 1, fallback: None }),
+        ("cospi", Library { func: "__ferrocl_cospi", arity: 1, fallback: None }),
+        ("tanpi", Library { func: "__ferrocl_tanpi", arity: 1, fallback: None }),
+        ("atanpi", Library { func: "__ferrocl_atanpi", arity: 1, fallback: None }),
+        ("atan2pi", Library { func: "__ferrocl_atan2pi", arity: 2, fallback: None }),
+        ("maxmag", Special("maxmag")),
+        ("minmag", Special("minmag")),
+        ("nan", Special("nan")),
+        ("isnormal", Special("isnormal")),
+        ("native_divide", Special("divide")),
+        ("half_divide", Special("divide")),
+        ("native_recip", Special("recip")),
+        ("half_recip", Special("recip")),
+        ("async_work_group_copy", Special("async_copy")),
+        ("async_work_group_strided_copy", Special("async_strided_copy")),
+        ("wait_group_events", Special("wait_group_events")),
+        ("prefetch", Special("prefetch")),
         ("round", Special("round")),
         ("mad", Special("mad")),
         ("fmod", Special("fmod")),
@@ -483,6 +509,13 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     if let Some(rest) = name.strip_prefix("as_") {
         return type_named(rest).map(Builtin::AsType);
     }
+    if let Some(n) = name.strip_prefix("vload_half") {
+        return half_count(n).map(Builtin::VLoadHalf);
+    }
+    if let Some(n) = name.strip_prefix("vstore_half") {
+        let n = n.strip_suffix("_rte").unwrap_or(n);
+        return half_count(n).map(Builtin::VStoreHalf);
+    }
     if let Some(n) = name.strip_prefix("vload") {
         return vector_count(n).map(Builtin::VLoad);
     }
@@ -490,6 +523,14 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         return vector_count(n).map(Builtin::VStore);
     }
     None
+}
+
+fn half_count(s: &str) -> Option<u8> {
+    if s.is_empty() {
+        Some(1)
+    } else {
+        vector_count(s)
+    }
 }
 
 fn vector_count(s: &str) -> Option<u8> {

@@ -185,3 +185,56 @@ float __ferrocl_atan2(float y, float x) {
     }
     return copysign(r, y);
 }
+
+float __ferrocl_expm1(float x) {
+    if (fabs(x) < 0.5f) {
+        // exp(x) - 1 without the cancellation: the Taylor series less its 1.
+        return x * (1.0f + x * (0.5f + x * (0.16666667f + x * (0.041666668f + x * (0.008333334f
+            + x * (0.0013888889f + x * (0.0001984127f + x * (0.0000248016f + x * 0.0000027557319f))))))));
+    }
+    if (x > 88.72284f) return INFINITY;
+    if (x < -17.4f) return -1.0f;
+    return __ferrocl_exp(x) - 1.0f;
+}
+
+float __ferrocl_log1p(float x) {
+    if (isnan(x) || x == INFINITY) return x;
+    if (x == -1.0f) return -INFINITY;
+    if (x < -1.0f) return NAN;
+    float u = 1.0f + x;
+    if (u == 1.0f) return x;
+    // log(u) scaled by how much of x the rounding of 1 + x lost.
+    return __ferrocl_log(u) * (x / (u - 1.0f));
+}
+
+// sin(pi r) for |r| <= 1, folded to |r| <= 1/2 where pi r keeps its precision.
+float __ferrocl_sinpi_reduced(float r) {
+    if (r > 0.5f) r = 1.0f - r;
+    if (r < -0.5f) r = -1.0f - r;
+    return sin(3.14159265358979f * r);
+}
+
+float __ferrocl_sinpi(float x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    float r = x - 2.0f * rint(0.5f * x);
+    float s = __ferrocl_sinpi_reduced(r);
+    return s == 0.0f ? copysign(0.0f, x) : s;
+}
+
+float __ferrocl_cospi(float x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    float r = fabs(x - 2.0f * rint(0.5f * x));
+    return __ferrocl_sinpi_reduced(0.5f - r);
+}
+
+float __ferrocl_tanpi(float x) {
+    return __ferrocl_sinpi(x) / __ferrocl_cospi(x);
+}
+
+float __ferrocl_atanpi(float x) {
+    return __ferrocl_atan(x) * 0.31830988618379067f;
+}
+
+float __ferrocl_atan2pi(float y, float x) {
+    return __ferrocl_atan2(y, x) * 0.31830988618379067f;
+}

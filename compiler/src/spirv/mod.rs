@@ -136,6 +136,13 @@ impl ModuleWriter {
         id
     }
 
+    /// A global instruction whose result id was reserved earlier.
+    pub fn global_with_id(&mut self, op: Op, ty: Word, id: Word, operands: &[Word]) {
+        let mut ops = vec![ty, id];
+        ops.extend_from_slice(operands);
+        push_inst(&mut self.types_globals, op, &ops);
+    }
+
     pub fn ty(&mut self, key: TypeKey) -> Word {
         if let Some(id) = self.types.get(&key) {
             return *id;
