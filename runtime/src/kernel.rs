@@ -162,7 +162,9 @@ impl Kernel {
     ) -> Result<Arc<Pipeline>, cl_int> {
         let cached = |list: &[CachedPipeline]| {
             list.iter()
-                .find(|(d, l, s, _)| *d == device_index && *l == local && s.as_slice() == local_sizes)
+                .find(|(d, l, s, _)| {
+                    *d == device_index && *l == local && s.as_slice() == local_sizes
+                })
                 .map(|c| c.3.clone())
         };
         if let Some(p) = cached(&self.pipelines.lock()) {
@@ -265,10 +267,59 @@ pub fn enqueue_nd_range(
         return Err(CL_OUT_OF_RESOURCES);
     }
     let info = &kernel.info;
-    let mut push = vec![0u8; push_size(info) as usize];
-    let mut args_bytes = vec![0u8; info.args_size as usize];
-    let mut keep: Vec<Arc<Mem>> = Vec::new();
-    let mut local_sizes = Vec::new();
+    let mut launch = kernel.spare_launches.lock().pop().unwrap_or_default();
+    let filled = fill_launch(kernel, range, &mut launch);
+    let launch_pipeline = filled.and_then(|_| {
+        let local = range.local.map(|l| l as u32);
+        kernel.pipeline(device_index, &queue.device, local, &launch.local_sizes)
+    });
+    let pipeline = match launch_pipeline {
+        Ok(p) => p,
+        Err(code) => {
+            launch.mems.clear();
+            kernel.spare_launches.lock().push(launch);
+            return Err(code);
+        }
+    };
+    let groups = [0, 1, 2].map(|d| (range.global[d] / range.local[d]) as u64);
+    // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
+    // so `vkCmdDispatchBase` cannot reach group ids past the limit. In x the
+    // launch ABI has `group_base_x` (added to the work-group id by the
+    // kernel): more groups than the limit become several dispatches from
+    // group 0. y and z have no such base yet.
+    let max = queue.device.vk_info().limits.max_compute_work_group_count;
+    if groups[1] > max[1] as u64 || groups[2] > max[2] as u64 {
+        launch.mems.clear();
+        kernel.spare_launches.lock().push(launch);
+        return Err(CL_OUT_OF_RESOURCES);
+    }
+    let step_x = max[0].max(1) as u64;
+    let in_push = info.arg_block == ArgBlock::Push;
+    let kernel = kernel.clone();
+    let record = move |r: &mut Recorder<'_>| {
+        let mut launch = launch;
+        // Kept before anything is recorded, so that a partly recorded
+        // launch still holds what it uses.
+        for m in launch.mems.drain(..) {
+            r.keep(m);
+        }
+        r.keep(kernel.clone());
+        let result = record_launch(r, &mut launch, &pipeline, in_push, groups, step_x);
+        kernel.spare_launches.lock().push(launch);
+        result
+    };
+    queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)
+}
+
+/// Captures the kernel's arguments and the launch header into `launch`.
+fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Result<(), cl_int> {
+    let info = &kernel.info;
+    launch.push.clear();
+    launch.push.resize(push_size(info) as usize, 0);
+    launch.args.clear();
+    launch.args.resize(info.args_size as usize, 0);
+    launch.mems.clear();
+    launch.local_sizes.clear();
     {
         let args = kernel.args.lock();
         for (arg, value) in info.args.iter().zip(args.iter()) {
@@ -277,22 +328,24 @@ pub fn enqueue_nd_range(
                 None => return Err(CL_INVALID_KERNEL_ARGS),
                 Some(ArgValue::Bytes(bytes)) => {
                     let end = at + bytes.len();
-                    args_bytes
+                    launch
+                        .args
                         .get_mut(at..end)
                         .ok_or(CL_INVALID_KERNEL_ARGS)?
                         .copy_from_slice(bytes);
                 }
                 Some(ArgValue::Buffer(mem)) => {
                     let address = mem.as_ref().map_or(0, |m| m.device_address());
-                    args_bytes
+                    launch
+                        .args
                         .get_mut(at..at + 8)
                         .ok_or(CL_INVALID_KERNEL_ARGS)?
                         .copy_from_slice(&address.to_ne_bytes());
                     if let Some(m) = mem {
-                        keep.push(m.clone());
+                        launch.mems.push(m.clone());
                     }
                 }
-                Some(ArgValue::Local(size)) => local_sizes.push(*size as u32),
+                Some(ArgValue::Local(size)) => launch.local_sizes.push(*size as u32),
             }
         }
     }
@@ -303,65 +356,51 @@ pub fn enqueue_nd_range(
     }
     header[6] = range.work_dim;
     for (i, word) in header.iter().enumerate() {
-        push[i * 4..i * 4 + 4].copy_from_slice(&word.to_ne_bytes());
+        launch.push[i * 4..i * 4 + 4].copy_from_slice(&word.to_ne_bytes());
     }
-    let in_push = info.arg_block == ArgBlock::Push;
-    if in_push {
+    if info.arg_block == ArgBlock::Push {
         let start = ARGS_OFFSET as usize;
-        push[start..start + args_bytes.len()].copy_from_slice(&args_bytes);
+        let end = start + launch.args.len();
+        launch
+            .push
+            .get_mut(start..end)
+            .ok_or(CL_OUT_OF_RESOURCES)?
+            .copy_from_slice(&launch.args);
     }
-    let local = [
-        range.local[0] as u32,
-        range.local[1] as u32,
-        range.local[2] as u32,
-    ];
-    let pipeline = kernel.pipeline(device_index, &queue.device, local, local_sizes)?;
-    let groups = [
-        (range.global[0] / range.local[0]) as u64,
-        (range.global[1] / range.local[1]) as u64,
-        (range.global[2] / range.local[2]) as u64,
-    ];
-    // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
-    // so `vkCmdDispatchBase` cannot reach group ids past the limit. In x the
-    // launch ABI has `group_base_x` (added to the work-group id by the
-    // kernel): more groups than the limit become several dispatches from
-    // group 0. y and z have no such base yet.
-    let max = queue.device.vk_info().limits.max_compute_work_group_count;
-    if groups[1] > max[1] as u64 || groups[2] > max[2] as u64 {
-        return Err(CL_OUT_OF_RESOURCES);
+    Ok(())
+}
+
+/// Records the dispatches of one launch: one per `step_x` groups in x.
+fn record_launch(
+    r: &mut Recorder<'_>,
+    launch: &mut LaunchData,
+    pipeline: &Arc<Pipeline>,
+    in_push: bool,
+    groups: [u64; 3],
+    step_x: u64,
+) -> Result<(), cl_int> {
+    let LaunchData { push, args, .. } = launch;
+    if !in_push {
+        let address = r.push_args(args)?;
+        let start = ARGS_OFFSET as usize;
+        push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
     }
-    let step_x = max[0].max(1) as u64;
-    let kernel = kernel.clone();
-    let record = Box::new(move |r: &mut Recorder<'_>| {
-        // Kept before anything is recorded, so that a partly recorded
-        // launch still holds what it uses.
-        for m in keep {
-            r.keep(m);
-        }
-        r.keep(kernel);
-        if !in_push {
-            let address = r.push_args(&args_bytes)?;
-            let start = ARGS_OFFSET as usize;
-            push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
-        }
-        let mut x = 0u64;
-        while x < groups[0] {
-            let count = (groups[0] - x).min(step_x);
-            push[GROUP_BASE_X_OFFSET..GROUP_BASE_X_OFFSET + 4]
-                .copy_from_slice(&(x as u32).to_ne_bytes());
-            r.stream
-                .dispatch(
-                    &pipeline,
-                    &push,
-                    [0; 3],
-                    [count as u32, groups[1] as u32, groups[2] as u32],
-                )
-                .map_err(vk_error)?;
-            x += count;
-        }
-        Ok(())
-    });
-    queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)
+    let mut x = 0u64;
+    while x < groups[0] {
+        let count = (groups[0] - x).min(step_x);
+        push[GROUP_BASE_X_OFFSET..GROUP_BASE_X_OFFSET + 4]
+            .copy_from_slice(&(x as u32).to_ne_bytes());
+        r.stream
+            .dispatch(
+                pipeline,
+                push,
+                [0; 3],
+                [count as u32, groups[1] as u32, groups[2] as u32],
+            )
+            .map_err(vk_error)?;
+        x += count;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

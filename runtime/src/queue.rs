@@ -256,12 +256,15 @@ impl Queue {
     /// Enqueues a command whose recording is `record`, after the events in
     /// `wait_list` (already checked to belong to this queue's context).
     /// Returns the command's event.
-    pub fn enqueue(
+    pub fn enqueue<F>(
         self: &Arc<Self>,
         command_type: cl_uint,
         wait_list: &[Arc<Event>],
-        record: RecordFn,
-    ) -> Result<Arc<Event>, cl_int> {
+        record: F,
+    ) -> Result<Arc<Event>, cl_int>
+    where
+        F: FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send + 'static,
+    {
         self.bury();
         let event = Event::new_command(self, command_type);
         // Commands of other queues that are recorded but not submitted are
@@ -284,7 +287,7 @@ impl Queue {
                 state.held.push_back(HeldCommand {
                     event: event.clone(),
                     deps: wait_list.to_vec(),
-                    record,
+                    record: Box::new(record),
                 });
                 drop(state);
                 // Only foreign dependencies: this queue's own completion
@@ -318,13 +321,16 @@ impl Queue {
         dep.is_done() || dep.is_on(self) || (!dep.is_user() && dep.timeline_value().is_some())
     }
 
-    fn record_locked(
+    fn record_locked<F>(
         &self,
         state: &mut QueueState,
         event: &Arc<Event>,
         deps: &[Arc<Event>],
-        record: RecordFn,
-    ) -> Result<(), cl_int> {
+        record: F,
+    ) -> Result<(), cl_int>
+    where
+        F: FnOnce(&mut Recorder<'_>) -> Result<(), cl_int>,
+    {
         let waits_before = state.batch.waits.len();
         for dep in deps {
             if let (Some(timeline), Some(value)) = (dep.timeline(), dep.timeline_value()) {

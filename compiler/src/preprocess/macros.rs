@@ -51,6 +51,14 @@ pub(crate) enum Item {
         index: usize,
         space: bool,
     },
+    /// `__VA_OPT__(content)` (C23 6.10.5.1), or `# __VA_OPT__(content)`:
+    /// the content when the variable arguments expand to some tokens, else
+    /// a placemarker.
+    VaOpt {
+        items: Vec<Item>,
+        space: bool,
+        stringize: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -216,7 +224,7 @@ impl Preprocessor<'_> {
                 .warning(toks[1].span, "whitespace required after macro name");
         }
         let written: Vec<PpTok> = toks[i..].to_vec();
-        let body = self.parse_replacement_list(&written, params.as_deref(), variadic)?;
+        let body = self.parse_replacement_list(&written, params.as_deref(), variadic, false)?;
         let span = name_tok.span;
         Some((
             name,
@@ -236,6 +244,7 @@ impl Preprocessor<'_> {
         written: &[PpTok],
         params: Option<&[Sym]>,
         variadic: bool,
+        in_va_opt: bool,
     ) -> Option<Vec<Item>> {
         for end in [written.first(), written.last()].into_iter().flatten() {
             if end.is_punct("##") {
@@ -262,6 +271,19 @@ impl Preprocessor<'_> {
                     t.span,
                     "__VA_ARGS__ can only appear in the expansion of a C99 variadic macro",
                 );
+            }
+            let va_opt = self.sym.va_opt;
+            let va_opt_at = |k: usize| {
+                variadic && written.get(k).map(|t| &t.kind) == Some(&PpKind::Ident(va_opt))
+            };
+            if va_opt_at(i - 1) || (t.is_punct("#") && va_opt_at(i)) {
+                let stringize = t.is_punct("#");
+                let at = if stringize { i } else { i - 1 };
+                let (item, next) =
+                    self.parse_va_opt(written, at, t.space, stringize, params, in_va_opt)?;
+                items.push(item);
+                i = next;
+                continue;
             }
             if params.is_some() && t.is_punct("#") {
                 match written.get(i).and_then(param_index) {
@@ -311,6 +333,55 @@ impl Preprocessor<'_> {
             items.push(Item::Tok(t));
         }
         Some(items)
+    }
+
+    /// `__VA_OPT__ ( content )` starting at `written[at]`; returns the item
+    /// and the index after its `)`.
+    fn parse_va_opt(
+        &mut self,
+        written: &[PpTok],
+        at: usize,
+        space: bool,
+        stringize: bool,
+        params: Option<&[Sym]>,
+        in_va_opt: bool,
+    ) -> Option<(Item, usize)> {
+        let span = written[at].span;
+        if in_va_opt {
+            self.diags.error(span, "'__VA_OPT__' cannot be nested");
+            return None;
+        }
+        if !written.get(at + 1).is_some_and(|t| t.is_punct("(")) {
+            self.diags.error(span, "expected '(' after '__VA_OPT__'");
+            return None;
+        }
+        let mut depth = 0usize;
+        let mut close = None;
+        for (k, t) in written.iter().enumerate().skip(at + 2) {
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+                depth -= 1;
+            }
+        }
+        let Some(close) = close else {
+            self.diags
+                .error(written[at + 1].span, "missing ')' after '__VA_OPT__('");
+            return None;
+        };
+        let items = self.parse_replacement_list(&written[at + 2..close], params, true, true)?;
+        Some((
+            Item::VaOpt {
+                items,
+                space,
+                stringize,
+            },
+            close + 1,
+        ))
     }
 
     /// True when the next token (not reading past the current file or an
@@ -473,9 +544,23 @@ impl Preprocessor<'_> {
     /// place of the invocation.
     fn substitute(&mut self, m: &Macro, args: &[Vec<PpTok>], at: Span) -> Vec<PpTok> {
         let mut expanded: Vec<Option<Vec<PpTok>>> = vec![None; args.len()];
-        let mut out: Vec<PpTok> = Vec::with_capacity(m.body.len());
+        let mut out = self.substitute_items(&m.body, args, &mut expanded, at);
+        out.retain(|t| t.kind != PpKind::Placemarker);
+        out
+    }
+
+    /// Substitutes `items`, keeping placemarkers for the `##` of an
+    /// enclosing list.
+    fn substitute_items(
+        &mut self,
+        items: &[Item],
+        args: &[Vec<PpTok>],
+        expanded: &mut [Option<Vec<PpTok>>],
+        at: Span,
+    ) -> Vec<PpTok> {
+        let mut out: Vec<PpTok> = Vec::with_capacity(items.len());
         let mut paste_next = false;
-        for item in &m.body {
+        for item in items {
             let mut piece: Vec<PpTok> = match item {
                 Item::Paste => {
                     paste_next = true;
@@ -487,7 +572,7 @@ impl Preprocessor<'_> {
                     vec![t]
                 }
                 Item::Arg { index, space } => {
-                    let mut v = self.expanded_arg(&mut expanded, args, *index);
+                    let mut v = self.expanded_arg(expanded, args, *index);
                     if let Some(first) = v.first_mut() {
                         first.space = *space;
                     }
@@ -516,10 +601,15 @@ impl Preprocessor<'_> {
                         let mut comma = PpTok::new(PpKind::Punct(","), at);
                         comma.space = *space;
                         let mut v = vec![comma];
-                        v.extend(self.expanded_arg(&mut expanded, args, *index));
+                        v.extend(self.expanded_arg(expanded, args, *index));
                         v
                     }
                 }
+                Item::VaOpt {
+                    items,
+                    space,
+                    stringize,
+                } => self.va_opt(items, *space, *stringize, args, expanded, at),
             };
             if std::mem::take(&mut paste_next) && !piece.is_empty() {
                 if let Some(lhs) = out.pop() {
@@ -530,8 +620,40 @@ impl Preprocessor<'_> {
             }
             out.extend(piece);
         }
-        out.retain(|t| t.kind != PpKind::Placemarker);
         out
+    }
+
+    /// `__VA_OPT__(items)`: the items when the variable arguments (the last
+    /// argument) expand to something, else a placemarker; stringized under
+    /// `#`.
+    fn va_opt(
+        &mut self,
+        items: &[Item],
+        space: bool,
+        stringize: bool,
+        args: &[Vec<PpTok>],
+        expanded: &mut [Option<Vec<PpTok>>],
+        at: Span,
+    ) -> Vec<PpTok> {
+        let present = match args.len().checked_sub(1) {
+            Some(va) => !self.expanded_arg(expanded, args, va).is_empty(),
+            None => false,
+        };
+        let mut v = if present {
+            self.substitute_items(items, args, expanded, at)
+        } else {
+            Vec::new()
+        };
+        v.retain(|t| t.kind != PpKind::Placemarker);
+        let mut v = if stringize {
+            vec![PpTok::new(PpKind::Str(self.stringize(&v).into()), at)]
+        } else if v.is_empty() {
+            vec![PpTok::new(PpKind::Placemarker, at)]
+        } else {
+            v
+        };
+        v[0].space = space;
+        v
     }
 
     fn expanded_arg(

@@ -108,6 +108,7 @@ struct Cond {
 struct KnownSyms {
     defined: Sym,
     va_args: Sym,
+    va_opt: Sym,
     pragma_operator: Sym,
 }
 
@@ -153,6 +154,7 @@ impl<'a> Preprocessor<'a> {
         let sym = KnownSyms {
             defined: interner.intern("defined"),
             va_args: interner.intern("__VA_ARGS__"),
+            va_opt: interner.intern("__VA_OPT__"),
             pragma_operator: interner.intern("_Pragma"),
         };
         let mut macros = MacroTable::default();
