@@ -66,8 +66,12 @@ impl Drop for TemporaryVendors {
     }
 }
 
-/// When the user has not chosen the loader's vendors directory, point it at
-/// one holding only ferrocl, so the demo works without `ferrocl install`.
+/// When the user has not chosen the loader's vendors directory, point the
+/// loader at ferrocl, so the demo works without `ferrocl install`. ocl-icd
+/// reads `OCL_ICD_VENDORS` (a directory of `.icd` files); the Khronos loader
+/// shipped with CUDA reads `OCL_ICD_FILENAMES` (library paths, which some
+/// systems already set to their own ICDs): ferrocl is added to that list.
+/// Each loader ignores the other's variable.
 fn prepare_loader_environment() -> Result<Option<TemporaryVendors>, String> {
     if std::env::var_os("OCL_ICD_VENDORS").is_some() {
         return Ok(None);
@@ -75,11 +79,16 @@ fn prepare_loader_environment() -> Result<Option<TemporaryVendors>, String> {
     let lib = install::library_next_to_executable()?;
     let dir = std::env::temp_dir().join(format!("ferrocl-demo-{}", std::process::id()));
     let (file, line) = install::write_icd(&dir, &lib)?;
-    // The loader reads the variable when the application first calls it,
-    // which is after this point; nothing else runs concurrently yet.
+    // Nothing else runs yet, and the loader reads the environment on the
+    // application's first OpenCL call, after this point.
     std::env::set_var("OCL_ICD_VENDORS", &dir);
+    let filenames = match std::env::var("OCL_ICD_FILENAMES") {
+        Ok(list) if !list.is_empty() => format!("{list}:{line}"),
+        _ => line.clone(),
+    };
+    std::env::set_var("OCL_ICD_FILENAMES", &filenames);
     println!(
-        "OCL_ICD_VENDORS was not set: using {} (naming {line}) for this run",
+        "OCL_ICD_VENDORS was not set: using {} (naming {line}) for this run, and OCL_ICD_FILENAMES={filenames}",
         file.display()
     );
     Ok(Some(TemporaryVendors(dir)))

@@ -401,3 +401,42 @@ fn async_copies_and_events() {
          }\n",
     );
 }
+
+#[test]
+fn unions_in_private_and_local_memory() {
+    build(
+        "typedef union { float f; uint u; uchar b[4]; } pun;\n\
+         typedef struct { int tag; pun v; } tagged;\n\
+         pun make(float f) { pun p; p.f = f; return p; }\n\
+         kernel void k(global uint *out, pun arg) {\n\
+           local pun lp[4];\n\
+           lp[get_local_id(0) % 4].f = 1.0f;\n\
+           pun p = { 2.0f };\n\
+           p.b[3] ^= 0x80;\n\
+           tagged t = { 7, { 0.5f } };\n\
+           out[0] = p.u + make(3.0f).u + t.v.u + arg.u + lp[0].b[2];\n\
+           global pun *g = (global pun *)out;\n\
+           g[1] = p;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn shuffles_and_math_with_pointer_outputs() {
+    build(
+        "kernel void k(global float4 *o, global int4 *io, global float *f, global int *i) {\n\
+           float4 x = o[0], y = o[1];\n\
+           o[2] = shuffle2(x, y, (uint4)(7, 0, 5, 2));\n\
+           io[0] = shuffle(io[1], (uint4)(3, 3, 0, 1));\n\
+           float8 wide = shuffle(x, (uint8)(0, 1, 2, 3, 3, 2, 1, 0));\n\
+           o[3] = wide.hi;\n\
+           float whole, fl, c; int e, q;\n\
+           f[0] = fract(f[1], &fl) + modf(f[2], &whole) + frexp(f[3], &e)\n\
+                + remquo(f[4], 0.75f, &q) + sincos(f[5], &c) + remainder(f[6], 2.0f);\n\
+           i[0] = e + q + (int)(whole + fl + c);\n\
+           float4 w4; int4 e4;\n\
+           o[4] = fract(x, &w4) + frexp(y, &e4);\n\
+           fract(x, o + 5);\n\
+         }\n",
+    );
+}

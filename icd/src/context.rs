@@ -12,7 +12,8 @@ use ferrocl_runtime::platform::Platform;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// Checks a context property list; returns it without the terminating 0.
+/// Checks a context property list; returns it as given (with the
+/// terminating 0), empty for NULL.
 ///
 /// # Safety
 /// `properties` is NULL or a 0-terminated list of (name, value) pairs.
@@ -63,6 +64,7 @@ unsafe fn context_properties(properties: *const isize) -> Result<Vec<isize>, cl_
         list.push(value);
         i += 2;
     }
+    list.push(0);
     Ok(list)
 }
 
@@ -192,13 +194,7 @@ pub unsafe extern "C" fn clGetContextInfo(
                         ctx.devices.iter().map(|d| handle_of(&**d)).collect();
                     write_info(&handles, size, ptr, ret)
                 }
-                CL_CONTEXT_PROPERTIES => {
-                    let mut props = ctx.properties.clone();
-                    if !props.is_empty() {
-                        props.push(0);
-                    }
-                    write_info(&props, size, ptr, ret)
-                }
+                CL_CONTEXT_PROPERTIES => write_info(&ctx.properties, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is not one of the supported
                 // values.
                 _ => Err(CL_INVALID_VALUE),

@@ -6,7 +6,7 @@ use ferrocl_runtime::api::{arc_from_handle, into_handle};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::event::Event;
 use ferrocl_runtime::kernel::{enqueue_nd_range, pick_local_size, Kernel, NdRange};
-use ferrocl_runtime::queue::Queue;
+use ferrocl_runtime::queue::{no_work, Queue};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -194,7 +194,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         let e = if global.contains(&0) {
-            queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, Box::new(|_| Ok(())))?
+            queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, no_work)?
         } else {
             let range = NdRange {
                 work_dim,
@@ -281,7 +281,7 @@ unsafe fn enqueue_sync_point(
     unsafe {
         let queue = queue_arg(command_queue)?;
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let e = queue.enqueue(command_type, &waits, Box::new(|_| Ok(())))?;
+        let e = queue.enqueue(command_type, &waits, no_work)?;
         return_event(event, e);
     }
     Ok(())
@@ -379,7 +379,7 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
                 e
             }
         })?;
-        queue.enqueue(CL_COMMAND_BARRIER, &waits, Box::new(|_| Ok(())))?;
+        queue.enqueue(CL_COMMAND_BARRIER, &waits, no_work)?;
         Ok(())
     })
 }

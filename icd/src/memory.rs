@@ -12,7 +12,7 @@ use ferrocl_runtime::context::{Context, ObjectCallback};
 use ferrocl_runtime::memory::{
     self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
 };
-use ferrocl_runtime::queue::Queue;
+use ferrocl_runtime::queue::{Queue, Recorder};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -907,12 +907,12 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
         let e = queue.enqueue(
             CL_COMMAND_MIGRATE_MEM_OBJECTS,
             &waits,
-            Box::new(move |r| {
+            move |r: &mut Recorder<'_>| {
                 for m in mems {
                     r.keep(m);
                 }
                 Ok(())
-            }),
+            },
         )?;
         return_event(event, e);
         Ok(())

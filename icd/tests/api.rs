@@ -2684,6 +2684,41 @@ fn profiling_times_are_ordered() {
         }
         assert!(times[0] > 0);
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+        // A kernel, timed by device timestamps where the device has them:
+        // still in order, and taking some time.
+        let (p, k) = env.kernel(VECTOR_ADD, "add");
+        set_arg(k, 0, &buf);
+        set_arg(k, 1, &buf);
+        set_arg(k, 2, &buf);
+        let n = (1usize << 20) / 4;
+        let mut kev = null_mut();
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &n,
+            null(),
+            0,
+            null(),
+            &mut kev,
+        ));
+        ok(clWaitForEvents(1, &kev));
+        let mut kt = [0u64; 4];
+        for (t, p) in kt.iter_mut().zip(params) {
+            ok(clGetEventProfilingInfo(
+                kev,
+                p,
+                8,
+                (t as *mut u64).cast(),
+                null_mut(),
+            ));
+        }
+        assert!(kt.windows(2).all(|w| w[0] <= w[1]), "{kt:?}");
+        assert!(kt[3] > kt[2], "{kt:?}");
+        ok(clReleaseEvent(kev));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(p));
         let mut t = 0u64;
         assert_eq!(
             clGetEventProfilingInfo(ev, 0x7777, 8, (&mut t as *mut u64).cast(), null_mut()),

@@ -3169,3 +3169,88 @@ fn kernel_called_as_a_function() {
         .collect();
     assert_same(&gpu.read::<f32>(&d), &want, "pairs scaled");
 }
+
+#[test]
+fn signed_division_and_remainder_all_sign_combinations() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void divmod(__global const int *x, __global const int *y, __global int *q,
+                             __global int *r, __global long *lq, __global long *lr,
+                             __global short *sr) {
+            int i = get_global_id(0);
+            int a = x[i], b = y[i];
+            q[i] = a / b;
+            r[i] = a % b;
+            long la = (long)a * 3000000000L, lb = (long)b;
+            lq[i] = la / lb;
+            lr[i] = la % lb;
+            short sa = (short)a, sb = (short)b;
+            sr[i] = sa % sb;
+        }"#;
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for a in -9..=9 {
+        for b in (-4..=4).filter(|&b| b != 0) {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    for (a, b) in [
+        (i32::MIN, 7),
+        (i32::MIN, -7),
+        (i32::MAX, -2),
+        (-1000001, 1000),
+        (1000001, -1000),
+    ] {
+        xs.push(a);
+        ys.push(b);
+    }
+    let n = xs.len();
+    let k = gpu.kernel(src, "divmod");
+    let (dx, dy) = (gpu.buffer(&xs), gpu.buffer(&ys));
+    let (dq, dr) = (gpu.zeroed::<i32>(n), gpu.zeroed::<i32>(n));
+    let (dlq, dlr, dsr) = (
+        gpu.zeroed::<i64>(n),
+        gpu.zeroed::<i64>(n),
+        gpu.zeroed::<i16>(n),
+    );
+    k.arg_buffer(0, &dx)
+        .arg_buffer(1, &dy)
+        .arg_buffer(2, &dq)
+        .arg_buffer(3, &dr);
+    k.arg_buffer(4, &dlq)
+        .arg_buffer(5, &dlr)
+        .arg_buffer(6, &dsr);
+    gpu.run(&k, &[n], None, None);
+    let (q, r) = (gpu.read::<i32>(&dq), gpu.read::<i32>(&dr));
+    let (lq, lr, sr) = (
+        gpu.read::<i64>(&dlq),
+        gpu.read::<i64>(&dlr),
+        gpu.read::<i16>(&dsr),
+    );
+    let mut wrong = Vec::new();
+    for i in 0..n {
+        let (a, b) = (xs[i], ys[i]);
+        let la = a as i64 * 3_000_000_000;
+        let (sa, sb) = (a as i16, b as i16);
+        let want = (
+            a / b,
+            a % b,
+            la / b as i64,
+            la % b as i64,
+            sa.wrapping_rem(sb),
+        );
+        let got = (q[i], r[i], lq[i], lr[i], sr[i]);
+        if got != want {
+            wrong.push(format!(
+                "{a} / {b}: got (q, r, lq, lr, sr) = {got:?}, want {want:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {n} cases wrong (C rounds quotients toward zero; the remainder takes the dividend's sign):\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

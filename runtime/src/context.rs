@@ -38,8 +38,8 @@ struct Uploader {
 pub struct Context {
     header: ApiHeader,
     pub devices: Vec<Arc<Device>>,
-    /// The property list as given (without the terminating 0), for
-    /// `CL_CONTEXT_PROPERTIES`.
+    /// The property list as given (with its terminating 0; empty when it
+    /// was NULL), for `CL_CONTEXT_PROPERTIES`.
     pub properties: Vec<isize>,
     notify: Option<(ContextNotify, usize)>,
     destructors: Mutex<Vec<(ObjectCallback, usize)>>,

@@ -200,6 +200,16 @@ impl Event {
     /// Sets the final status (`CL_COMPLETE` or a negative error); a second
     /// call does nothing. Runs callbacks and listeners outside the lock.
     pub fn complete(self: &Arc<Self>, status: cl_int) -> bool {
+        self.complete_timed(status, None)
+    }
+
+    /// [`Event::complete`] with the command's start and end (host clock,
+    /// ns) when the device measured them.
+    pub(crate) fn complete_timed(
+        self: &Arc<Self>,
+        status: cl_int,
+        measured: Option<(u64, u64)>,
+    ) -> bool {
         let listeners = {
             let mut state = self.state.lock();
             if state.status <= CL_COMPLETE as cl_int {
@@ -210,10 +220,19 @@ impl Event {
             if state.times[1] == 0 {
                 state.times[1] = now;
             }
-            if state.times[2] == 0 {
-                state.times[2] = now;
+            match measured {
+                Some((start, end)) => {
+                    // Kept in order: queued <= submit <= start <= end.
+                    state.times[2] = start.clamp(state.times[1], now);
+                    state.times[3] = end.clamp(state.times[2], now);
+                }
+                None => {
+                    if state.times[2] == 0 {
+                        state.times[2] = now;
+                    }
+                    state.times[3] = now;
+                }
             }
-            state.times[3] = now;
             std::mem::take(&mut state.listeners)
         };
         self.changed.notify_all();

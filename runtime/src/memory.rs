@@ -237,7 +237,7 @@ pub fn enqueue_read(
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
     let mem = mem.clone();
-    let record = Box::new(move |r: &mut Recorder<'_>| {
+    let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         let row = region[0];
         let total = row * region[1] * region[2];
@@ -276,7 +276,7 @@ pub fn enqueue_read(
             drop(stage);
         }));
         Ok(())
-    });
+    };
     queue.enqueue(command_type, wait_list, record)
 }
 
@@ -312,7 +312,7 @@ pub fn enqueue_write(
         }
     }
     let mem = mem.clone();
-    let record = Box::new(move |r: &mut Recorder<'_>| {
+    let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(stage.clone());
         let mut at = 0u64;
@@ -326,7 +326,7 @@ pub fn enqueue_write(
             }
         }
         Ok(())
-    });
+    };
     queue.enqueue(command_type, wait_list, record)
 }
 
@@ -343,7 +343,7 @@ pub fn enqueue_copy(
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
     let (src_mem, dst_mem) = (src_mem.clone(), dst_mem.clone());
-    let record = Box::new(move |r: &mut Recorder<'_>| {
+    let record = move |r: &mut Recorder<'_>| {
         r.keep(src_mem.clone());
         r.keep(dst_mem.clone());
         let row = region[0] as u64;
@@ -365,7 +365,7 @@ pub fn enqueue_copy(
             }
         }
         Ok(())
-    });
+    };
     queue.enqueue(command_type, wait_list, record)
 }
 
@@ -452,7 +452,7 @@ pub fn enqueue_map(
         staging: stage.clone(),
     });
     let mem2 = mem.clone();
-    let record = Box::new(move |r: &mut Recorder<'_>| {
+    let record = move |r: &mut Recorder<'_>| {
         r.keep(mem2.clone());
         r.keep(stage.clone());
         if fetch && size > 0 {
@@ -471,7 +471,7 @@ pub fn enqueue_map(
             }
         }
         Ok(())
-    });
+    };
     match queue.enqueue(CL_COMMAND_MAP_BUFFER, wait_list, record) {
         Ok(event) => Ok((event, ptr as *mut c_void)),
         Err(code) => {
@@ -501,7 +501,7 @@ pub fn enqueue_unmap(
         maps.remove(i)
     };
     let mem = mem.clone();
-    let record = Box::new(move |r: &mut Recorder<'_>| {
+    let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(mapping.staging.clone());
         if mapping.write && mapping.size > 0 {
@@ -525,6 +525,6 @@ pub fn enqueue_unmap(
                 .map_err(vk_error)?;
         }
         Ok(())
-    });
+    };
     queue.enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, wait_list, record)
 }

@@ -25,7 +25,7 @@ use crate::device::Device;
 use crate::event::{host_time_ns, Event};
 use crate::staging::StagingPool;
 use crate::vk_error;
-use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline};
+use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline, Timestamp};
 use parking_lot::Mutex;
 use std::any::Any;
 use std::collections::VecDeque;
@@ -34,6 +34,9 @@ use std::sync::{Arc, Weak};
 
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
+
+/// Emptied batches kept for reuse.
+const SPARE_BATCHES: usize = 4;
 
 /// Bytes per chunk of the argument ring.
 const ARG_CHUNK: u64 = 64 * 1024;
@@ -115,6 +118,12 @@ impl Recorder<'_> {
     }
 }
 
+/// The recording of a command that does no device work (markers, barriers,
+/// empty NDRanges): it only orders.
+pub fn no_work(_: &mut Recorder<'_>) -> Result<(), cl_int> {
+    Ok(())
+}
+
 /// The recording of one command, run at once or when its dependencies are
 /// done.
 pub type RecordFn = Box<dyn FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send>;
@@ -125,9 +134,14 @@ struct HeldCommand {
     record: RecordFn,
 }
 
+/// Device timestamps around one command of a profiling queue.
+type Stamps = Option<(Timestamp, Timestamp)>;
+
 #[derive(Default)]
 struct Batch {
     events: Vec<Arc<Event>>,
+    /// One per event: the device times of its command, when measured.
+    stamps: Vec<Stamps>,
     posts: Vec<PostAction>,
     keep: Vec<KeepAlive>,
     ring_used: Vec<Arc<Buffer>>,
@@ -174,6 +188,8 @@ pub struct Queue {
     /// must not race with the application's exit. Application threads drop
     /// them (on the next call on this queue, or when the queue goes).
     graveyard: Arc<Mutex<Vec<KeepAlive>>>,
+    /// Emptied batches whose vectors the next batches reuse.
+    spare_batches: Arc<Mutex<Vec<Batch>>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Queue.
@@ -194,14 +210,19 @@ impl Queue {
         let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
         let pool = Arc::new(Mutex::new(Vec::new()));
         let graveyard = Arc::new(Mutex::new(Vec::new()));
+        let spare_batches = Arc::new(Mutex::new(Vec::new()));
         let (sender, receiver) = mpsc::channel::<Submitted>();
         let thread = {
             let timeline = timeline.clone();
             let pool = pool.clone();
             let graveyard = graveyard.clone();
+            let spare = spare_batches.clone();
+            let period_ns = backend.info().limits.timestamp_period as f64;
             std::thread::Builder::new()
                 .name("ferrocl-completion".into())
-                .spawn(move || complete_batches(receiver, timeline, pool, graveyard))
+                .spawn(move || {
+                    complete_batches(receiver, timeline, pool, graveyard, spare, period_ns)
+                })
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         Ok(Arc::new(Queue {
@@ -227,6 +248,7 @@ impl Queue {
             completions: Mutex::new(Some(sender)),
             completion_thread: Mutex::new(Some(thread)),
             graveyard,
+            spare_batches,
         }))
     }
 
@@ -346,7 +368,13 @@ impl Queue {
             ..
         } = state;
         let posts_before = batch.posts.len();
+        // Profiling queues bracket each command with device timestamps; a
+        // device without them falls back to the host clock.
+        let mut start = None;
         let result = stream.barrier().map_err(vk_error).and_then(|_| {
+            if self.profiling() {
+                start = stream.write_timestamp().ok();
+            }
             let mut recorder = Recorder {
                 stream,
                 device: &self.backend,
@@ -360,6 +388,8 @@ impl Queue {
         });
         match result {
             Ok(()) => {
+                let end = start.as_ref().and_then(|_| stream.write_timestamp().ok());
+                batch.stamps.push(start.zip(end));
                 batch.events.push(event.clone());
                 Ok(())
             }
@@ -382,7 +412,8 @@ impl Queue {
             state.batch.ring_used.push(chunk);
         }
         let value = state.submitted_value + 1;
-        let mut batch = std::mem::take(&mut state.batch);
+        let next = self.spare_batches.lock().pop().unwrap_or_default();
+        let mut batch = std::mem::replace(&mut state.batch, next);
         let result = state.stream.barrier().and_then(|_| {
             let waits: Vec<(&Timeline, u64)> =
                 batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
@@ -498,49 +529,84 @@ fn complete_batches(
     timeline: Arc<Timeline>,
     pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
     graveyard: Arc<Mutex<Vec<KeepAlive>>>,
+    spare: Arc<Mutex<Vec<Batch>>>,
+    period_ns: f64,
 ) {
-    // Host-clock profiling: a batch starts when it was submitted or when the
-    // one before it ended, whichever is later, and ends when the timeline
-    // wait returns. Timestamp queries would be more exact.
+    // Profiling on the host clock: without device timestamps a command
+    // starts when its batch was submitted or when the batch before ended,
+    // whichever is later, and ends when the timeline wait returns.
     let mut previous_end = 0u64;
-    while let Ok(Submitted { value, batch }) = receiver.recv() {
+    while let Ok(Submitted { value, mut batch }) = receiver.recv() {
         for e in &batch.events {
             e.mark_running(previous_end);
         }
         let ok = matches!(timeline.wait(value, u64::MAX), Ok(true));
         previous_end = host_time_ns();
-        let Batch {
-            events,
-            posts,
-            keep,
-            ring_used,
-            ..
-        } = batch;
-        if ok {
-            for post in posts {
+        let measured = device_times(&batch.stamps, previous_end, period_ns);
+        batch.stamps.clear();
+        for post in batch.posts.drain(..) {
+            if ok {
                 post();
             }
         }
         // Before the events complete: an application that waits for them
         // cannot have exited while these drops run.
-        drop(keep);
-        pool.lock().extend(ring_used);
+        batch.keep.clear();
+        pool.lock().extend(batch.ring_used.drain(..));
+        batch.waits.clear();
         if !ok {
-            if let Some(first) = events.first() {
+            if let Some(first) = batch.events.first() {
                 first.context.report(
                     "ferrocl: a batch of commands failed on the device (CL_OUT_OF_RESOURCES)",
                 );
             }
         }
-        for e in &events {
-            e.complete(if ok {
+        for (i, e) in batch.events.iter().enumerate() {
+            let status = if ok {
                 CL_COMPLETE as cl_int
             } else {
                 CL_OUT_OF_RESOURCES
-            });
+            };
+            e.complete_timed(status, measured.get(i).copied().flatten());
         }
-        graveyard
-            .lock()
-            .extend(events.into_iter().map(|e| e as KeepAlive));
+        // An event someone else still holds is let go here (its reference
+        // count is the application's again); one only this thread holds
+        // waits in the graveyard.
+        let orphans = batch
+            .events
+            .drain(..)
+            .filter_map(|e| (Arc::strong_count(&e) == 1).then_some(e as KeepAlive));
+        graveyard.lock().extend(orphans);
+        // The emptied vectors serve a later batch.
+        let mut spare = spare.lock();
+        if spare.len() < SPARE_BATCHES {
+            spare.push(batch);
+        }
     }
+}
+
+/// Host-clock (start, end) of each command that device timestamps measured.
+/// The durations are the device's; the batch's last timestamp is placed at
+/// `anchor_ns`, when its completion was observed (the device clock is not
+/// calibrated against the host's here).
+fn device_times(stamps: &[Stamps], anchor_ns: u64, period_ns: f64) -> Vec<Option<(u64, u64)>> {
+    if stamps.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    let ticks: Vec<Option<(u64, u64)>> = stamps
+        .iter()
+        .map(|s| {
+            let (a, b) = s.as_ref()?;
+            Some((a.ticks().ok()??, b.ticks().ok()??))
+        })
+        .collect();
+    let Some(last) = ticks.iter().flatten().map(|t| t.1).max() else {
+        return ticks;
+    };
+    let to_host =
+        |t: u64| anchor_ns.saturating_sub((last.saturating_sub(t) as f64 * period_ns) as u64);
+    ticks
+        .into_iter()
+        .map(|t| t.map(|(a, b)| (to_host(a), to_host(b))))
+        .collect()
 }

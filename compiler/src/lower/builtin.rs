@@ -34,9 +34,8 @@ impl<'a> Lowerer<'a> {
             // The copies were made by the work-items themselves: a barrier
             // over both memories completes them for the whole group.
             let wg = self.u32c(SCOPE_WORKGROUP);
-            let sem = self.u32c(
-                SEM_ACQ_REL | SEM_WORKGROUP | SEM_UNIFORM | SEM_AVAILABLE | SEM_VISIBLE,
-            );
+            let sem =
+                self.u32c(SEM_ACQ_REL | SEM_WORKGROUP | SEM_UNIFORM | SEM_AVAILABLE | SEM_VISIBLE);
             self.op_void(Op::ControlBarrier, &[wg, wg, sem]);
             return Some(Val::new(0, Type::Void));
         }
@@ -62,9 +61,11 @@ impl<'a> Lowerer<'a> {
             Builtin::Special(n) => Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
                 "async_copy" => 4,
+                "shuffle2" | "remquo" => 3,
                 "async_strided_copy" => 5,
-                "nan" | "isnormal" | "recip" | "round" | "cbrt" | "abs" | "popcount" | "clz" | "ctz" | "length" | "normalize"
-                | "isnan" | "isinf" | "isfinite" | "signbit" | "any" | "all" => 1,
+                "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz"
+                | "ctz" | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit"
+                | "any" | "all" => 1,
                 _ => 2,
             }),
             Builtin::Fence(_) => None,
@@ -850,13 +851,8 @@ impl<'a> Lowerer<'a> {
 
     fn special(&mut self, name: &'static str, vals: Vec<Val>, span: Span) -> R<Val> {
         match name {
-            "round" | "cbrt" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
+            "round" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
                 let t = self.float_gentype(&vals, span)?;
-                let f32_only = name == "cbrt";
-                if f32_only && t.elem_scalar() == Some(Scalar::Double) {
-                    self.error(span, format!("'{name}' is not supported for double yet"));
-                    return None;
-                }
                 let ids = self.convert_all(vals, &t, span)?;
                 let ty = self.sty(&t);
                 let id = match name {
@@ -872,13 +868,6 @@ impl<'a> Lowerer<'a> {
                         let sg = self.glsl(ty, glsl::FSIGN, &[x]);
                         let away = self.op(Op::FAdd, ty, &[tr, sg]);
                         self.op(Op::Select, ty, &[up, away, tr])
-                    }
-                    "cbrt" => {
-                        let a = self.glsl(ty, glsl::FABS, &[ids[0]]);
-                        let third = self.constant(&t, ConstVal::Float(1.0 / 3.0));
-                        let p = self.glsl(ty, glsl::POW, &[a, third]);
-                        let s = self.glsl(ty, glsl::FSIGN, &[ids[0]]);
-                        self.op(Op::FMul, ty, &[p, s])
                     }
                     "fmod" => self.op(Op::FRem, ty, &[ids[0], ids[1]]),
                     "hypot" => {
@@ -1141,6 +1130,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "prefetch" => Some(Val::new(0, Type::Void)),
+            "shuffle" | "shuffle2" => self.shuffle(name == "shuffle2", vals, span),
+            "fract" | "modf" | "frexp" | "remquo" | "remainder" | "sincos" => {
+                self.math_with_outputs(name, vals, span)
+            }
             "async_copy" | "async_strided_copy" => self.async_copy(vals, span),
             "maxmag" | "minmag" | "divide" | "recip" => {
                 let t = self.float_gentype(&vals, span)?;
@@ -1163,7 +1156,11 @@ impl<'a> Lowerer<'a> {
                         };
                         let pick_x = self.op(first, bt, &[ax, ay]);
                         let pick_y = self.op(second, bt, &[ax, ay]);
-                        let tie_op = if name == "maxmag" { glsl::NMAX } else { glsl::NMIN };
+                        let tie_op = if name == "maxmag" {
+                            glsl::NMAX
+                        } else {
+                            glsl::NMIN
+                        };
                         let tie = self.glsl(ty, tie_op, &[ids[0], ids[1]]);
                         let r = self.op(Op::Select, ty, &[pick_y, ids[1], tie]);
                         self.op(Op::Select, ty, &[pick_x, ids[0], r])
@@ -1379,8 +1376,13 @@ impl<'a> Lowerer<'a> {
         let group = group?;
         let index = self.new_function_var(&ul);
         self.op_void(Op::Store, &[index, lid.id]);
-        let (header, check, body, cont, merge) =
-            (self.label(), self.label(), self.label(), self.label(), self.label());
+        let (header, check, body, cont, merge) = (
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+        );
         self.begin(header);
         self.op_void(Op::LoopMerge, &[merge, cont, 0]);
         self.branch(check);
@@ -1395,7 +1397,11 @@ impl<'a> Lowerer<'a> {
             Some(s) => Val::new(self.op(Op::IMul, ult, &[i, s.id]), ul.clone()),
             None => iv.clone(),
         };
-        let (si, di) = if to_local { (strided, iv) } else { (iv, strided) };
+        let (si, di) = if to_local {
+            (strided, iv)
+        } else {
+            (iv, strided)
+        };
         let sp = self.pointer_add(src.clone(), si, false, span)?;
         let dp = self.pointer_add(dst.clone(), di, false, span)?;
         let from = self.deref(sp, span)?;
@@ -1414,6 +1420,193 @@ impl<'a> Lowerer<'a> {
             _ => event.id,
         };
         Some(Val::new(event, Type::Opaque("event_t")))
+    }
+
+    /// `shuffle(x, mask)` and `shuffle2(x, y, mask)`: component i of the
+    /// result is the component of x (then y) that the low bits of mask[i]
+    /// select.
+    fn shuffle(&mut self, two: bool, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let mask = vals.pop()?;
+        let (x, y) = if two {
+            let y = vals.pop()?;
+            (vals.pop()?, Some(y))
+        } else {
+            (vals.pop()?, None)
+        };
+        let (Type::Vector(s, m), Type::Vector(ms, n)) = (x.ty.clone(), mask.ty.clone()) else {
+            self.error(span, "shuffle needs vector arguments");
+            return None;
+        };
+        if !ms.is_integer() || ms.is_signed() || ms.bits() != s.bits() {
+            self.error(
+                span,
+                "the shuffle mask must be an unsigned integer vector of the element size",
+            );
+            return None;
+        }
+        if let Some(y) = &y {
+            if y.ty != x.ty {
+                self.error(span, "shuffle2 needs two vectors of one type");
+                return None;
+            }
+        }
+        let m = m as u32;
+        let u = self.m.ty(TypeKey::Int(32));
+        let et = self.sty(&Type::Scalar(s));
+        let mst = self.sty(&Type::Scalar(ms));
+        let bt = self.bool_ty(1);
+        let bits = if two { 2 * m - 1 } else { m - 1 };
+        let mut comps = Vec::new();
+        for i in 0..n as u32 {
+            let raw = self.op(Op::CompositeExtract, mst, &[mask.id, i]);
+            let raw = self.convert_elems(raw, ms, Scalar::UInt, 1);
+            let b = self.u32c(bits);
+            let idx = self.op(Op::BitwiseAnd, u, &[raw, b]);
+            let mc = self.u32c(m - 1);
+            let within = self.op(Op::BitwiseAnd, u, &[idx, mc]);
+            let from_x = self.op(Op::VectorExtractDynamic, et, &[x.id, within]);
+            let c = match &y {
+                Some(y) => {
+                    let from_y = self.op(Op::VectorExtractDynamic, et, &[y.id, within]);
+                    let mv = self.u32c(m);
+                    let in_x = self.op(Op::ULessThan, bt, &[idx, mv]);
+                    self.op(Op::Select, et, &[in_x, from_x, from_y])
+                }
+                None => from_x,
+            };
+            comps.push(c);
+        }
+        let t = Type::Vector(s, n);
+        let ty = self.sty(&t);
+        Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
+    }
+
+    /// Math functions with a second result stored through a pointer:
+    /// fract, modf, frexp, remquo, sincos; and remainder.
+    fn math_with_outputs(&mut self, name: &str, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let out = if name == "remainder" {
+            None
+        } else {
+            vals.pop()
+        };
+        let t = self.float_gentype(&vals, span)?;
+        if t.elem_scalar() != Some(Scalar::Float) {
+            self.error(span, format!("'{name}' is only supported for float yet"));
+            return None;
+        }
+        let ids = self.convert_all(vals, &t, span)?;
+        let x = ids[0];
+        let ty = self.sty(&t);
+        let bt = self.bool_ty(t.width());
+        let it = t.with_elem(Scalar::Int);
+        let ity = self.sty(&it);
+        let zero = self.constant(&t, ConstVal::Float(0.0));
+        let is_inf = self.op(Op::IsInf, bt, &[x]);
+        let is_nan = self.op(Op::IsNan, bt, &[x]);
+        let signed_zero = self.copysign_ids(zero, x, &t);
+        let (result, second, second_ty) = match name {
+            "fract" => {
+                let fl = self.glsl(ty, glsl::FLOOR, &[x]);
+                let d = self.op(Op::FSub, ty, &[x, fl]);
+                let almost = self.constant(&t, ConstVal::Float(f32::from_bits(0x3f7f_ffff) as f64));
+                let r = self.glsl(ty, glsl::FMIN, &[d, almost]);
+                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, r]);
+                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
+                (r, fl, t.clone())
+            }
+            "modf" => {
+                let whole = self.glsl(ty, glsl::TRUNC, &[x]);
+                let d = self.op(Op::FSub, ty, &[x, whole]);
+                let d = self.copysign_ids(d, x, &t);
+                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, d]);
+                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
+                (r, whole, t.clone())
+            }
+            "frexp" => {
+                // Denormals are scaled into the normal range first.
+                let ut = t.with_elem(Scalar::UInt);
+                let uty = self.sty(&ut);
+                let tiny = self.constant(&t, ConstVal::Float(f32::MIN_POSITIVE as f64));
+                let ax = self.glsl(ty, glsl::FABS, &[x]);
+                let small = self.op(Op::FOrdLessThan, bt, &[ax, tiny]);
+                let scale = self.constant(&t, ConstVal::Float(16777216.0));
+                let scaled = self.op(Op::FMul, ty, &[x, scale]);
+                let v = self.op(Op::Select, ty, &[small, scaled, x]);
+                let bits = self.op(Op::Bitcast, uty, &[v]);
+                let k23 = self.constant(&ut, ConstVal::Int(23));
+                let kff = self.constant(&ut, ConstVal::Int(0xff));
+                let ex = self.op(Op::ShiftRightLogical, uty, &[bits, k23]);
+                let ex = self.op(Op::BitwiseAnd, uty, &[ex, kff]);
+                let ex = self.op(Op::Bitcast, ity, &[ex]);
+                let bias = self.constant(&it, ConstVal::Int(126));
+                let adj = self.constant(&it, ConstVal::Int(24));
+                let izero = self.constant(&it, ConstVal::Int(0));
+                let ex = self.op(Op::ISub, ity, &[ex, bias]);
+                let ex_adj = self.op(Op::ISub, ity, &[ex, adj]);
+                let e = self.op(Op::Select, ity, &[small, ex_adj, ex]);
+                let keep = self.constant(&ut, ConstVal::Int(0x807f_ffff));
+                let half = self.constant(&ut, ConstVal::Int(0x3f00_0000));
+                let mb = self.op(Op::BitwiseAnd, uty, &[bits, keep]);
+                let mb = self.op(Op::BitwiseOr, uty, &[mb, half]);
+                let mant = self.op(Op::Bitcast, ty, &[mb]);
+                let is_zero = self.op(Op::FOrdEqual, bt, &[x, zero]);
+                let special = self.op(Op::LogicalOr, bt, &[is_zero, is_inf]);
+                let special = self.op(Op::LogicalOr, bt, &[special, is_nan]);
+                let mant = self.op(Op::Select, ty, &[special, x, mant]);
+                let e = self.op(Op::Select, ity, &[special, izero, e]);
+                (mant, e, it.clone())
+            }
+            "sincos" => {
+                let s = self.glsl(ty, glsl::SIN, &[x]);
+                let c = self.glsl(ty, glsl::COS, &[x]);
+                (s, c, t.clone())
+            }
+            _ => {
+                // remainder and remquo: x - n*y with n = x/y rounded to
+                // nearest even.
+                let y = ids[1];
+                let q = self.op(Op::FDiv, ty, &[x, y]);
+                let n = self.glsl(ty, glsl::ROUND_EVEN, &[q]);
+                let ny = self.op(Op::FMul, ty, &[n, y]);
+                let r = self.op(Op::FSub, ty, &[x, ny]);
+                let ni = self.op(Op::ConvertFToS, ity, &[n]);
+                let k7f = self.constant(&it, ConstVal::Int(0x7f));
+                let an = self.glsl(ity, glsl::SABS, &[ni]);
+                let low = self.op(Op::BitwiseAnd, ity, &[an, k7f]);
+                let izero = self.constant(&it, ConstVal::Int(0));
+                let neg = self.op(Op::SLessThan, bt, &[ni, izero]);
+                let nlow = self.op(Op::SNegate, ity, &[low]);
+                let quo = self.op(Op::Select, ity, &[neg, nlow, low]);
+                (r, quo, it.clone())
+            }
+        };
+        if let Some(p) = out {
+            if p.ty.pointee() != Some(&second_ty) {
+                let (a, b) = (self.types.name(&p.ty), self.types.name(&second_ty));
+                self.error(
+                    span,
+                    format!("'{name}' stores a {b} through its pointer, not through a '{a}'"),
+                );
+                return None;
+            }
+            let place = self.deref(p, span)?;
+            self.store(&place, &Val::new(second, second_ty), span);
+        }
+        Some(Val::new(result, t))
+    }
+
+    fn copysign_ids(&mut self, mag: Word, sign: Word, t: &Type) -> Word {
+        let ut = t.with_elem(Scalar::UInt);
+        let uty = self.sty(&ut);
+        let ty = self.sty(t);
+        let m = self.op(Op::Bitcast, uty, &[mag]);
+        let s = self.op(Op::Bitcast, uty, &[sign]);
+        let sb = self.constant(&ut, ConstVal::Int(0x8000_0000));
+        let mb = self.constant(&ut, ConstVal::Int(0x7fff_ffff));
+        let m = self.op(Op::BitwiseAnd, uty, &[m, mb]);
+        let s = self.op(Op::BitwiseAnd, uty, &[s, sb]);
+        let r = self.op(Op::BitwiseOr, uty, &[m, s]);
+        self.op(Op::Bitcast, ty, &[r])
     }
 
     pub(super) fn bool_to_relational_pub(&mut self, b: Word, operand: &Type) -> Val {

@@ -245,10 +245,9 @@ pub fn lower(
         },
         static_local_bytes: 0,
         private_bytes: 0,
-        pool_mode: tu
-            .funcs
-            .iter()
-            .any(|f| reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)),
+        pool_mode: tu.funcs.iter().any(|f| {
+            reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)
+        }),
         pool: None,
         private_pool_mode: tu.funcs.iter().any(|f| {
             reinterprets(f, AddrSpace::Private) || declares_union(f, &tu.types, AddrSpace::Private)

@@ -453,11 +453,12 @@ impl Preprocessor<'_> {
             t.bol = false;
             self.pending.push(t);
         }
-        // The expansion stands where the name stood, spacing included.
-        if !empty {
-            if let Some(t) = self.pending.last_mut() {
-                t.space = name.space;
-            }
+        // The expansion stands where the name stood, spacing included; an
+        // empty one leaves its space to the token after it.
+        if empty {
+            self.space_after_empty |= name.space;
+        } else if let Some(t) = self.pending.last_mut() {
+            t.space = name.space;
         }
         true
     }
@@ -644,8 +645,10 @@ impl Preprocessor<'_> {
         } else {
             Vec::new()
         };
-        v.retain(|t| t.kind != PpKind::Placemarker);
+        // A placemarker the content ends with still takes part in a `##`
+        // after the `__VA_OPT__` (C23 6.10.5.2 EXAMPLE, `H4`).
         let mut v = if stringize {
+            v.retain(|t| t.kind != PpKind::Placemarker);
             vec![PpTok::new(PpKind::Str(self.stringize(&v).into()), at)]
         } else if v.is_empty() {
             vec![PpTok::new(PpKind::Placemarker, at)]
@@ -777,7 +780,10 @@ impl Preprocessor<'_> {
             if self.aborted {
                 return;
             }
-            let t = self.next();
+            let mut t = self.next();
+            if std::mem::take(&mut self.space_after_empty) {
+                t.space = true;
+            }
             match &t.kind {
                 PpKind::Eof => return,
                 PpKind::Barrier => {

@@ -141,6 +141,9 @@ struct Preprocessor<'a> {
     aborted: bool,
     /// Nesting of isolated expansions (macro arguments, directive lines).
     arg_depth: u32,
+    /// A macro expanded to nothing after whitespace: the next token gets
+    /// the whitespace (it shows in `#` of an expanded argument).
+    space_after_empty: bool,
 }
 
 impl<'a> Preprocessor<'a> {
@@ -185,6 +188,7 @@ impl<'a> Preprocessor<'a> {
             produced: 0,
             aborted: false,
             arg_depth: 0,
+            space_after_empty: false,
         }
     }
 

@@ -369,6 +369,51 @@ fn gnu_variadic_forms() {
 }
 
 #[test]
+fn va_opt() {
+    same(
+        "#define F(a, ...) f(a __VA_OPT__(,) __VA_ARGS__)\n#define E\nF(1) F(1,) F(1, 2, 3) F(1, E)",
+        "f(1) f(1) f(1, 2, 3) f(1)",
+    );
+    // The examples of C23 6.10.5.2.
+    same(
+        "#define SDEF(sname, ...) S sname __VA_OPT__(= { __VA_ARGS__ })\nSDEF(foo); SDEF(bar, 1, 2);",
+        "S foo; S bar = { 1, 2 };",
+    );
+    same(
+        "#define H2(X, Y, ...) __VA_OPT__(X ## Y,) __VA_ARGS__\nH2(a, b, c, d)",
+        "ab, c, d",
+    );
+    same("#define H3(X, ...) #__VA_OPT__(X##X X##X)\nH3(, 0)", "\"\"");
+    same(
+        "#define H4(X, ...) __VA_OPT__(a X ## X) ## b\nH4(, 1)",
+        "a b",
+    );
+    same(
+        "#define H5A(...) __VA_OPT__()/**/__VA_OPT__()\n#define H5B(X) a ## X ## b\n#define H5C(X) H5B(X)\nH5C(H5A())",
+        "ab",
+    );
+    same(
+        "#define S(...) #__VA_OPT__(x   y)\nS(1) S()",
+        "\"x y\" \"\"",
+    );
+    // Outside a variadic macro it is an ordinary identifier.
+    same("#define N(a) __VA_OPT__(a)\nN(1)", "__VA_OPT__(1)");
+    for (src, message) in [
+        ("#define V(...) __VA_OPT__\n", "expected '('"),
+        ("#define V(...) __VA_OPT__(a\n", "missing ')'"),
+        (
+            "#define V(...) __VA_OPT__(__VA_OPT__())\n",
+            "cannot be nested",
+        ),
+        ("#define V(...) __VA_OPT__(## a)\n", "'##' cannot appear"),
+    ] {
+        let e = errors(src);
+        assert_eq!(e.len(), 1, "{src}: {e:?}");
+        assert!(e[0].2.contains(message), "{src}: {e:?}");
+    }
+}
+
+#[test]
 fn stringize_spacing_and_escapes() {
     same(
         "#define s(x) #x\ns(  a  +\n b ) s(\"q\\\"\" '\\'') s()",

@@ -238,3 +238,144 @@ float __ferrocl_atanpi(float x) {
 float __ferrocl_atan2pi(float y, float x) {
     return __ferrocl_atan2(y, x) * 0.31830988618379067f;
 }
+
+// e^ax / 2 for ax >= 9, without overflowing where the result still fits:
+// exp(ax - ln 2) with the subtraction exact (ln 2's head has 16 bits).
+float __ferrocl_half_exp(float ax) {
+    return __ferrocl_exp(ax - 0.693145751953125f) * 0.99999857f;
+}
+
+float __ferrocl_sinh(float x) {
+    float ax = fabs(x);
+    float r;
+    if (isnan(x)) return x;
+    if (ax < 0.5f) {
+        float z = ax * ax;
+        r = ax + ax * z * (0.16666667f + z * (0.008333334f + z * (0.0001984127f + z * 2.7557319e-6f)));
+    } else if (ax < 9.0f) {
+        float em = __ferrocl_expm1(ax);
+        r = 0.5f * (em + em / (em + 1.0f));
+    } else {
+        r = __ferrocl_half_exp(ax);
+    }
+    return copysign(r, x);
+}
+
+float __ferrocl_cosh(float x) {
+    float ax = fabs(x);
+    if (isnan(x)) return x;
+    if (ax < 9.0f) {
+        float e = __ferrocl_exp(ax);
+        return 0.5f * e + 0.5f / e;
+    }
+    return __ferrocl_half_exp(ax);
+}
+
+float __ferrocl_tanh(float x) {
+    float ax = fabs(x);
+    if (isnan(x)) return x;
+    float r;
+    if (ax < 9.0f) {
+        float em = __ferrocl_expm1(2.0f * ax);
+        r = em / (em + 2.0f);
+    } else {
+        r = 1.0f;
+    }
+    return copysign(r, x);
+}
+
+float __ferrocl_asinh(float x) {
+    float ax = fabs(x);
+    if (isnan(x) || isinf(x)) return x;
+    float r;
+    if (ax < 2.44140625e-4f) {
+        r = ax;
+    } else if (ax < 2.0f) {
+        float z = ax * ax;
+        r = __ferrocl_log1p(ax + z / (1.0f + sqrt(1.0f + z)));
+    } else if (ax < 1.0e18f) {
+        r = __ferrocl_log(2.0f * ax + 1.0f / (sqrt(ax * ax + 1.0f) + ax));
+    } else {
+        r = __ferrocl_log(ax) + 0.6931472f;
+    }
+    return copysign(r, x);
+}
+
+float __ferrocl_acosh(float x) {
+    if (isnan(x) || x < 1.0f) return NAN;
+    if (isinf(x)) return x;
+    if (x < 2.0f) {
+        float t = x - 1.0f;
+        return __ferrocl_log1p(t + sqrt(2.0f * t + t * t));
+    }
+    if (x < 1.0e18f) {
+        return __ferrocl_log(2.0f * x - 1.0f / (x + sqrt(x * x - 1.0f)));
+    }
+    return __ferrocl_log(x) + 0.6931472f;
+}
+
+float __ferrocl_atanh(float x) {
+    float ax = fabs(x);
+    if (isnan(x) || ax > 1.0f) return NAN;
+    if (ax == 1.0f) return copysign(INFINITY, x);
+    float r;
+    if (ax < 0.5f) {
+        float t = ax + ax;
+        r = 0.5f * __ferrocl_log1p(t + t * ax / (1.0f - ax));
+    } else {
+        r = 0.5f * __ferrocl_log1p((ax + ax) / (1.0f - ax));
+    }
+    return copysign(r, x);
+}
+
+// asin on [0, 1/2]: its Taylor series, whose coefficients are
+// (2k)! / (4^k (k!)^2 (2k + 1)).
+float __ferrocl_asin_small(float x) {
+    float z = x * x;
+    return x + x * z * (0.16666667f + z * (0.075f + z * (0.044642858f + z * (0.030381944f
+        + z * (0.022372159f + z * (0.017352764f + z * (0.01396484375f + z * (0.011551800f
+        + z * (0.009761609f + z * 0.008390335f)))))))));
+}
+
+float __ferrocl_asin(float x) {
+    float ax = fabs(x);
+    if (isnan(x) || ax > 1.0f) return NAN;
+    if (ax <= 0.5f) return __ferrocl_asin_small(x);
+    // asin(a) = pi/2 - 2 asin(sqrt((1 - a) / 2)), pi/2 split in head and tail.
+    float s = sqrt(0.5f * (1.0f - ax));
+    float r = (1.5707963705062866f - 2.0f * __ferrocl_asin_small(s)) - 4.371139000186243e-8f;
+    return copysign(r, x);
+}
+
+float __ferrocl_acos(float x) {
+    float ax = fabs(x);
+    if (isnan(x) || ax > 1.0f) return NAN;
+    if (ax <= 0.5f) {
+        return (1.5707963705062866f - __ferrocl_asin_small(x)) - 4.371139000186243e-8f;
+    }
+    float s = sqrt(0.5f * (1.0f - ax));
+    float a = 2.0f * __ferrocl_asin_small(s);
+    if (x > 0.0f) return a;
+    return (3.1415927410125732f - a) - 8.742278000372485e-8f;
+}
+
+float __ferrocl_cbrt(float x) {
+    if (isnan(x) || isinf(x) || x == 0.0f) return x;
+    float ax = fabs(x);
+    float scale = 1.0f;
+    if (ax < 1.17549435e-38f) {
+        ax = ax * 16777216.0f;
+        scale = 0.00390625f;
+    }
+    // A first guess from the exponent bits divided by three, then Newton.
+    float y = as_float(as_uint(ax) / 3u + 0x2a51067fu);
+    y = y - (y * y * y - ax) / (3.0f * y * y);
+    y = y - (y * y * y - ax) / (3.0f * y * y);
+    y = y - (y * y * y - ax) / (3.0f * y * y);
+    // A last step with the residual split, so rounding of y^3 does not bias it.
+    float y2 = y * y;
+    float y3 = y2 * y;
+    float e = fma(y2, y, -y3);
+    y = y - ((y3 - ax) + e) / (3.0f * y2);
+    return copysign(y * scale, x);
+}
