@@ -54,7 +54,7 @@ fn compile_on_this_thread(
             invalid_options: false,
         });
     }
-    compile_tokens(&tokens, &sources, caps, diags)
+    compile_tokens(&tokens, &sources, caps, &options, diags)
 }
 
 /// Compiles already-preprocessed tokens: parse, check and lower, emit.
@@ -63,8 +63,14 @@ pub fn compile_tokens(
     tokens: &[Token],
     sources: &SourceMap,
     caps: &TargetCaps,
+    options: &BuildOptions,
     mut diags: Diagnostics,
 ) -> Result<CompiledProgram, BuildError> {
+    let native_math = options.fast_relaxed_math || options.unsafe_math_optimizations;
+    let float_mode = crate::lower::FloatMode {
+        relaxed_arithmetic: native_math || options.mad_enable,
+        native_math,
+    };
     let tu = crate::parse::parse(tokens, caps.fp64, &mut diags);
     let library = if diags.has_errors() {
         None
@@ -74,7 +80,7 @@ pub fn compile_tokens(
     let lowered = if diags.has_errors() {
         None
     } else {
-        crate::lower::lower(&tu, library.as_ref(), caps, &mut diags)
+        crate::lower::lower(&tu, library.as_ref(), caps, float_mode, &mut diags)
     };
     match lowered {
         Some((spirv, kernels)) if !diags.has_errors() => Ok(CompiledProgram {
@@ -115,7 +121,18 @@ fn built_in_library(
         caps,
         &mut lib_diags,
     );
-    let lib = crate::parse::parse(&lib_tokens, caps.fp64, &mut lib_diags);
+    let mut lib = crate::parse::parse(&lib_tokens, caps.fp64, &mut lib_diags);
+    if caps.fp64 {
+        let (fp64_tokens, _) = crate::preprocess::preprocess(
+            crate::sema::builtins::LIBRARY_FP64_SOURCE,
+            &[],
+            &BuildOptions::default(),
+            caps,
+            &mut lib_diags,
+        );
+        let fp64 = crate::parse::parse(&fp64_tokens, caps.fp64, &mut lib_diags);
+        lib.funcs.extend(fp64.funcs);
+    }
     if lib_diags.has_errors() {
         diags.error_nowhere("internal compiler error: the built-in library does not build");
         return None;

@@ -1024,6 +1024,16 @@ impl<'a> Parser<'a> {
         if self.eat(";") {
             return mk(StmtKind::Empty);
         }
+        // Statement attributes (`opencl_unroll_hint`) are hints: parsed and
+        // dropped. Attributes before a declaration belong to it.
+        if self.is_ident("__attribute__") || self.is_ident("__attribute") {
+            let start = self.pos;
+            self.attributes();
+            if !self.starts_type() {
+                return self.statement();
+            }
+            self.pos = start;
+        }
         let word = self.ident_text().map(str::to_string);
         match word.as_deref() {
             Some("if") => {
@@ -1717,6 +1727,112 @@ fn parse_hex_float(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::token::Span;
+
+    /// Tokens for a tiny subset of C, enough to drive the parser alone.
+    fn lex(src: &str) -> Vec<Token> {
+        let mut out = Vec::new();
+        let b = src.as_bytes();
+        let mut i = 0;
+        let puncts = [
+            "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=",
+            "(", ")", "{", "}", "[", "]", ";", ",", "*", "+", "-", "/", "%", "<", ">", "=", ".",
+            "&", "|", "^", "!", "~", "?", ":",
+        ];
+        while i < b.len() {
+            let c = b[i] as char;
+            let span = Span {
+                file: 0,
+                offset: i as u32,
+                line: 1,
+                col: i as u32 + 1,
+            };
+            if c.is_whitespace() {
+                i += 1;
+            } else if c.is_ascii_alphabetic() || c == '_' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                out.push(Token {
+                    kind: TokenKind::Identifier(src[start..i].into()),
+                    span,
+                });
+            } else if c.is_ascii_digit() {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let value = src[start..i].parse().unwrap_or(0);
+                out.push(Token {
+                    kind: TokenKind::IntLiteral {
+                        value,
+                        suffix: String::new(),
+                        radix: 10,
+                    },
+                    span,
+                });
+            } else {
+                let p = puncts
+                    .iter()
+                    .find(|p| src[i..].starts_with(**p))
+                    .copied()
+                    .unwrap_or(";");
+                i += p.len();
+                out.push(Token {
+                    kind: TokenKind::Punct(p),
+                    span,
+                });
+            }
+        }
+        out.push(Token {
+            kind: TokenKind::Eof,
+            span: Span::default(),
+        });
+        out
+    }
+
+    #[test]
+    fn declarations_and_kernels() {
+        let mut d = Diagnostics::default();
+        let tu = parse(
+            &lex(
+                "typedef struct { int a; float b[3]; } S; enum { A = 2, B };\n\
+                  kernel void k(global S *p, local float *l, int n) { S s; s.a = B; }",
+            ),
+            false,
+            &mut d,
+        );
+        assert!(!d.has_errors(), "{:?}", d.list);
+        assert_eq!(tu.funcs.len(), 1);
+        let k = &tu.funcs[0];
+        assert!(k.is_kernel);
+        assert_eq!(k.params.len(), 3);
+        assert_eq!(k.params[0].type_name, "S*");
+        assert!(matches!(
+            k.params[1].ty,
+            Type::Pointer(_, AddrSpace::Local, _)
+        ));
+        assert_eq!(tu.types.structs[0].size, 16);
+    }
+
+    #[test]
+    fn errors_recover_at_statement_boundaries() {
+        let mut d = Diagnostics::default();
+        let tu = parse(
+            &lex("kernel void k(global int *o) { o[0] = ; o[1] = 2; int x = (; }"),
+            false,
+            &mut d,
+        );
+        let cols: Vec<u32> = d
+            .list
+            .iter()
+            .filter_map(|x| x.span.map(|s| s.col))
+            .collect();
+        assert!(cols.contains(&39) && cols.contains(&60), "{:?}", d.list);
+        assert!(d.list.len() <= 3, "{:?}", d.list);
+        assert_eq!(tu.funcs.len(), 1);
+    }
 
     #[test]
     fn literal_types() {

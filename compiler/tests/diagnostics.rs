@@ -85,3 +85,23 @@ fn pointer_into_two_private_objects_is_diagnosed() {
     assert_has(&log, "<source>:4:");
     assert_has(&log, "not supported yet");
 }
+
+#[test]
+fn errors_in_uncalled_functions_are_reported() {
+    let log = build_error(
+        "int unused(local int *p) { return p[0] + missing; }\n\
+         int rec(int x) { return rec(x); }\n\
+         kernel void k(global int *o) { o[0] = 1; }\n",
+    );
+    assert_has(&log, "<source>:1:");
+    assert_has(&log, "missing");
+    assert_has(&log, "recursi");
+}
+
+#[test]
+fn uncalled_functions_that_are_fine_build() {
+    common::build(
+        "float helper(local float *p, global float *g, float4 v) { return p[1] + g[0] + v.x; }\n\
+         kernel void k(global int *o) { o[0] = 1; }\n",
+    );
+}

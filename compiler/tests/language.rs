@@ -340,6 +340,11 @@ fn doubles_with_fp64() {
            f[0] = (float)x;\n\
            double2 v = (double2)(x, 2.0);\n\
            d[2] = dot(v, v) + convert_double(f[1]) + M_PI;\n\
+           d[3] = exp(x) + log(x) + pow(x, s) + sin(x) + cos(x) + tan(x) + atan2(x, s) + asin(x)\n\
+                + acos(x) + sinh(x) + cosh(x) + tanh(x) + expm1(x) + log1p(x) + cbrt(x) + exp2(x)\n\
+                + exp10(x) + log2(x) + log10(x) + atan(x);\n\
+           double4 w = exp((double4)(x));\n\
+           d[4] = w.w;\n\
          }\n",
         &caps,
     );
@@ -437,6 +442,77 @@ fn shuffles_and_math_with_pointer_outputs() {
            float4 w4; int4 e4;\n\
            o[4] = fract(x, &w4) + frexp(y, &e4);\n\
            fract(x, o + 5);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn fast_relaxed_math_uses_native_instructions() {
+    let src = "kernel void k(global float *f) { f[0] = exp(f[1]) + f[2] * f[3] + f[4]; }\n";
+    let caps = common::caps();
+    let req = |options| ferrocl_compiler::CompileRequest {
+        source: src,
+        options,
+        headers: &[],
+    };
+    let precise = ferrocl_compiler::compile(&req(""), &caps).expect("builds");
+    let fast = ferrocl_compiler::compile(&req("-cl-fast-relaxed-math"), &caps).expect("builds");
+    common::validate(&fast.spirv);
+    let (p, f) = (
+        common::disassemble(&precise.spirv),
+        common::disassemble(&fast.spirv),
+    );
+    if p.is_empty() {
+        return;
+    }
+    assert!(p.contains("NoContraction") && !f.contains("NoContraction"));
+    assert!(f.contains(" Exp ") && !p.contains(" Exp "));
+}
+
+#[test]
+fn statement_attributes_and_array_values() {
+    build(
+        "typedef struct { float v[4]; } box;\n\
+         box make(float x) { box b; for (int i = 0; i < 4; i++) b.v[i] = x + i; return b; }\n\
+         kernel void k(global float *o, int n) {\n\
+           float s = 0.0f;\n\
+           __attribute__((opencl_unroll_hint(4)))\n\
+           for (int i = 0; i < n; i++) s += o[i];\n\
+           #pragma unroll\n\
+           for (int i = 0; i < 2; i++) s += 1.0f;\n\
+           o[0] = s + make(2.0f).v[n & 3];\n\
+         }\n",
+    );
+}
+
+#[test]
+fn unqualified_pointers_take_the_address_space_they_are_given() {
+    build(
+        "float sum(const float *p, int n) { float s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }\n\
+         void put(int *p, int v) { *p = v; }\n\
+         kernel void k(global float *g, global int *o, local int *l) {\n\
+           float priv[2] = { 1.0f, 2.0f };\n\
+           put(l + get_local_id(0), 1);\n\
+           int *q = o + 4;\n\
+           put(q, (int)(sum(g, 4) + sum(priv, 2)));\n\
+         }\n",
+    );
+}
+
+#[test]
+fn pointers_to_rows_of_two_dimensional_arrays() {
+    build(
+        "float rowsum(local float *row) { float s = 0; for (int i = 0; i < 8; i++) s += row[i]; return s; }\n\
+         kernel void k(global float *o) {\n\
+           local float tile[8][8];\n\
+           uint lid = get_local_id(0);\n\
+           tile[lid / 8][lid % 8] = (float)lid;\n\
+           barrier(CLK_LOCAL_MEM_FENCE);\n\
+           local float *row;\n\
+           if (lid < 8) row = tile[lid]; else row = tile[0];\n\
+           float priv[3][2] = { {1, 2}, {3, 4}, {5, 6} };\n\
+           float *pr = priv[lid % 3];\n\
+           o[lid] = rowsum(row) + pr[1] + rowsum(&tile[lid % 8][0]);\n\
          }\n",
     );
 }

@@ -7,10 +7,13 @@ use ferrocl_runtime::api::{
 };
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::device::Device;
-use ferrocl_runtime::kernel::{AccessQualifier, AddressQualifier, ArgKind, ArgValue, Kernel};
+use ferrocl_runtime::kernel::{
+    AccessQualifier, AddressQualifier, ArgKind, ArgValue, Kernel, KernelArg,
+};
 use ferrocl_runtime::memory::Mem;
 use ferrocl_runtime::program::Program;
 use std::ffi::{c_char, c_void, CStr};
+use std::sync::Arc;
 
 #[no_mangle]
 pub unsafe extern "C" fn clCreateKernel(
@@ -155,7 +158,7 @@ pub unsafe extern "C" fn clSetKernelArg(
                     // memory object when the specified arg_value is not a
                     // valid memory object.
                     let m = arc_from_handle::<Mem>(handle)?;
-                    ArgValue::Buffer(Some(m))
+                    ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }
             ArgKind::Value => {
@@ -169,9 +172,9 @@ pub unsafe extern "C" fn clSetKernelArg(
                 if arg_size != arg.size as usize {
                     return Err(CL_INVALID_ARG_SIZE);
                 }
-                ArgValue::Bytes(
-                    std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec(),
-                )
+                let bytes = std::slice::from_raw_parts(arg_value as *const u8, arg_size);
+                k.set_arg_bytes(arg_index as usize, bytes);
+                return Ok(());
             }
             // CL_INVALID_MEM_OBJECT for an argument declared to be a memory
             // object when the specified arg_value is not a valid memory
@@ -258,15 +261,27 @@ pub unsafe extern "C" fn clGetKernelArgInfo(
                     write_info(&q, size, ptr, ret)
                 }
                 CL_KERNEL_ARG_TYPE_NAME => write_info(&arg.type_name, size, ptr, ret),
-                CL_KERNEL_ARG_TYPE_QUALIFIER => {
-                    write_info(&(arg.type_qualifier as cl_bitfield), size, ptr, ret)
-                }
+                CL_KERNEL_ARG_TYPE_QUALIFIER => write_info(&type_qualifier(arg), size, ptr, ret),
                 CL_KERNEL_ARG_NAME => write_info(&arg.name, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
             }
         }
     })
+}
+
+/// `CL_KERNEL_ARG_TYPE_QUALIFIER`: const, restrict and volatile describe
+/// what a pointer points to, so an argument passed by value reports none;
+/// a `__constant` pointer is always const.
+fn type_qualifier(arg: &KernelArg) -> cl_bitfield {
+    let mut q = arg.type_qualifier as cl_bitfield;
+    if matches!(arg.kind, ArgKind::Value | ArgKind::Sampler) {
+        q &= CL_KERNEL_ARG_TYPE_PIPE;
+    }
+    if arg.address_qualifier == AddressQualifier::Constant {
+        q |= CL_KERNEL_ARG_TYPE_CONST;
+    }
+    q
 }
 
 /// The device of a per-device kernel query: NULL is allowed when the
@@ -373,20 +388,15 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
     param_value_size: usize,
     param_value: *const c_void,
 ) -> cl_int {
-    let _ = param_value_size;
+    let _ = (param_value_size, param_value);
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
         // SAFETY: a handle the application got from this library.
         unsafe { from_handle::<Kernel>(kernel)? };
         match param_name {
-            // CL_INVALID_VALUE if param_value is NULL.
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
-                if param_value.is_null() =>
-            {
-                Err(CL_INVALID_VALUE)
-            }
             // CL_INVALID_OPERATION if no devices in the context associated
-            // with kernel support SVM.
+            // with kernel support SVM (checked before the value: the device
+            // reports no SVM capabilities).
             CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
                 Err(CL_INVALID_OPERATION)
             }

@@ -403,6 +403,7 @@ pub unsafe extern "C" fn clEnqueueReadBuffer(
             [size, 1, 1],
             &waits,
             CL_COMMAND_READ_BUFFER,
+            blocking_read != 0,
         )?;
         finish_enqueue(e, blocking_read != 0, event)
     })
@@ -607,6 +608,7 @@ pub unsafe extern "C" fn clEnqueueReadBufferRect(
             reg,
             &waits,
             CL_COMMAND_READ_BUFFER_RECT,
+            blocking_read != 0,
         )?;
         finish_enqueue(e, blocking_read != 0, event)
     })

@@ -575,11 +575,11 @@ pub unsafe extern "C" fn clSetProgramSpecializationConstant(
 ) -> cl_int {
     let _ = (spec_id, spec_size, spec_value);
     api_call(|| {
-        // CL_INVALID_PROGRAM if program is not a valid program object
-        // created from an intermediate language (e.g. SPIR-V); ferrocl
-        // programs come from OpenCL C source only.
+        // CL_INVALID_PROGRAM if program is not a valid program object.
         // SAFETY: a handle the application got from this library.
         unsafe { from_handle::<Program>(program)? };
-        Err(CL_INVALID_PROGRAM)
+        // CL_INVALID_OPERATION if no devices associated with program support
+        // intermediate language programs (ferrocl takes OpenCL C only).
+        Err(CL_INVALID_OPERATION)
     })
 }

@@ -934,6 +934,56 @@ fn rectangular_transfers() {
         }
     }
 
+    // The same read and a rewrite through staging memory: held behind a
+    // user event, so that the queue is busy and nothing takes the direct
+    // path to host-visible memory.
+    let mut again = vec![0u8; 32 * 10 * 3];
+    unsafe {
+        let mut err = 0;
+        let gate = clCreateUserEvent(env.ctx, &mut err);
+        ok(err);
+        let mut write_ev = null_mut();
+        ok(clEnqueueWriteBufferRect(
+            env.queue,
+            buf,
+            CL_FALSE,
+            origin.as_ptr(),
+            zero.as_ptr(),
+            region.as_ptr(),
+            row,
+            slice,
+            0,
+            0,
+            host.as_ptr().cast(),
+            1,
+            &gate,
+            &mut write_ev,
+        ));
+        let mut read_ev = null_mut();
+        ok(clEnqueueReadBufferRect(
+            env.queue,
+            buf,
+            CL_FALSE,
+            origin.as_ptr(),
+            host_origin.as_ptr(),
+            region.as_ptr(),
+            row,
+            slice,
+            32,
+            320,
+            again.as_mut_ptr().cast(),
+            0,
+            null(),
+            &mut read_ev,
+        ));
+        ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));
+        ok(clWaitForEvents(1, &read_ev));
+        for e in [gate, write_ev, read_ev] {
+            ok(clReleaseEvent(e));
+        }
+    }
+    assert_eq!(again, back);
+
     // Copy the box to another buffer with tighter pitches.
     let dst = env.buffer(CL_MEM_READ_WRITE, 16 * 8 * 3, null_mut());
     unsafe {
@@ -1760,6 +1810,16 @@ __kernel void mixed(__global float *out, __local int *scratch, float scale, int4
             null_mut(),
         ));
         assert_eq!(tq, CL_KERNEL_ARG_TYPE_NONE);
+        // A __constant pointer is const.
+        ok(clGetKernelArgInfo(
+            k,
+            4,
+            CL_KERNEL_ARG_TYPE_QUALIFIER,
+            8,
+            (&mut tq as *mut u64).cast(),
+            null_mut(),
+        ));
+        assert_eq!(tq, CL_KERNEL_ARG_TYPE_CONST);
         assert_eq!(
             clGetKernelArgInfo(
                 k,
@@ -2867,8 +2927,13 @@ fn unsupported_features_answer_honest_errors() {
         );
         assert_eq!(
             clSetProgramSpecializationConstant(p, 0, 4, (&v as *const u32).cast()),
-            CL_INVALID_PROGRAM
+            CL_INVALID_OPERATION
         );
+        assert_eq!(
+            clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, null()),
+            CL_INVALID_OPERATION
+        );
+        assert_eq!(clSetKernelExecInfo(k, 0x7777, 0, null()), CL_INVALID_VALUE);
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(p));
     }
@@ -3144,6 +3209,166 @@ fn queues_on_many_threads() {
         t.join().unwrap();
     }
     unsafe {
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(p));
+    }
+    check_validation();
+}
+
+/// Where `enqueue_from_callback` leaves what its nested enqueue returned.
+static NESTED_STATUS: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+unsafe extern "C" fn enqueue_from_callback(
+    event: *mut c_void,
+    _status: cl_int,
+    user_data: *mut c_void,
+) {
+    // Callbacks run outside the runtime's locks: enqueueing on the event's
+    // own queue from here must not deadlock.
+    let mut queue: H = null_mut();
+    let r = clGetEventInfo(
+        event,
+        CL_EVENT_COMMAND_QUEUE,
+        8,
+        (&mut queue as *mut H).cast(),
+        null_mut(),
+    );
+    let mut marker = null_mut();
+    let r = if r == CL_SUCCESS {
+        clEnqueueMarkerWithWaitList(queue, 0, null(), &mut marker)
+    } else {
+        r
+    };
+    if r == CL_SUCCESS {
+        clFlush(queue);
+        *(user_data as *mut H) = marker;
+    }
+    NESTED_STATUS.store(r as usize, Ordering::SeqCst);
+}
+
+#[test]
+fn callbacks_may_enqueue_and_objects_outlive_their_release() {
+    let env = Env::new();
+    let (p, k) = env.kernel(VECTOR_ADD, "add");
+    let n = 1024usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut err = 0;
+    unsafe {
+        let da = clCreateBuffer(
+            env.ctx,
+            CL_MEM_COPY_HOST_PTR,
+            n * 4,
+            a.as_ptr() as *mut c_void,
+            &mut err,
+        );
+        ok(err);
+        let db = clCreateBuffer(
+            env.ctx,
+            CL_MEM_COPY_HOST_PTR,
+            n * 4,
+            a.as_ptr() as *mut c_void,
+            &mut err,
+        );
+        ok(err);
+        let dc = env.buffer(CL_MEM_WRITE_ONLY, n * 4, null_mut());
+        set_arg(k, 0, &da);
+        set_arg(k, 1, &db);
+        set_arg(k, 2, &dc);
+        let gate = clCreateUserEvent(env.ctx, &mut err);
+        let mut ev = null_mut();
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &n,
+            null(),
+            1,
+            &gate,
+            &mut ev,
+        ));
+        // The inputs, the kernel and its program go while the launch waits.
+        ok(clReleaseMemObject(da));
+        ok(clReleaseMemObject(db));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(p));
+        let mut nested: H = null_mut();
+        ok(clSetEventCallback(
+            ev,
+            CL_COMPLETE as cl_int,
+            Some(enqueue_from_callback),
+            (&mut nested as *mut H).cast(),
+        ));
+        ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));
+        ok(clWaitForEvents(1, &ev));
+        assert_eq!(
+            env.read::<f32>(dc, 0, n),
+            a.iter().map(|x| 2.0 * x).collect::<Vec<_>>()
+        );
+        for _ in 0..500 {
+            if NESTED_STATUS.load(Ordering::SeqCst) != usize::MAX {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(NESTED_STATUS.load(Ordering::SeqCst), CL_SUCCESS as usize);
+        ok(clWaitForEvents(1, &nested));
+        ok(clReleaseEvent(nested));
+        ok(clReleaseEvent(ev));
+        ok(clReleaseEvent(gate));
+        ok(clReleaseMemObject(dc));
+    }
+    check_validation();
+}
+
+static RELEASED_WHILE_SET: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn note_release(_mem: *mut c_void, _user_data: *mut c_void) {
+    RELEASED_WHILE_SET.fetch_add(1, Ordering::SeqCst);
+}
+
+#[test]
+fn kernel_arguments_do_not_retain_memory_objects() {
+    let env = Env::new();
+    let src = "__kernel void k(__global const volatile int *p, const int v) { }";
+    let (p, k) = env.kernel(src, "k");
+    unsafe {
+        let buf = env.buffer(CL_MEM_READ_ONLY, 32, null_mut());
+        ok(clSetMemObjectDestructorCallback(
+            buf,
+            Some(note_release),
+            null_mut(),
+        ));
+        set_arg(k, 0, &buf);
+        set_arg(k, 1, &5i32);
+        ok(clReleaseMemObject(buf));
+        assert_eq!(RELEASED_WHILE_SET.load(Ordering::SeqCst), 1);
+        // The released object is no argument value any more.
+        let one = 1usize;
+        assert_eq!(
+            clEnqueueNDRangeKernel(env.queue, k, 1, null(), &one, null(), 0, null(), null_mut()),
+            CL_INVALID_KERNEL_ARGS
+        );
+        // Qualifiers: volatile pointee reported, a by-value const is not.
+        let mut tq = 0u64;
+        ok(clGetKernelArgInfo(
+            k,
+            0,
+            CL_KERNEL_ARG_TYPE_QUALIFIER,
+            8,
+            (&mut tq as *mut u64).cast(),
+            null_mut(),
+        ));
+        assert_eq!(tq, CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_VOLATILE);
+        ok(clGetKernelArgInfo(
+            k,
+            1,
+            CL_KERNEL_ARG_TYPE_QUALIFIER,
+            8,
+            (&mut tq as *mut u64).cast(),
+            null_mut(),
+        ));
+        assert_eq!(tq, CL_KERNEL_ARG_TYPE_NONE);
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(p));
     }

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
-use ferrocl_runtime::cl::{CL_DEVICE_EXTENSIONS, CL_DEVICE_MEM_BASE_ADDR_ALIGN};
+use ferrocl_runtime::cl::{
+    CL_DEVICE_EXTENSIONS, CL_DEVICE_MEM_BASE_ADDR_ALIGN, CL_INVALID_BUILD_OPTIONS,
+};
 
 fn round_up(n: usize, m: usize) -> usize {
     n.div_ceil(m) * m
@@ -2703,7 +2705,7 @@ fn atomics_return_values_compaction_and_cmpxchg() {
                               __global float *fsum, __global int *extremes) {
             int i = get_global_id(0);
             int v = in[i];
-            if (v % 3 == 0) {
+            if ((v & 3) == 0) {
                 uint slot = atomic_inc(count);
                 out[slot] = v;
             }
@@ -2732,9 +2734,9 @@ fn atomics_return_values_compaction_and_cmpxchg() {
         .arg_buffer(3, &dfsum)
         .arg_buffer(4, &dext);
     gpu.run(&k, &[n], None, None);
-    let mut want: Vec<i32> = input.iter().copied().filter(|v| v % 3 == 0).collect();
+    let mut want: Vec<i32> = input.iter().copied().filter(|v| v & 3 == 0).collect();
     let count = gpu.read::<u32>(&dcount)[0] as usize;
-    assert_eq!(count, want.len(), "number of multiples of 3");
+    assert_eq!(count, want.len(), "number of multiples of 4");
     // Slots come from atomic_inc's return value: each taken exactly once,
     // in no particular order.
     let mut got: Vec<i32> = gpu.read::<i32>(&dout)[..count].to_vec();
@@ -3253,4 +3255,835 @@ fn signed_division_and_remainder_all_sign_combinations() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+#[test]
+fn geometric_common_and_relational_builtins() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void geo(__global const float4 *a, __global const float4 *b,
+                          __global float *out, __global int *iout) {
+            int i = get_global_id(0);
+            float4 x = a[i], y = b[i];
+            __global float *r = out + 16 * i;
+            float4 c = cross(x, y);
+            r[0] = c.x;
+            r[1] = c.y;
+            r[2] = c.z;
+            r[3] = dot(x, y);
+            r[4] = length(x);
+            r[5] = distance(x, y);
+            r[6] = normalize(x).y;
+            r[7] = step(0.5f, x.x);
+            r[8] = smoothstep(-1.0f, 1.0f, x.y);
+            r[9] = sign(x.z);
+            r[10] = degrees(x.w);
+            r[11] = radians(x.w);
+            r[12] = copysign(x.x, y.x);
+            r[13] = fdim(x.x, y.x);
+            r[14] = maxmag(x.y, y.y);
+            r[15] = minmag(x.y, y.y);
+            __global int *s = iout + 12 * i;
+            s[0] = isnan(y.w);
+            s[1] = isinf(y.w);
+            s[2] = isfinite(y.w);
+            s[3] = signbit(y.w);
+            s[4] = isequal(x.x, y.x);
+            s[5] = isless(x.x, y.x);
+            s[6] = isgreater(x.x, y.x);
+            int4 nan4 = isnan(y);
+            s[7] = nan4.w;
+            s[8] = any(isinf(y));
+            s[9] = all(isfinite(x));
+            s[10] = as_int(bitselect(x.x, y.x, as_float(0xFFFF0000u)));
+            s[11] = isunordered(x.x, y.w);
+        }"#;
+    let n = 1024usize;
+    let mut rng = XorShift::new(42);
+    let a: Vec<[f32; 4]> = (0..n)
+        .map(|_| [0; 4].map(|_: i32| rng.f32_in(-3.0, 3.0)))
+        .collect();
+    let mut b: Vec<[f32; 4]> = (0..n)
+        .map(|_| [0; 4].map(|_: i32| rng.f32_in(-3.0, 3.0)))
+        .collect();
+    for (i, v) in b.iter_mut().enumerate() {
+        v[3] = match i % 6 {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => f32::NEG_INFINITY,
+            3 => -0.0,
+            _ => v[3],
+        };
+    }
+    let k = gpu.kernel(src, "geo");
+    let (da, db, dout, diout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.zeroed::<f32>(16 * n),
+        gpu.zeroed::<i32>(12 * n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &diout);
+    gpu.run(&k, &[n], None, None);
+    let (got, goti) = (gpu.read::<f32>(&dout), gpu.read::<i32>(&diout));
+    let mut want = Vec::with_capacity(16 * n);
+    let mut want_i = Vec::with_capacity(12 * n);
+    for i in 0..n {
+        let (x, y) = (a[i].map(|v| v as f64), b[i]);
+        let yd = y.map(|v| v as f64);
+        let len = (x.iter().map(|v| v * v).sum::<f64>()).sqrt();
+        let dist = (0..4).map(|c| (x[c] - yd[c]).powi(2)).sum::<f64>().sqrt();
+        let t = ((x[1] + 1.0) / 2.0).clamp(0.0, 1.0);
+        let sign = if x[2] > 0.0 {
+            1.0
+        } else if x[2] < 0.0 {
+            -1.0
+        } else {
+            0.0
+        };
+        let (xf, yf) = (a[i], b[i]);
+        let maxmag = if xf[1].abs() > yf[1].abs() {
+            xf[1]
+        } else if yf[1].abs() > xf[1].abs() {
+            yf[1]
+        } else {
+            xf[1].max(yf[1])
+        };
+        let minmag = if xf[1].abs() < yf[1].abs() {
+            xf[1]
+        } else if yf[1].abs() < xf[1].abs() {
+            yf[1]
+        } else {
+            xf[1].min(yf[1])
+        };
+        want.extend([
+            (x[1] * yd[2] - x[2] * yd[1]) as f32,
+            (x[2] * yd[0] - x[0] * yd[2]) as f32,
+            (x[0] * yd[1] - x[1] * yd[0]) as f32,
+            (0..4).map(|c| x[c] * yd[c]).sum::<f64>() as f32,
+            len as f32,
+            dist as f32,
+            (x[1] / len) as f32,
+            if xf[0] < 0.5 { 0.0 } else { 1.0 },
+            (t * t * (3.0 - 2.0 * t)) as f32,
+            sign,
+            (x[3] * 180.0 / std::f64::consts::PI) as f32,
+            (x[3] * std::f64::consts::PI / 180.0) as f32,
+            xf[0].copysign(yf[0]),
+            if xf[0] > yf[0] { xf[0] - yf[0] } else { 0.0 },
+            maxmag,
+            minmag,
+        ]);
+        let w = yf[3];
+        let bits = (xf[0].to_bits() & !0xFFFF_0000) | (yf[0].to_bits() & 0xFFFF_0000);
+        want_i.extend([
+            w.is_nan() as i32,
+            w.is_infinite() as i32,
+            w.is_finite() as i32,
+            w.is_sign_negative() as i32,
+            (xf[0] == yf[0]) as i32,
+            (xf[0] < yf[0]) as i32,
+            (xf[0] > yf[0]) as i32,
+            -(w.is_nan() as i32),
+            yf.iter().any(|v| v.is_infinite()) as i32,
+            xf.iter().all(|v| v.is_finite()) as i32,
+            bits as i32,
+            (xf[0].is_nan() || w.is_nan()) as i32,
+        ]);
+    }
+    assert_same(&goti, &want_i, "relational results");
+    assert_close(&got, &want, 2e-5, 2e-5, "geometric and common results");
+}
+
+/// IEEE half bits to f32 (exact).
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as f32;
+    match exp {
+        0 => sign * man * 2f32.powi(-24),
+        31 if man == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        _ => sign * (1.0 + man / 1024.0) * 2f32.powi(exp - 15),
+    }
+}
+
+/// f32 to IEEE half bits, rounding to nearest even (vstore_half's default).
+fn f32_to_half_rte(v: f32) -> u16 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x7f_ffff;
+    if exp == 255 {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    let (mant, shift) = if e <= 0 {
+        (man | 0x80_0000, 14 - e)
+    } else {
+        (man, 13)
+    };
+    if shift > 24 {
+        return sign;
+    }
+    let mut m = mant >> shift;
+    let rem = mant & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    if rem > half || (rem == half && m & 1 == 1) {
+        m += 1;
+    }
+    let base = if e <= 0 { 0 } else { (e as u32) << 10 };
+    // A carry out of the mantissa moves into the exponent, as it should.
+    sign | (base + m) as u16
+}
+
+#[test]
+fn vload_half_and_vstore_half() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void halves(__global const half *h, __global float *f, __global half *out) {
+            int i = get_global_id(0);
+            float x = vload_half(i, h);
+            f[i] = x;
+            vstore_half(x * 2.0f + 0.5f, i, out);
+            vstore_half(x / 3.0f, i, out + get_global_size(0));
+        }"#;
+    let n = 4096usize;
+    let mut rng = XorShift::new(43);
+    let input: Vec<u16> = (0..n)
+        .map(|_| {
+            let r = rng.next_u32();
+            // Normal halves up to 2^6 in magnitude, either sign.
+            let exp = 1 + (r >> 16) % 21;
+            ((r & 0x8000) | (exp << 10) | (r & 0x3ff)) as u16
+        })
+        .collect();
+    let k = gpu.kernel(src, "halves");
+    let (dh, df, dout) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<f32>(n),
+        gpu.zeroed::<u16>(2 * n),
+    );
+    k.arg_buffer(0, &dh).arg_buffer(1, &df).arg_buffer(2, &dout);
+    gpu.run(&k, &[n], None, None);
+    let floats: Vec<f32> = input.iter().map(|&h| half_to_f32(h)).collect();
+    assert_same(&gpu.read::<f32>(&df), &floats, "vload_half");
+    let got = gpu.read::<u16>(&dout);
+    let want_a: Vec<u16> = floats
+        .iter()
+        .map(|&x| f32_to_half_rte(x * 2.0 + 0.5))
+        .collect();
+    assert_same(&got[..n], &want_a, "vstore_half of exact values");
+    // x / 3 is rounded twice (the f32 division may be 2.5 ulp off): allow
+    // one half ulp either way.
+    for (i, &x) in floats.iter().enumerate() {
+        let want = f32_to_half_rte(x / 3.0);
+        let diff = (got[n + i] as i32 - want as i32).abs();
+        assert!(
+            diff <= 1,
+            "vstore_half({} / 3) = {:#06x}, want {want:#06x}",
+            x,
+            got[n + i]
+        );
+    }
+}
+
+#[test]
+fn build_options_language_versions_and_math_flags() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void opts(__global float *x, __global int *info) {
+            int i = get_global_id(0);
+            x[i] = x[i] * 2.0f + 1.0f;
+            if (i == 0) {
+                info[0] = __OPENCL_C_VERSION__;
+        #ifdef __FAST_RELAXED_MATH__
+                info[1] = 1;
+        #else
+                info[1] = 0;
+        #endif
+                info[2] = __OPENCL_VERSION__;
+            }
+        }"#;
+    let n = 256usize;
+    let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let want: Vec<f32> = input.iter().map(|x| x * 2.0 + 1.0).collect();
+    for (options, version, fast) in [
+        ("", 120, 0),
+        ("-cl-std=CL1.2", 120, 0),
+        ("-cl-std=CL3.0", 300, 0),
+        ("-cl-fast-relaxed-math", 120, 1),
+        (
+            "-cl-mad-enable -cl-no-signed-zeros -cl-denorms-are-zero",
+            120,
+            0,
+        ),
+        ("-w -Werror -cl-opt-disable", 120, 0),
+    ] {
+        let program = gpu
+            .try_program(src, options)
+            .unwrap_or_else(|(status, log)| {
+                panic!(
+                    "options {options:?}: clBuildProgram {}\n{log}",
+                    error_name(status)
+                )
+            });
+        let k = program.kernel("opts");
+        let (dx, dinfo) = (gpu.buffer(&input), gpu.zeroed::<i32>(3));
+        k.arg_buffer(0, &dx).arg_buffer(1, &dinfo);
+        gpu.run(&k, &[n], None, None);
+        assert_same(
+            &gpu.read::<f32>(&dx),
+            &want,
+            &format!("results with {options:?}"),
+        );
+        assert_eq!(
+            gpu.read::<i32>(&dinfo),
+            vec![version, fast, 300],
+            "macros with {options:?}"
+        );
+    }
+    // An option the compiler does not know is the application's error.
+    let unknown = gpu.try_program(src, "-cl-no-such-option").map(|_| ());
+    assert_eq!(
+        unknown.map_err(|(status, _)| status),
+        Err(CL_INVALID_BUILD_OPTIONS),
+        "an unknown option"
+    );
+}
+
+#[test]
+fn local_atomics_return_slots() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void local_slots(__global const int *in, __global int *out, __global int *counts) {
+            __local int next;
+            __local int buf[128];
+            int l = get_local_id(0);
+            if (l == 0)
+                next = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int v = in[get_global_id(0)];
+            if (v & 1) {
+                int slot = atomic_add(&next, 1);
+                buf[slot] = v;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int n = next;
+            if (l < n)
+                out[get_group_id(0) * 128 + l] = buf[l];
+            if (l == 0)
+                counts[get_group_id(0)] = n;
+        }"#;
+    let (groups, wg) = (40usize, 128usize);
+    let n = groups * wg;
+    let mut rng = XorShift::new(44);
+    let input: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 100_000) as i32).collect();
+    let k = gpu.kernel(src, "local_slots");
+    let (din, dout, dcounts) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<i32>(n),
+        gpu.zeroed::<i32>(groups),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_buffer(2, &dcounts);
+    gpu.run(&k, &[n], Some(&[wg]), None);
+    let (out, counts) = (gpu.read::<i32>(&dout), gpu.read::<i32>(&dcounts));
+    for g in 0..groups {
+        let mut want: Vec<i32> = input[g * wg..(g + 1) * wg]
+            .iter()
+            .copied()
+            .filter(|v| v & 1 == 1)
+            .collect();
+        assert_eq!(counts[g] as usize, want.len(), "odd values in group {g}");
+        let mut got = out[g * wg..g * wg + want.len()].to_vec();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_same(&got, &want, &format!("compacted group {g}"));
+    }
+}
+
+#[test]
+fn large_static_local_array() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define N 4096
+        __kernel void big_local(__global const float *in, __global float *out) {
+            __local float big[N];
+            int l = get_local_id(0), ls = get_local_size(0);
+            for (int k = l; k < N; k += ls)
+                big[k] = in[get_group_id(0) * N + k];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = big[N - 1 - 3 * l] + big[(l * 37) % N];
+        }"#;
+    // 16 KiB of __local: within the 32 KiB minimum of the full profile.
+    let (groups, wg, big) = (8usize, 256usize, 4096usize);
+    let input: Vec<f32> = (0..groups * big).map(|i| (i % 1000) as f32).collect();
+    let k = gpu.kernel(src, "big_local");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(groups * wg));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[groups * wg], Some(&[wg]), None);
+    let want: Vec<f32> = (0..groups * wg)
+        .map(|gid| {
+            let (g, l) = (gid / wg, gid % wg);
+            input[g * big + big - 1 - 3 * l] + input[g * big + (l * 37) % big]
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<f32>(&dout),
+        &want,
+        "reads from a 16 KiB local array",
+    );
+}
+
+#[test]
+fn jacobi_iterations_ping_pong_without_host_sync() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void relax(__global const float *u, __global float *v, int n) {
+            int i = get_global_id(0);
+            if (i == 0 || i == n - 1)
+                v[i] = u[i];
+            else
+                v[i] = 0.5f * u[i] + 0.25f * (u[i - 1] + u[i + 1]);
+        }"#;
+    let (n, iterations) = (1000usize, 101usize);
+    let mut u: Vec<f32> = (0..n)
+        .map(|i| if i % 100 == 0 { 64.0 } else { 0.0 })
+        .collect();
+    let k = gpu.kernel(src, "relax");
+    let (da, db) = (gpu.buffer(&u), gpu.zeroed::<f32>(n));
+    // Each launch reads what the previous one wrote and overwrites what the
+    // one before it read: read-after-write and write-after-read on the
+    // same buffers, with arguments swapped between launches.
+    for it in 0..iterations {
+        let (src_buf, dst_buf) = if it % 2 == 0 { (&da, &db) } else { (&db, &da) };
+        k.arg_buffer(0, src_buf)
+            .arg_buffer(1, dst_buf)
+            .arg(2, n as i32);
+        gpu.run(&k, &[n], None, None);
+    }
+    for _ in 0..iterations {
+        let mut v = u.clone();
+        for i in 1..n - 1 {
+            v[i] = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1]);
+        }
+        u = v;
+    }
+    let result = if iterations % 2 == 1 { &db } else { &da };
+    assert_close(
+        &gpu.read::<f32>(result),
+        &u,
+        1e-5,
+        1e-5,
+        "after 101 relaxation steps",
+    );
+}
+
+#[test]
+fn transfers_and_kernels_interleaved_on_one_queue() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void accumulate(__global const int *x, __global int *y) {
+            int i = get_global_id(0);
+            y[i] = y[i] * 3 + x[i];
+        }"#;
+    let n = 4096usize;
+    let rounds: Vec<Vec<i32>> = (0..4)
+        .map(|r| (0..n as i32).map(|i| i * (r + 1) - 7 * r).collect())
+        .collect();
+    let k = gpu.kernel(src, "accumulate");
+    let (dx, dy) = (gpu.zeroed::<i32>(n), gpu.zeroed::<i32>(n));
+    k.arg_buffer(0, &dx).arg_buffer(1, &dy);
+    // Non-blocking writes into the buffer the previous kernel reads: the
+    // in-order queue must not let a write overtake that kernel.
+    for data in &rounds {
+        // SAFETY: `rounds` outlives the clFinish below, so the host memory
+        // stays valid while the non-blocking write may still read it.
+        let status = unsafe {
+            (gpu.api.clEnqueueWriteBuffer)(
+                gpu.queue,
+                dx.handle,
+                0,
+                0,
+                n * 4,
+                data.as_ptr() as *const std::ffi::c_void,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+            )
+        };
+        check(status, "clEnqueueWriteBuffer (non-blocking)");
+        gpu.run(&k, &[n], None, None);
+    }
+    gpu.finish();
+    let mut want = vec![0i32; n];
+    for data in &rounds {
+        for i in 0..n {
+            want[i] = want[i] * 3 + data[i];
+        }
+    }
+    assert_same(&gpu.read::<i32>(&dy), &want, "accumulated rounds");
+}
+
+#[test]
+fn largest_work_group_the_kernel_allows() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void wide_sum(__global const uint *in, __global uint *out, __local uint *scratch) {
+            uint l = get_local_id(0);
+            scratch[l] = in[get_global_id(0)];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                if (l < s)
+                    scratch[l] += scratch[l + s];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (l == 0)
+                out[get_group_id(0)] = scratch[0];
+        }"#;
+    let k = gpu.kernel(src, "wide_sum");
+    // The largest power of two within CL_KERNEL_WORK_GROUP_SIZE.
+    let max = k.work_group_size();
+    assert!(max >= 1, "CL_KERNEL_WORK_GROUP_SIZE is 0");
+    let wg = 1usize << (usize::BITS - 1 - max.leading_zeros());
+    let groups = 6usize;
+    let input: Vec<u32> = (0..(groups * wg) as u32).map(|i| i % 1009).collect();
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(groups));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_local(2, wg * 4);
+    gpu.run(&k, &[groups * wg], Some(&[wg]), None);
+    let want: Vec<u32> = input.chunks(wg).map(|c| c.iter().sum()).collect();
+    assert_same(
+        &gpu.read::<u32>(&dout),
+        &want,
+        &format!("sums over work-groups of {wg}"),
+    );
+}
+
+#[test]
+fn single_work_item_launches() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void one(__global uint *out) {
+            out[0] = get_global_size(0) * 100 + get_global_size(1) * 10 + get_global_size(2);
+            out[1] = get_local_size(0) + get_local_size(1) + get_local_size(2);
+            out[2] = get_work_dim();
+            out[3] += 1;
+        }"#;
+    let k = gpu.kernel(src, "one");
+    let out = gpu.zeroed::<u32>(4);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[1], None, None);
+    gpu.run(&k, &[1, 1, 1], Some(&[1, 1, 1]), None);
+    assert_same(
+        &gpu.read::<u32>(&out),
+        &[111, 3, 3, 2],
+        "values of the 3-D launch after two launches",
+    );
+}
+
+#[test]
+#[ignore = "global ids travel as 32-bit values in the launch ABI: clEnqueueNDRangeKernel answers CL_INVALID_GLOBAL_OFFSET once offset + size passes 2^32, although size_t is 64 bits on the device"]
+fn global_ids_beyond_32_bits() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void ids(__global ulong *out) {
+            size_t g = get_global_id(0);
+            out[g - get_global_offset(0)] = g;
+        }"#;
+    // size_t is 64 bits on this device (CL_DEVICE_ADDRESS_BITS), so ids
+    // past 2^32 are valid and must not wrap.
+    let (offset, n) = ((1usize << 32) - 500, 1000usize);
+    let k = gpu.kernel(src, "ids");
+    let out = gpu.zeroed::<u64>(n);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[n], None, Some(&[offset]));
+    let want: Vec<u64> = (0..n).map(|i| (offset + i) as u64).collect();
+    assert_same(&gpu.read::<u64>(&out), &want, "global ids around 2^32");
+}
+
+// ---------------------------------------------------------------------------
+// Applications
+// ---------------------------------------------------------------------------
+
+#[test]
+fn rgba_pixels_grayscale_and_brighten() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void pixels(__global const uchar4 *in, __global uchar *gray, __global uchar4 *bright,
+                             int boost) {
+            int i = get_global_id(0);
+            uchar4 p = in[i];
+            uint4 w = convert_uint4(p) * (uint4)(77, 150, 29, 0);
+            gray[i] = (uchar)((w.x + w.y + w.z + 128) >> 8);
+            int4 b = convert_int4(p) + (int4)(boost, boost, boost, 0);
+            bright[i] = convert_uchar4_sat(b);
+        }"#;
+    let n = 640 * 48usize;
+    let mut rng = XorShift::new(45);
+    let img: Vec<[u8; 4]> = (0..n).map(|_| rng.next_u32().to_le_bytes()).collect();
+    let k = gpu.kernel(src, "pixels");
+    let (din, dgray, dbright) = (
+        gpu.buffer(&img),
+        gpu.zeroed::<u8>(n),
+        gpu.zeroed::<[u8; 4]>(n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dgray)
+        .arg_buffer(2, &dbright)
+        .arg(3, 60i32);
+    gpu.run(&k, &[n], None, None);
+    let want_gray: Vec<u8> = img
+        .iter()
+        .map(|p| ((77 * p[0] as u32 + 150 * p[1] as u32 + 29 * p[2] as u32 + 128) >> 8) as u8)
+        .collect();
+    let want_bright: Vec<[u8; 4]> = img
+        .iter()
+        .map(|p| {
+            [
+                p[0].saturating_add(60),
+                p[1].saturating_add(60),
+                p[2].saturating_add(60),
+                p[3],
+            ]
+        })
+        .collect();
+    assert_same(&gpu.read::<u8>(&dgray), &want_gray, "grayscale");
+    assert_same(&gpu.read::<[u8; 4]>(&dbright), &want_bright, "brightened");
+}
+
+#[test]
+fn sparse_matrix_vector_multiply_csr() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void spmv(int rows, __global const int *row_start, __global const int *cols,
+                           __global const float *vals, __global const float *x, __global float *y) {
+            int r = get_global_id(0);
+            if (r >= rows)
+                return;
+            float acc = 0.0f;
+            for (int j = row_start[r]; j < row_start[r + 1]; ++j)
+                acc += vals[j] * x[cols[j]];
+            y[r] = acc;
+        }"#;
+    let (rows, ncols) = (2000usize, 1500usize);
+    let mut rng = XorShift::new(46);
+    let mut row_start = vec![0i32];
+    let (mut cols, mut vals) = (Vec::new(), Vec::new());
+    for _ in 0..rows {
+        for _ in 0..rng.next_u32() % 21 {
+            cols.push((rng.next_u32() % ncols as u32) as i32);
+            vals.push(rng.f32_in(-1.0, 1.0));
+        }
+        row_start.push(cols.len() as i32);
+    }
+    let x = rng.floats(ncols, -2.0, 2.0);
+    let k = gpu.kernel(src, "spmv");
+    let (drs, dcols, dvals, dx, dy) = (
+        gpu.buffer(&row_start),
+        gpu.buffer(&cols),
+        gpu.buffer(&vals),
+        gpu.buffer(&x),
+        gpu.zeroed::<f32>(rows),
+    );
+    k.arg(0, rows as i32)
+        .arg_buffer(1, &drs)
+        .arg_buffer(2, &dcols)
+        .arg_buffer(3, &dvals);
+    k.arg_buffer(4, &dx).arg_buffer(5, &dy);
+    gpu.run(&k, &[round_up(rows, 64)], Some(&[64]), None);
+    let want: Vec<f32> = (0..rows)
+        .map(|r| {
+            (row_start[r]..row_start[r + 1])
+                .map(|j| vals[j as usize] as f64 * x[cols[j as usize] as usize] as f64)
+                .sum::<f64>() as f32
+        })
+        .collect();
+    assert_close(&gpu.read::<f32>(&dy), &want, 1e-5, 1e-5, "y = A x");
+}
+
+#[test]
+fn black_scholes_options() {
+    let gpu = Gpu::new();
+    let src = r#"
+        float cnd(float d) {
+            const float A1 = 0.31938153f, A2 = -0.356563782f, A3 = 1.781477937f;
+            const float A4 = -1.821255978f, A5 = 1.330274429f;
+            const float RSQRT2PI = 0.39894228040143267794f;
+            float k = 1.0f / (1.0f + 0.2316419f * fabs(d));
+            float c = RSQRT2PI * exp(-0.5f * d * d) * (k * (A1 + k * (A2 + k * (A3 + k * (A4 + k * A5)))));
+            return d > 0.0f ? 1.0f - c : c;
+        }
+        __kernel void black_scholes(__global const float *S, __global const float *X,
+                                    __global const float *T, __global float *call,
+                                    __global float *put, float R, float V) {
+            int i = get_global_id(0);
+            float s = S[i], x = X[i], t = T[i];
+            float sqrt_t = sqrt(t);
+            float d1 = (log(s / x) + (R + 0.5f * V * V) * t) / (V * sqrt_t);
+            float d2 = d1 - V * sqrt_t;
+            float e = exp(-R * t);
+            call[i] = s * cnd(d1) - x * e * cnd(d2);
+            put[i] = x * e * (1.0f - cnd(d2)) - s * (1.0f - cnd(d1));
+        }"#;
+    let n = 4000usize;
+    let (r, v) = (0.02f32, 0.30f32);
+    let mut rng = XorShift::new(47);
+    let s = rng.floats(n, 5.0, 30.0);
+    let x = rng.floats(n, 1.0, 100.0);
+    let t = rng.floats(n, 0.25, 10.0);
+    let k = gpu.kernel(src, "black_scholes");
+    let (ds, dx, dt) = (gpu.buffer(&s), gpu.buffer(&x), gpu.buffer(&t));
+    let (dcall, dput) = (gpu.zeroed::<f32>(n), gpu.zeroed::<f32>(n));
+    k.arg_buffer(0, &ds)
+        .arg_buffer(1, &dx)
+        .arg_buffer(2, &dt)
+        .arg_buffer(3, &dcall)
+        .arg_buffer(4, &dput);
+    k.arg(5, r).arg(6, v);
+    gpu.run(&k, &[n], None, None);
+    let cnd = |d: f64| {
+        let k = 1.0 / (1.0 + 0.2316419 * d.abs());
+        let poly = k
+            * (0.31938153
+                + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))));
+        let c = 0.398_942_280_401_432_7 * (-0.5 * d * d).exp() * poly;
+        if d > 0.0 {
+            1.0 - c
+        } else {
+            c
+        }
+    };
+    let (mut want_call, mut want_put) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let (s, x, t, r, v) = (s[i] as f64, x[i] as f64, t[i] as f64, r as f64, v as f64);
+        let d1 = ((s / x).ln() + (r + 0.5 * v * v) * t) / (v * t.sqrt());
+        let d2 = d1 - v * t.sqrt();
+        let e = (-r * t).exp();
+        want_call.push((s * cnd(d1) - x * e * cnd(d2)) as f32);
+        want_put.push((x * e * (1.0 - cnd(d2)) - s * (1.0 - cnd(d1))) as f32);
+    }
+    // Prices up to ~100 from differences of terms up to ~100: a few f32
+    // ulps of the terms.
+    assert_close(
+        &gpu.read::<f32>(&dcall),
+        &want_call,
+        1e-4,
+        1e-4,
+        "call prices",
+    );
+    assert_close(&gpu.read::<f32>(&dput), &want_put, 1e-4, 1e-4, "put prices");
+}
+
+#[test]
+fn monte_carlo_quarter_circle_with_in_kernel_rng() {
+    let gpu = Gpu::new();
+    let src = r#"
+        uint next(uint *state) {
+            uint x = *state;
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *state = x;
+            return x;
+        }
+        __kernel void darts(__global uint *hits, __global uint *per_item, int samples) {
+            uint state = get_global_id(0) * 2654435761u + 1u;
+            uint inside = 0;
+            for (int s = 0; s < samples; ++s) {
+                ulong x = next(&state) >> 16, y = next(&state) >> 16;
+                if (x * x + y * y <= 65535ul * 65535ul)
+                    inside++;
+            }
+            per_item[get_global_id(0)] = inside;
+            atomic_add(hits, inside);
+        }"#;
+    let (n, samples) = (4096usize, 256i32);
+    let k = gpu.kernel(src, "darts");
+    let (dhits, dper) = (gpu.zeroed::<u32>(1), gpu.zeroed::<u32>(n));
+    k.arg_buffer(0, &dhits).arg_buffer(1, &dper).arg(2, samples);
+    gpu.run(&k, &[n], None, None);
+    let per: Vec<u32> = (0..n as u32)
+        .map(|g| {
+            let mut state = g.wrapping_mul(2_654_435_761).wrapping_add(1);
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                state
+            };
+            (0..samples)
+                .filter(|_| {
+                    let (x, y) = ((next() >> 16) as u64, (next() >> 16) as u64);
+                    x * x + y * y <= 65535 * 65535
+                })
+                .count() as u32
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dper), &per, "hits per work-item");
+    let total: u32 = per.iter().sum();
+    assert_eq!(gpu.read::<u32>(&dhits)[0], total, "total hits");
+    let pi = 4.0 * total as f64 / (n as f64 * samples as f64);
+    assert!((pi - std::f64::consts::PI).abs() < 0.01, "estimate {pi}");
+}
+
+#[test]
+fn softmax_rows_with_work_group_reductions() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define WG 128
+        __kernel void softmax(__global const float *in, __global float *out, int cols) {
+            __local float scratch[WG];
+            int row = get_group_id(0), l = get_local_id(0);
+            __global const float *x = in + row * cols;
+            float m = -INFINITY;
+            for (int c = l; c < cols; c += WG)
+                m = fmax(m, x[c]);
+            scratch[l] = m;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s = WG / 2; s > 0; s >>= 1) {
+                if (l < s)
+                    scratch[l] = fmax(scratch[l], scratch[l + s]);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            m = scratch[0];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float sum = 0.0f;
+            for (int c = l; c < cols; c += WG)
+                sum += exp(x[c] - m);
+            scratch[l] = sum;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int s = WG / 2; s > 0; s >>= 1) {
+                if (l < s)
+                    scratch[l] += scratch[l + s];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            float total = scratch[0];
+            for (int c = l; c < cols; c += WG)
+                out[row * cols + c] = exp(x[c] - m) / total;
+        }"#;
+    let (rows, cols) = (100usize, 300usize);
+    let mut rng = XorShift::new(48);
+    let input = rng.floats(rows * cols, -20.0, 20.0);
+    let k = gpu.kernel(src, "softmax");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(rows * cols));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, cols as i32);
+    gpu.run(&k, &[rows * 128], Some(&[128]), None);
+    let mut want = Vec::with_capacity(rows * cols);
+    for row in input.chunks(cols) {
+        let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+        let total: f64 = row.iter().map(|&v| (v as f64 - m).exp()).sum();
+        want.extend(row.iter().map(|&v| ((v as f64 - m).exp() / total) as f32));
+    }
+    assert_close(&gpu.read::<f32>(&dout), &want, 1e-7, 1e-5, "softmax");
 }

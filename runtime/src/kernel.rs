@@ -14,22 +14,24 @@ use crate::memory::Mem;
 use crate::program::Program;
 use crate::queue::{Queue, Recorder};
 use crate::vk_error;
-pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind};
+pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
 use ferrocl_compiler::{
     ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
 };
 use ferrocl_vk::Pipeline;
 use parking_lot::Mutex;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// The value of one argument.
 #[derive(Clone)]
 pub enum ArgValue {
     /// Bytes copied into the launch block.
     Bytes(Vec<u8>),
-    /// A buffer (None: NULL).
-    Buffer(Option<Arc<Mem>>),
+    /// A buffer (None: NULL). Held weakly: `clSetKernelArg` does not retain
+    /// the memory object (releasing it runs its destructor callbacks even
+    /// while it is set); a launch holds it until the launch completes.
+    Buffer(Option<Weak<Mem>>),
     /// The size of a `__local` pointer argument.
     Local(usize),
 }
@@ -268,7 +270,8 @@ pub fn enqueue_nd_range(
     }
     let info = &kernel.info;
     let mut launch = kernel.spare_launches.lock().pop().unwrap_or_default();
-    let filled = fill_launch(kernel, range, &mut launch);
+    let filled = fill_launch(kernel, range, &mut launch)
+        .and_then(|_| launch.mems.iter().try_for_each(|m| m.check_device(queue)));
     let launch_pipeline = filled.and_then(|_| {
         let local = range.local.map(|l| l as u32);
         kernel.pipeline(device_index, &queue.device, local, &launch.local_sizes)
@@ -335,6 +338,12 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                         .copy_from_slice(bytes);
                 }
                 Some(ArgValue::Buffer(mem)) => {
+                    // A memory object released since it was set is no
+                    // longer an argument value.
+                    let mem = match mem {
+                        Some(weak) => Some(weak.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
+                        None => None,
+                    };
                     let address = mem.as_ref().map_or(0, |m| m.device_address());
                     launch
                         .args
@@ -342,7 +351,7 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                         .ok_or(CL_INVALID_KERNEL_ARGS)?
                         .copy_from_slice(&address.to_ne_bytes());
                     if let Some(m) = mem {
-                        launch.mems.push(m.clone());
+                        launch.mems.push(m);
                     }
                 }
                 Some(ArgValue::Local(size)) => launch.local_sizes.push(*size as u32),

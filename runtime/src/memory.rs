@@ -140,6 +140,17 @@ impl Mem {
         })
     }
 
+    /// Checks that `queue`'s device holds this object's memory. Every
+    /// buffer lives on the first device of its context; moving contents
+    /// between the devices of a multi-device context is not implemented.
+    pub fn check_device(&self, queue: &Queue) -> Result<(), cl_int> {
+        if std::ptr::eq(&*self.context.devices[0], &*queue.device) {
+            Ok(())
+        } else {
+            Err(CL_OUT_OF_RESOURCES)
+        }
+    }
+
     /// Device address of byte 0 of this object (a kernel argument).
     pub fn device_address(&self) -> u64 {
         self.buffer.device_address() + self.offset as u64
@@ -213,6 +224,25 @@ fn mapped(staging: &Staging) -> Result<*mut u8, cl_int> {
     Ok(ptr)
 }
 
+/// Copies `region` (rows of `region[0]` bytes) from the rectangle `src` at
+/// host address `from` to the rectangle `dst` at host address `to`.
+fn copy_rects(from: usize, src: Rect, to: usize, dst: Rect, region: [usize; 3]) {
+    for z in 0..region[2] {
+        for y in 0..region[1] {
+            // SAFETY: the callers checked both rectangles against their
+            // memory (a buffer's mapping, or the application's pointer,
+            // which it guarantees covers the rectangle).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (from as *const u8).add(src.offset(0, y, z)),
+                    (to as *mut u8).add(dst.offset(0, y, z)),
+                    region[0],
+                )
+            };
+        }
+    }
+}
+
 /// Waits for a blocking command; an error status becomes the error the
 /// spec gives blocking calls.
 pub fn wait_blocking(event: &Arc<Event>) -> Result<(), cl_int> {
@@ -235,7 +265,22 @@ pub fn enqueue_read(
     region: [usize; 3],
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
+    blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
+    mem.check_device(queue)?;
+    // Host-visible device memory (lavapipe, resizable BAR): a blocking read
+    // waits for the queue anyway, then copies straight out of the buffer.
+    if let (true, Some(base)) = (blocking, mem.buffer.mapped_ptr()) {
+        queue.finish()?;
+        for dep in wait_list {
+            dep.wait();
+        }
+        let from = base.as_ptr() as usize + mem.offset;
+        let copy = || copy_rects(from, src, dst_ptr, dst, region);
+        if let Some(event) = queue.run_on_host_if_idle(command_type, wait_list, copy) {
+            return Ok(event);
+        }
+    }
     let mem = mem.clone();
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
@@ -292,6 +337,15 @@ pub fn enqueue_write(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
+    mem.check_device(queue)?;
+    // Host-visible device memory on an idle queue: written in place.
+    if let Some(base) = mem.buffer.mapped_ptr() {
+        let to = base.as_ptr() as usize + mem.offset;
+        let copy = || copy_rects(src_ptr, src, to, dst, region);
+        if let Some(event) = queue.run_on_host_if_idle(command_type, wait_list, copy) {
+            return Ok(event);
+        }
+    }
     let row = region[0];
     let total = row * region[1] * region[2];
     let stage = create_staging(queue, total, MemoryLocation::HostToDevice)?;
@@ -342,6 +396,8 @@ pub fn enqueue_copy(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
+    src_mem.check_device(queue)?;
+    dst_mem.check_device(queue)?;
     let (src_mem, dst_mem) = (src_mem.clone(), dst_mem.clone());
     let record = move |r: &mut Recorder<'_>| {
         r.keep(src_mem.clone());
@@ -380,6 +436,7 @@ pub fn enqueue_fill(
     size: usize,
     wait_list: &[Arc<Event>],
 ) -> Result<Arc<Event>, cl_int> {
+    mem.check_device(queue)?;
     let mem = mem.clone();
     let start = mem.offset + offset;
     let word = match pattern.len() {
@@ -435,6 +492,7 @@ pub fn enqueue_map(
     size: usize,
     wait_list: &[Arc<Event>],
 ) -> Result<(Arc<Event>, *mut c_void), cl_int> {
+    mem.check_device(queue)?;
     let stage = create_staging(queue, size, MemoryLocation::DeviceToHost)?;
     let stage_ptr = mapped(&stage)? as usize;
     let ptr = if mem.host_ptr != 0 {
@@ -492,6 +550,7 @@ pub fn enqueue_unmap(
     ptr: *mut c_void,
     wait_list: &[Arc<Event>],
 ) -> Result<Arc<Event>, cl_int> {
+    mem.check_device(queue)?;
     let mapping = {
         let mut maps = mem.maps.lock();
         let i = maps

@@ -303,9 +303,9 @@ impl Queue {
         let mut failed = Vec::new();
         {
             let mut state = self.state.lock();
-            state.last = Arc::downgrade(&event);
             let must_hold = !state.held.is_empty() || wait_list.iter().any(|d| !self.ready(d));
             if must_hold {
+                state.last = Arc::downgrade(&event);
                 state.held.push_back(HeldCommand {
                     event: event.clone(),
                     deps: wait_list.to_vec(),
@@ -326,6 +326,7 @@ impl Queue {
                 // Recorded now: a recording error is this call's error, and
                 // no event is made.
                 self.record_locked(&mut state, &event, wait_list, record)?;
+                state.last = Arc::downgrade(&event);
                 if state.batch.events.len() >= BATCH_LIMIT {
                     self.submit_locked(&mut state, &mut failed);
                 }
@@ -476,6 +477,44 @@ impl Queue {
         for (e, code) in failed {
             e.complete(code);
         }
+    }
+
+    /// Runs `transfer` on the calling thread as the command `command_type`
+    /// when nothing of this queue is recorded, held or unfinished and every
+    /// event of `wait_list` is complete: no other command can then observe
+    /// it out of order (the queue's lock keeps new ones out meanwhile).
+    /// Returns the command's event, complete; `None` when the queue is busy
+    /// (enqueue the command as usual then).
+    pub fn run_on_host_if_idle(
+        self: &Arc<Self>,
+        command_type: cl_uint,
+        wait_list: &[Arc<Event>],
+        transfer: impl FnOnce(),
+    ) -> Option<Arc<Event>> {
+        if wait_list
+            .iter()
+            .any(|d| d.status() != CL_COMPLETE as cl_int)
+        {
+            return None;
+        }
+        let event = {
+            let mut state = self.state.lock();
+            // The latest command done means every earlier one is, with its
+            // post-actions: the completion thread finishes them in order.
+            let idle = state.held.is_empty()
+                && state.batch.events.is_empty()
+                && state.stream.is_empty()
+                && state.last.upgrade().is_none_or(|e| e.is_done());
+            if !idle {
+                return None;
+            }
+            let event = Event::new_command(self, command_type);
+            transfer();
+            state.last = Arc::downgrade(&event);
+            event
+        };
+        event.complete(CL_COMPLETE as cl_int);
+        Some(event)
     }
 
     /// `clFlush`: submits the current batch.

@@ -143,10 +143,12 @@ int main(void) {
             EXPECT(items[0] >= 1 && items[0] <= wg, "CL_DEVICE_MAX_WORK_ITEM_SIZES[0] %zu", items[0]);
             EXPECT(global_mem > 0, "CL_DEVICE_GLOBAL_MEM_SIZE is 0");
             EXPECT(local_mem >= 1024, "CL_DEVICE_LOCAL_MEM_SIZE %llu", (unsigned long long)local_mem);
-            /* Full profile: at least max(1/4 of global memory, 128 MiB)
-             * unless the device is custom. */
-            EXPECT(max_alloc >= (global_mem / 4 < (128ull << 20) ? global_mem / 4 : (128ull << 20)),
-                   "CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu below the minimum", (unsigned long long)max_alloc);
+            /* At least max(min(1 GiB, 1/4 of global memory), 32 MiB). */
+            cl_ulong quarter = global_mem / 4 < (1ull << 30) ? global_mem / 4 : (1ull << 30);
+            cl_ulong min_alloc = quarter > (32ull << 20) ? quarter : (32ull << 20);
+            EXPECT(max_alloc >= min_alloc,
+                   "CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu below the minimum %llu", (unsigned long long)max_alloc,
+                   (unsigned long long)min_alloc);
             EXPECT(align_bits >= 8 * sizeof(cl_long16), "CL_DEVICE_MEM_BASE_ADDR_ALIGN %u bits", align_bits);
             EXPECT(available == CL_TRUE, "device not available");
             EXPECT(compiler == CL_TRUE, "no compiler");

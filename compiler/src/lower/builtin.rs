@@ -63,9 +63,9 @@ impl<'a> Lowerer<'a> {
                 "async_copy" => 4,
                 "shuffle2" | "remquo" => 3,
                 "async_strided_copy" => 5,
-                "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz"
-                | "ctz" | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit"
-                | "any" | "all" => 1,
+                "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz" | "ctz"
+                | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit" | "any"
+                | "all" => 1,
                 _ => 2,
             }),
             Builtin::Fence(_) => None,
@@ -105,25 +105,30 @@ impl<'a> Lowerer<'a> {
             Builtin::Library { func, fallback, .. } => {
                 let t = self.float_gentype(&vals, span)?;
                 let s = t.elem_scalar()?;
-                if s != Scalar::Float {
-                    let Some(op) = fallback.filter(|_| s == Scalar::Half) else {
-                        self.error(span, format!("'{name}' is not supported for {s} yet"));
-                        return None;
-                    };
+                let lib_name = match s {
+                    Scalar::Double => format!("{func}_f64"),
+                    _ => func.to_string(),
+                };
+                let lib_fn = self.funcs.get(lib_name.as_str()).copied();
+                // Float sin, cos and tan have no library version: the GLSL
+                // instruction meets the bound over the range tested.
+                let glsl_op = match (s, lib_fn) {
+                    (Scalar::Half, _) | (Scalar::Float, None) => fallback,
+                    (Scalar::Float, _) if self.float_mode.native_math => fallback,
+                    _ => None,
+                };
+                if let Some(op) = glsl_op {
                     let ids = self.convert_all(vals, &t, span)?;
                     let ty = self.sty(&t);
                     return Some(Val::new(self.glsl(ty, op, &ids), t));
                 }
-                let Some(f) = self.funcs.get(func).copied() else {
-                    self.error(
-                        span,
-                        format!("internal error: built-in library lacks '{func}'"),
-                    );
+                let Some(f) = lib_fn else {
+                    self.error(span, format!("'{name}' is not supported for {s} yet"));
                     return None;
                 };
                 let ids = self.convert_all(vals, &t, span)?;
                 let n = t.width();
-                let ft = Type::FLOAT;
+                let ft = Type::Scalar(s);
                 let fty = self.sty(&ft);
                 let mut comps = Vec::new();
                 for i in 0..n {
@@ -897,10 +902,8 @@ impl<'a> Lowerer<'a> {
                         let le = self.op(Op::FOrdLessThanEqual, bt, &[ids[0], ids[1]]);
                         self.op(Op::Select, ty, &[le, zero, d])
                     }
-                    _ => {
-                        let m = self.op(Op::FMul, ty, &[ids[0], ids[1]]);
-                        self.op(Op::FAdd, ty, &[m, ids[2]])
-                    }
+                    // mad: fused or not, as the device does it fastest.
+                    _ => self.glsl(ty, glsl::FMA, &[ids[0], ids[1], ids[2]]),
                 };
                 Some(Val::new(id, t))
             }

@@ -159,17 +159,12 @@ impl<'a> Lowerer<'a> {
                     self.error(span, "taking the address of a program-scope __constant variable is not supported yet; index it directly");
                     return None;
                 }
-                if dynamic.iter().any(|d| *d) {
-                    self.error(
-                        span,
-                        "a pointer into an array selected by a run-time index is not supported yet",
-                    );
-                    return None;
-                }
+                let (path, saved) = self.save_path(path, &dynamic);
                 let base = LBase {
                     root,
                     sc,
                     path,
+                    saved,
                     elem: elem.clone(),
                     is_array: true,
                 };
@@ -307,6 +302,22 @@ impl<'a> Lowerer<'a> {
                     self.op(Op::VectorExtractDynamic, t, &[v.id, i.id]),
                     Type::Scalar(*s),
                 )))
+            }
+            Type::Array(..) => {
+                // An array value (a struct member of a returned struct):
+                // index a copy of it.
+                let ty = v.ty.clone();
+                let var = self.new_function_var(&ty);
+                self.op_void(Op::Store, &[var, v.id]);
+                let place = Place::Var {
+                    root: var,
+                    sc: StorageClass::Function,
+                    path: Vec::new(),
+                    dynamic: Vec::new(),
+                    in_array: false,
+                    ty,
+                };
+                self.index_dynamic(place, idx, span).map(Operand::Place)
             }
             _ => {
                 self.error(
@@ -534,8 +545,12 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         }
-        let mut path = base.path.clone();
-        let mut dynamic = vec![false; path.len()];
+        let u = self.sty(&Type::UINT);
+        let mut path = Vec::new();
+        for (id, saved) in base.path.iter().zip(&base.saved) {
+            path.push(if *saved { self.op(Op::Load, u, &[*id]) } else { *id });
+        }
+        let mut dynamic = base.saved.clone();
         if base.is_array {
             path.push(v.id);
             dynamic.push(true);
@@ -548,6 +563,24 @@ impl<'a> Lowerer<'a> {
             in_array: base.is_array,
             ty: base.elem.clone(),
         })
+    }
+
+    /// A pointer's access path, its run-time indices copied to variables.
+    fn save_path(&mut self, path: Vec<Word>, dynamic: &[bool]) -> (Vec<Word>, Vec<bool>) {
+        let mut saved = Vec::new();
+        let mut out = Vec::new();
+        for (i, id) in path.into_iter().enumerate() {
+            if dynamic.get(i).copied().unwrap_or(false) {
+                let var = self.new_function_var(&Type::UINT);
+                self.op_void(Op::Store, &[var, id]);
+                out.push(var);
+                saved.push(true);
+            } else {
+                out.push(id);
+                saved.push(false);
+            }
+        }
+        (out, saved)
     }
 
     fn address_of(&mut self, e: &'a Expr) -> R<Val> {
@@ -586,17 +619,12 @@ impl<'a> Lowerer<'a> {
                 } else {
                     (self.u32c(0), false)
                 };
-                if dynamic.iter().any(|d| *d) {
-                    self.error(
-                        e.span,
-                        "a pointer into an array selected by a run-time index is not supported yet",
-                    );
-                    return None;
-                }
+                let (path, saved) = self.save_path(path, &dynamic);
                 let base = LBase {
                     root,
                     sc,
                     path,
+                    saved,
                     elem: ty.clone(),
                     is_array,
                 };

@@ -54,7 +54,11 @@ const SCOPE_WORKGROUP: u32 = 2;
 pub(crate) struct LBase {
     root: Word,
     sc: StorageClass,
+    /// Indices into `root`: constants, or (where `saved`) `Function`
+    /// variables holding an index computed where the pointer was made, so
+    /// every use loads it afresh wherever it is.
     path: Vec<Word>,
+    saved: Vec<bool>,
     elem: Type,
     is_array: bool,
 }
@@ -187,6 +191,12 @@ pub(crate) struct Lowerer<'a> {
     k: KernelState,
     static_local_bytes: u64,
     private_bytes: u64,
+    float_mode: FloatMode,
+    /// Nesting of inlined built-in library functions, whose arithmetic is
+    /// always exact.
+    in_library: usize,
+    /// Functions some kernel calls.
+    called: std::collections::HashSet<&'a str>,
     /// The program reinterprets `__local` memory: kernels use a word pool.
     pool_mode: bool,
     pool: Option<LocalPool>,
@@ -205,10 +215,23 @@ pub(crate) struct Lowerer<'a> {
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
 /// `library` is the parsed built-in library when the program may call into
 /// it.
+/// How strictly float arithmetic follows IEEE rules, from the build options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FloatMode {
+    /// `-cl-mad-enable` and the options that imply it: the program's
+    /// `a * b + c` may be fused (the Vulkan compiler may then also
+    /// reassociate; the built-in library stays exact regardless).
+    pub relaxed_arithmetic: bool,
+    /// `-cl-fast-relaxed-math`, `-cl-unsafe-math-optimizations`: math
+    /// built-ins use the GLSL.std.450 instructions directly.
+    pub native_math: bool,
+}
+
 pub fn lower(
     tu: &TranslationUnit,
     library: Option<&TranslationUnit>,
     caps: &TargetCaps,
+    float_mode: FloatMode,
     diags: &mut Diagnostics,
 ) -> Option<(Vec<Word>, Vec<KernelInfo>)> {
     let mut funcs = HashMap::new();
@@ -245,6 +268,9 @@ pub fn lower(
         },
         static_local_bytes: 0,
         private_bytes: 0,
+        float_mode,
+        in_library: 0,
+        called: std::collections::HashSet::new(),
         pool_mode: tu.funcs.iter().any(|f| {
             reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)
         }),
@@ -285,6 +311,12 @@ pub fn lower(
             }
         }
     }
+    // Functions no kernel calls still get their errors reported.
+    for f in &tu.funcs {
+        if !f.is_kernel && f.body.is_some() && !l.called.contains(f.name.as_str()) {
+            l.check_uncalled(f);
+        }
+    }
     if l.diags.has_errors() {
         return None;
     }
@@ -310,6 +342,17 @@ impl<'a> Lowerer<'a> {
 
     fn emit(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
         let id = self.m.id();
+        // OpenCL float arithmetic is IEEE: Vulkan compilers may otherwise
+        // reassociate it (Mesa turns `(1 + x) - 1` into `x`), which breaks
+        // code that relies on rounding, the built-in library first of all.
+        if (!self.float_mode.relaxed_arithmetic || self.in_library > 0)
+            && matches!(
+                op,
+                Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+            )
+        {
+            self.m.decorate(id, Decoration::NoContraction, &[]);
+        }
         let mut v = Vec::with_capacity(args.len() + 2);
         v.push(ty);
         v.push(id);
@@ -658,20 +701,39 @@ impl<'a> Lowerer<'a> {
 
     fn set_pointer_base(&mut self, name: &str, base: Option<Rc<LBase>>, span: Span) {
         let Some(base) = base else { return };
-        for s in self.scopes.iter_mut().rev() {
-            if let Some(v) = s.get_mut(name) {
-                match &v.base {
-                    Some(old) if **old != *base => {
-                        self.diags.error(
-                            span,
-                            "this pointer is made to point into a different __local/__private \
-                             object than before; that is not supported yet",
-                        );
+        let Some(old) = self.lookup(name).map(|sym| sym.base) else {
+            return;
+        };
+        match old {
+            None => {
+                for s in self.scopes.iter_mut().rev() {
+                    if let Some(v) = s.get_mut(name) {
+                        v.base = Some(base);
+                        return;
                     }
-                    _ => v.base = Some(base),
                 }
-                return;
             }
+            Some(old) if *old == *base => {}
+            // The same array, other rows: the pointer's saved indices take
+            // the new ones.
+            Some(old) if same_object(&old, &base) => {
+                let u = self.sty(&Type::UINT);
+                for i in 0..old.path.len() {
+                    if old.saved[i] {
+                        let v = if base.saved[i] {
+                            self.op(Op::Load, u, &[base.path[i]])
+                        } else {
+                            base.path[i]
+                        };
+                        self.op_void(Op::Store, &[old.path[i], v]);
+                    }
+                }
+            }
+            Some(_) => self.diags.error(
+                span,
+                "this pointer is made to point into a different __local/__private \
+                 object than before; that is not supported yet",
+            ),
         }
     }
 
@@ -1080,6 +1142,7 @@ impl<'a> Lowerer<'a> {
                         root: var,
                         sc: StorageClass::Workgroup,
                         path: Vec::new(),
+                        saved: Vec::new(),
                         elem,
                         is_array: true,
                     };
@@ -1960,6 +2023,27 @@ impl<'a> Lowerer<'a> {
             }
             AddrSpace::Private => {}
         }
+        // A pointer declared without an address space and initialised from
+        // a __global, __constant or __local pointer takes that space, as a
+        // generic pointer would (every call is inlined, so it is known).
+        if let (Type::Pointer(elem, AddrSpace::Private, q), Some(Init::Expr(e))) = (&v.ty, &v.init)
+        {
+            let Some(val) = self.expr(e) else { return };
+            let ty = match &val.ty {
+                Type::Pointer(_, sp, _) if *sp != AddrSpace::Private => {
+                    Type::Pointer(elem.clone(), *sp, *q)
+                }
+                _ => v.ty.clone(),
+            };
+            let sym = self.named_private(&v.name, &ty);
+            let place = Self::sym_place(&sym);
+            self.bind(&v.name, sym);
+            if let Some(val) = self.convert(val, &ty, e.span, false) {
+                self.store(&place, &val, e.span);
+                self.set_pointer_base(&v.name, val.base.clone(), v.span);
+            }
+            return;
+        }
         let sym = self.named_private(&v.name, &v.ty);
         let place = Self::sym_place(&sym);
         self.bind(&v.name, sym);
@@ -2440,32 +2524,146 @@ impl<'a> Lowerer<'a> {
             }
             Place::Pool { offset, ty, sc } => self.pool_store(*sc, *offset, ty, v.id, span),
             Place::Swizzle { base, comps, .. } => {
-                let Some(b) = self.load(base, span) else {
+                // Each named component is stored alone: other work-items
+                // may be writing the vector's other components.
+                let Some(s) = base.ty().elem_scalar() else {
                     return;
                 };
-                let n = b.ty.width();
-                let bt = self.sty(&b.ty);
-                let new = if comps.len() == 1 {
-                    self.op(Op::CompositeInsert, bt, &[v.id, b.id, comps[0]])
-                } else {
-                    let mut sel: Vec<Word> = (0..n).collect();
-                    for (j, c) in comps.iter().enumerate() {
-                        if let Some(slot) = sel.get_mut(*c as usize) {
-                            *slot = n + j as u32;
-                        }
-                    }
-                    let mut args = vec![b.id, v.id];
-                    args.extend(sel);
-                    self.op(Op::VectorShuffle, bt, &args)
-                };
-                self.store(base, &Val::new(new, b.ty.clone()), span);
+                let st = Type::Scalar(s);
+                let et = self.sty(&st);
+                for (j, &c) in comps.iter().enumerate() {
+                    let part = if comps.len() == 1 {
+                        v.id
+                    } else {
+                        self.op(Op::CompositeExtract, et, &[v.id, j as u32])
+                    };
+                    let place = self.component_place((**base).clone(), c);
+                    self.store(&place, &Val::new(part, st.clone()), span);
+                }
+            }
+        }
+    }
+
+    /// Component `c` of a vector place.
+    fn component_place(&mut self, base: Place, c: u32) -> Place {
+        let s = base.ty().elem_scalar().unwrap_or(Scalar::Int);
+        let st = Type::Scalar(s);
+        match base {
+            Place::Var {
+                root,
+                sc,
+                mut path,
+                mut dynamic,
+                ..
+            } => {
+                let idx = self.u32c(c);
+                path.push(idx);
+                dynamic.push(false);
+                Place::Var {
+                    root,
+                    sc,
+                    path,
+                    dynamic,
+                    in_array: false,
+                    ty: st,
+                }
+            }
+            Place::Addr {
+                addr, space, align, ..
+            } => {
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let off = self.m.u64_const(c as u64 * s.size() as u64);
+                let a = self.op(Op::IAdd, u64t, &[addr, off]);
+                let calign = if c == 0 { align } else { s.size().min(align) };
+                Place::Addr {
+                    addr: a,
+                    ty: st,
+                    align: calign.max(1),
+                    space,
+                }
+            }
+            Place::Pool { offset, sc, .. } => {
+                let o = self.pool_offset_plus(offset, c * s.size());
+                Place::Pool {
+                    offset: o,
+                    ty: st,
+                    sc,
+                }
+            }
+            Place::Swizzle { base, comps, .. } => {
+                let inner = comps.get(c as usize).copied().unwrap_or(0);
+                self.component_place(*base, inner)
             }
         }
     }
 
     // ---- inlined calls ---------------------------------------------------------
 
+    /// Type-checks a function no kernel calls, by inlining it into a
+    /// scratch function of a scratch module, both then dropped.
+    fn check_uncalled(&mut self, f: &'a FuncDef) {
+        let module = std::mem::replace(&mut self.m, ModuleWriter::new());
+        let wg_size = self.wg_size.take();
+        let wide_types = std::mem::take(&mut self.wide_types);
+        let wide_vals = std::mem::take(&mut self.wide_vals);
+        let builtins = std::mem::take(&mut self.k.builtins);
+        self.check_uncalled_in_scratch(f);
+        self.m = module;
+        self.wg_size = wg_size;
+        self.wide_types = wide_types;
+        self.wide_vals = wide_vals;
+        self.k.builtins = builtins;
+    }
+
+    fn check_uncalled_in_scratch(&mut self, f: &'a FuncDef) {
+        let entry = self.label();
+        self.f = FunctionWriter::new(entry);
+        self.scopes = vec![HashMap::new()];
+        self.breakables.clear();
+        self.frames.clear();
+        self.call_stack.clear();
+        self.pool = None;
+        self.ppool = None;
+        let mut args = Vec::new();
+        for p in &f.params {
+            let ty = self.sty(&p.ty);
+            let id = self.op(Op::Undef, ty, &[]);
+            let base = match &p.ty {
+                Type::Pointer(elem, sp, _) if !sp.is_addressed() && **elem != Type::Void => {
+                    let arr = Type::Array(elem.clone(), 1);
+                    let var = self.new_function_var(&arr);
+                    // Any object of the pointee type serves for checking.
+                    Some(Rc::new(LBase {
+                        root: var,
+                        sc: StorageClass::Function,
+                        path: Vec::new(),
+                        saved: Vec::new(),
+                        elem: (**elem).clone(),
+                        is_array: true,
+                    }))
+                }
+                _ => None,
+            };
+            args.push(Val {
+                id,
+                ty: p.ty.clone(),
+                base,
+            });
+        }
+        self.call_function(f, args, f.span);
+        self.f = FunctionWriter::new(0);
+    }
+
     fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
+        self.called.insert(f.name.as_str());
+        let library = f.name.starts_with("__ferrocl_");
+        self.in_library += library as usize;
+        let result = self.inline_call(f, args, span);
+        self.in_library -= library as usize;
+        result
+    }
+
+    fn inline_call(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
         if self.call_stack.contains(&f.name.as_str()) {
             self.error(
                 span,
@@ -2498,12 +2696,22 @@ impl<'a> Lowerer<'a> {
         }
         let mut bound = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
-            let v = self.convert(a, &p.ty, span, false)?;
-            bound.push((p, v));
+            // A pointer parameter without an address space takes the
+            // argument's, as a generic pointer would.
+            let ty = match (&p.ty, &a.ty) {
+                (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _))
+                    if *sp != AddrSpace::Private =>
+                {
+                    Type::Pointer(elem.clone(), *sp, *q)
+                }
+                _ => p.ty.clone(),
+            };
+            let v = self.convert(a, &ty, span, false)?;
+            bound.push((p, ty, v));
         }
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
-        for (p, v) in bound {
-            let mut sym = self.named_private(&p.name, &p.ty);
+        for (p, ty, v) in bound {
+            let mut sym = self.named_private(&p.name, &ty);
             let place = Self::sym_place(&sym);
             self.store(&place, &v, p.span);
             sym.base = v.base.clone();
@@ -2713,6 +2921,18 @@ fn is_componentwise(op: Op) -> bool {
             | ExtInst
             | BitCount
     )
+}
+
+/// Do two pointer bases name the same array, possibly at other run-time
+/// indices that `old` keeps in variables?
+fn same_object(old: &LBase, new: &LBase) -> bool {
+    old.root == new.root
+        && old.sc == new.sc
+        && old.elem == new.elem
+        && old.is_array == new.is_array
+        && old.path.len() == new.path.len()
+        && (0..old.path.len())
+            .all(|i| old.saved[i] || (!new.saved[i] && old.path[i] == new.path[i]))
 }
 
 /// Does `body` return anywhere but as its last top-level statement?

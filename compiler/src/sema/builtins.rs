@@ -256,11 +256,46 @@ const TABLE: &[(&str, Builtin)] = {
                 fallback: Some(LOG2),
             },
         ),
-        ("sin", f1s(SIN)),
-        ("cos", f1s(COS)),
-        ("tan", f1s(TAN)),
-        ("asin", Library { func: "__ferrocl_asin", arity: 1, fallback: Some(ASIN) }),
-        ("acos", Library { func: "__ferrocl_acos", arity: 1, fallback: Some(ACOS) }),
+        (
+            "sin",
+            Library {
+                func: "__ferrocl_sin",
+                arity: 1,
+                fallback: Some(SIN),
+            },
+        ),
+        (
+            "cos",
+            Library {
+                func: "__ferrocl_cos",
+                arity: 1,
+                fallback: Some(COS),
+            },
+        ),
+        (
+            "tan",
+            Library {
+                func: "__ferrocl_tan",
+                arity: 1,
+                fallback: Some(TAN),
+            },
+        ),
+        (
+            "asin",
+            Library {
+                func: "__ferrocl_asin",
+                arity: 1,
+                fallback: Some(ASIN),
+            },
+        ),
+        (
+            "acos",
+            Library {
+                func: "__ferrocl_acos",
+                arity: 1,
+                fallback: Some(ACOS),
+            },
+        ),
         (
             "atan",
             Library {
@@ -269,12 +304,54 @@ const TABLE: &[(&str, Builtin)] = {
                 fallback: Some(ATAN),
             },
         ),
-        ("sinh", Library { func: "__ferrocl_sinh", arity: 1, fallback: Some(SINH) }),
-        ("cosh", Library { func: "__ferrocl_cosh", arity: 1, fallback: Some(COSH) }),
-        ("tanh", Library { func: "__ferrocl_tanh", arity: 1, fallback: Some(TANH) }),
-        ("asinh", Library { func: "__ferrocl_asinh", arity: 1, fallback: Some(ASINH) }),
-        ("acosh", Library { func: "__ferrocl_acosh", arity: 1, fallback: Some(ACOSH) }),
-        ("atanh", Library { func: "__ferrocl_atanh", arity: 1, fallback: Some(ATANH) }),
+        (
+            "sinh",
+            Library {
+                func: "__ferrocl_sinh",
+                arity: 1,
+                fallback: Some(SINH),
+            },
+        ),
+        (
+            "cosh",
+            Library {
+                func: "__ferrocl_cosh",
+                arity: 1,
+                fallback: Some(COSH),
+            },
+        ),
+        (
+            "tanh",
+            Library {
+                func: "__ferrocl_tanh",
+                arity: 1,
+                fallback: Some(TANH),
+            },
+        ),
+        (
+            "asinh",
+            Library {
+                func: "__ferrocl_asinh",
+                arity: 1,
+                fallback: Some(ASINH),
+            },
+        ),
+        (
+            "acosh",
+            Library {
+                func: "__ferrocl_acosh",
+                arity: 1,
+                fallback: Some(ACOSH),
+            },
+        ),
+        (
+            "atanh",
+            Library {
+                func: "__ferrocl_atanh",
+                arity: 1,
+                fallback: Some(ATANH),
+            },
+        ),
         ("fabs", f1(FABS)),
         ("floor", f1(FLOOR)),
         ("ceil", f1(CEIL)),
@@ -482,7 +559,14 @@ const TABLE: &[(&str, Builtin)] = {
                 fallback: None,
             },
         ),
-        ("cbrt", Library { func: "__ferrocl_cbrt", arity: 1, fallback: None }),
+        (
+            "cbrt",
+            Library {
+                func: "__ferrocl_cbrt",
+                arity: 1,
+                fallback: None,
+            },
+        ),
         ("pown", Special("pown")),
         ("ldexp", Special("ldexp")),
         ("fdim", Special("fdim")),
@@ -529,6 +613,9 @@ const TABLE: &[(&str, Builtin)] = {
 
 /// The built-in library's source, and whether a program may need it.
 pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
+/// Its double-precision half, built when the device has cl_khr_fp64: each
+/// function is the float one's name with `_f64` appended.
+pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
     TABLE

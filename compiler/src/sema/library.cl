@@ -203,8 +203,8 @@ float __ferrocl_log1p(float x) {
     if (x < -1.0f) return NAN;
     float u = 1.0f + x;
     if (u == 1.0f) return x;
-    // log(u) scaled by how much of x the rounding of 1 + x lost.
-    return __ferrocl_log(u) * (x / (u - 1.0f));
+    // log(u) plus the first-order term of what rounding 1 + x lost.
+    return __ferrocl_log(u) + (x - (u - 1.0f)) / u;
 }
 
 // sin(pi r) for |r| <= 1, folded to |r| <= 1/2 where pi r keeps its precision.
@@ -378,4 +378,110 @@ float __ferrocl_cbrt(float x) {
     float e = fma(y2, y, -y3);
     y = y - ((y3 - ax) + e) / (3.0f * y2);
     return copysign(y * scale, x);
+}
+
+// Word i of the binary expansion of 2/pi (0.a2f9836e 4e441529 ...).
+uint __ferrocl_two_over_pi_word(int i) {
+    switch (i) {
+    case 0: return 0xa2f9836eu;
+    case 1: return 0x4e441529u;
+    case 2: return 0xfc2757d1u;
+    case 3: return 0xf534ddc0u;
+    case 4: return 0xdb629599u;
+    case 5: return 0x3c439041u;
+    case 6: return 0xfe5163abu;
+    case 7: return 0xdebbc561u;
+    default: return 0u;
+    }
+}
+
+// 32 bits of 2/pi starting at fraction bit j (0 is the first); bits before
+// the binary point are 0.
+uint __ferrocl_two_over_pi_bits(int j) {
+    if (j <= -32) return 0u;
+    if (j < 0) return __ferrocl_two_over_pi_word(0) >> (uint)(-j);
+    int w = j / 32;
+    int s = j % 32;
+    uint hi = __ferrocl_two_over_pi_word(w);
+    if (s == 0) return hi;
+    return (hi << (uint)s) | (__ferrocl_two_over_pi_word(w + 1) >> (uint)(32 - s));
+}
+
+// |x| = q * pi/2 + r, q mod 4 and |r| <= pi/4, for any finite x, by exact
+// integer multiplication of x's mantissa with the bits of 2/pi that matter
+// (Payne and Hanek's method). r comes as a head and a tail: (q, hi, lo).
+float3 __ferrocl_reduce_pio2(float x) {
+    float ax = fabs(x);
+    if (ax <= 0.78539816f) return (float3)(0.0f, ax, 0.0f);
+    uint b = as_uint(ax);
+    int e = (int)(b >> 23) - 150;
+    ulong m = (ulong)((b & 0x007fffffu) | 0x00800000u);
+    // Bits of 2/pi from weight 2^(1-e) down: earlier ones only add
+    // multiples of 4 to m * 2^e * 2/pi.
+    int j = e - 2;
+    ulong p0 = (ulong)__ferrocl_two_over_pi_bits(j);
+    ulong p1 = (ulong)__ferrocl_two_over_pi_bits(j + 32);
+    ulong p2 = (ulong)__ferrocl_two_over_pi_bits(j + 64);
+    ulong t2 = m * p2;
+    ulong t1 = m * p1 + (t2 >> 32);
+    ulong t0 = m * p0 + (t1 >> 32);
+    // The product is t0 * 2^64 + (t1 mod 2^32) * 2^32 + (t2 mod 2^32), in
+    // units of 2^-94: its bits from 94 up are the quadrant, the 64 below
+    // them the fraction.
+    ulong frac = (t0 << 34) | ((t1 & 0xffffffffUL) << 2) | ((t2 & 0xffffffffUL) >> 30);
+    // Round to the nearest quadrant: a fraction of 1/2 or more belongs to
+    // the next one, as a negative remainder.
+    uint q = (uint)((t0 >> 30) + (frac >> 63)) & 3u;
+    long sf = (long)frac;
+    float f_hi = (float)sf;
+    float f_lo = (float)(sf - (long)f_hi);
+    // (f_hi + f_lo) * 2^-64 * pi/2 with pi/2 * 2^-64 split in two floats.
+    float hi = f_hi * 8.515304e-20f;
+    float lo = f_hi * -2.3695991e-27f + f_lo * 8.515304e-20f;
+    float r = hi + lo;
+    return (float3)((float)q, r, lo - (r - hi));
+}
+
+float __ferrocl_sin_poly(float hi, float lo) {
+    float z = hi * hi;
+    return hi + (lo + hi * z * (-0.16666667f + z * (0.008333334f + z * (-0.0001984127f
+        + z * (2.7557319e-6f + z * -2.5052108e-8f)))));
+}
+
+float __ferrocl_cos_poly(float hi, float lo) {
+    float z = hi * hi;
+    return 1.0f + (z * (-0.5f + z * (0.041666668f + z * (-0.0013888889f
+        + z * (2.4801588e-5f + z * (-2.7557319e-7f + z * 2.0876757e-9f))))) - hi * lo);
+}
+
+float __ferrocl_sin(float x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    float3 r = __ferrocl_reduce_pio2(x);
+    int q = (int)r.x;
+    float v;
+    if (q == 0) v = __ferrocl_sin_poly(r.y, r.z);
+    else if (q == 1) v = __ferrocl_cos_poly(r.y, r.z);
+    else if (q == 2) v = -__ferrocl_sin_poly(r.y, r.z);
+    else v = -__ferrocl_cos_poly(r.y, r.z);
+    return x < 0.0f ? -v : v;
+}
+
+float __ferrocl_cos(float x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    float3 r = __ferrocl_reduce_pio2(x);
+    int q = (int)r.x;
+    if (q == 0) return __ferrocl_cos_poly(r.y, r.z);
+    if (q == 1) return -__ferrocl_sin_poly(r.y, r.z);
+    if (q == 2) return -__ferrocl_cos_poly(r.y, r.z);
+    return __ferrocl_sin_poly(r.y, r.z);
+}
+
+float __ferrocl_tan(float x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    float3 r = __ferrocl_reduce_pio2(x);
+    int q = (int)r.x;
+    float s = __ferrocl_sin_poly(r.y, r.z);
+    float c = __ferrocl_cos_poly(r.y, r.z);
+    float t = (q & 1) ? -c / s : s / c;
+    return x < 0.0f ? -t : t;
 }

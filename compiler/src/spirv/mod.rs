@@ -383,3 +383,54 @@ impl FunctionWriter {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_nul_terminated_and_padded() {
+        assert_eq!(string_words("abc"), vec![u32::from_le_bytes(*b"abc\0")]);
+        assert_eq!(string_words("abcd"), vec![u32::from_le_bytes(*b"abcd"), 0]);
+    }
+
+    #[test]
+    fn types_and_constants_are_deduplicated() {
+        let mut m = ModuleWriter::new();
+        let a = m.ty(TypeKey::Int(32));
+        let b = m.ty(TypeKey::Int(32));
+        assert_eq!(a, b);
+        let v = m.ty(TypeKey::Vector(a, 4));
+        assert_eq!(v, m.ty(TypeKey::Vector(a, 4)));
+        assert_eq!(m.u32_const(7), m.u32_const(7));
+        assert_ne!(m.u32_const(7), m.u32_const(8));
+        // 64-bit constants take two literal words.
+        let l = m.u64_const(1 << 40);
+        assert_eq!(l, m.u64_const(1 << 40));
+        assert!(m.capabilities.contains(&(Capability::Int64 as u32)));
+    }
+
+    #[test]
+    fn blocks_close_once_and_dead_code_gets_its_own_block() {
+        let mut next = 100;
+        let mut fw = FunctionWriter::new(1);
+        fw.terminate(Op::Return, &[], || unreachable!());
+        assert!(!fw.is_open());
+        // An instruction after the terminator opens a fresh, unreachable block.
+        fw.push(Op::Nop, &[], || {
+            next += 1;
+            next
+        });
+        assert!(fw.is_open());
+        fw.terminate(Op::Return, &[], || unreachable!());
+        let words = fw.finish(2, 3, 4);
+        let labels = words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                **w == ((2 << 16) | Op::Label as u32) && words.get(i + 1) == Some(&101)
+            })
+            .count();
+        assert_eq!(labels, 1);
+    }
+}

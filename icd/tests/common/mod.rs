@@ -91,7 +91,12 @@ fn api() -> &'static Api {
         // The validation layer must be chosen before the library creates its
         // Vulkan instance, so the variable is set before the library is even
         // loaded, once, while every other test thread waits on this OnceLock.
-        std::env::set_var("FERROCL_VALIDATION", "1");
+        // A value already set (e.g. `sync` for synchronization validation)
+        // is kept.
+        let chosen = std::env::var_os("FERROCL_VALIDATION");
+        if !matches!(chosen, Some(v) if !v.is_empty() && v != "0") {
+            std::env::set_var("FERROCL_VALIDATION", "1");
+        }
         let path = library_path();
         let lib = LIBRARY.get_or_init(|| {
             // SAFETY: loading ferrocl runs no initialisers with preconditions.
@@ -229,9 +234,13 @@ impl Gpu {
         }
     }
 
-    /// Builds `source` with `options`; a failed build panics with the log.
-    #[track_caller]
-    pub fn program(&self, source: &str, options: &str) -> Program<'_> {
+    /// Builds `source` with `options`: the program, or the status of
+    /// clBuildProgram and the build log.
+    pub fn try_program(
+        &self,
+        source: &str,
+        options: &str,
+    ) -> Result<Program<'_>, (cl_int, String)> {
         let api = self.api;
         let options = CString::new(options).expect("options without NUL");
         // SAFETY: the source pointer and length describe `source`; options is
@@ -254,14 +263,23 @@ impl Gpu {
                 None,
                 null_mut(),
             );
-            if status != CL_SUCCESS {
-                panic!(
-                    "clBuildProgram failed: {}\n--- build log ---\n{}",
-                    error_name(status),
-                    program.build_log()
-                );
+            if status == CL_SUCCESS {
+                Ok(program)
+            } else {
+                Err((status, program.build_log()))
             }
-            program
+        }
+    }
+
+    /// Builds `source` with `options`; a failed build panics with the log.
+    #[track_caller]
+    pub fn program(&self, source: &str, options: &str) -> Program<'_> {
+        match self.try_program(source, options) {
+            Ok(program) => program,
+            Err((status, log)) => panic!(
+                "clBuildProgram failed: {}\n--- build log ---\n{log}",
+                error_name(status)
+            ),
         }
     }
 
