@@ -83,9 +83,10 @@ pub fn compile_tokens(
         crate::lower::lower(&tu, library.as_ref(), caps, float_mode, &mut diags)
     };
     match lowered {
-        Some((spirv, kernels)) if !diags.has_errors() => Ok(CompiledProgram {
-            spirv,
-            kernels,
+        Some(out) if !diags.has_errors() => Ok(CompiledProgram {
+            spirv: out.spirv,
+            kernels: out.kernels,
+            printf_strings: out.printf_strings,
             log: diags.render(sources),
         }),
         _ => {

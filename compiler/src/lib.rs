@@ -20,8 +20,24 @@
 //! | 32 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
 //!
 //! Unused dimensions have global size 1 and offset 0. A kernel that calls
-//! `printf` receives its printf buffer's device address as a hidden trailing
-//! 8-byte argument.
+//! `printf` ([`KernelInfo::uses_printf`]) receives its printf buffer's device
+//! address as a hidden trailing 8-byte argument: the last 8 bytes of
+//! [`KernelInfo::args_size`], 8-aligned.
+//!
+//! # printf
+//!
+//! The printf buffer starts with two `u32`: the bytes used so far (the
+//! runtime sets 8 before a launch) and the buffer's size in bytes. Each call
+//! adds that much atomically to the first and, if its record fits, writes
+//! it there (else printf returns -1 and writes nothing). A record, 8-aligned:
+//! `u32` format id, `u32` record size in bytes, then per argument `u32`
+//! kind, `u32` component count n (vector size, 1 for a scalar), and n
+//! 8-byte components. Kinds: 0 signed integer (sign-extended to 64 bits), 1
+//! unsigned integer (zero-extended), 2 float (its 32 bits in the low half;
+//! half is widened to float), 3 double (its 64 bits), 4 string (the id of a
+//! `%s` string literal), 5 pointer (the address, or a `__local`/`__private`
+//! offset). Ids index [`CompiledProgram::printf_strings`]; the host formats
+//! the records in buffer order.
 //!
 //! Arguments are laid out in declaration order, each at the offset and size in
 //! [`KernelArg`] (offsets count from the start of the argument data: byte 32
@@ -116,6 +132,9 @@ pub struct CompiledProgram {
     /// The SPIR-V module: one entry point per kernel.
     pub spirv: Vec<u32>,
     pub kernels: Vec<KernelInfo>,
+    /// printf format strings and the string literals printed with `%s`,
+    /// indexed by the ids in printf records (see the crate docs).
+    pub printf_strings: Vec<String>,
     /// Warnings (may be empty): the build log of a successful build.
     pub log: String,
 }

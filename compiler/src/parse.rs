@@ -746,7 +746,6 @@ impl<'a> Parser<'a> {
                 }
                 self.bump();
             }
-            ptr_qual |= cur_qual & qual::VOLATILE;
         }
         if !is_ptr {
             ptr_qual = specs.qual & qual::RESTRICT;
@@ -833,10 +832,18 @@ impl<'a> Parser<'a> {
                 ),
                 t => (t, d.type_name),
             };
-            let qual = if ty.is_pointer() {
-                d.pointee_qual | d.ptr_qual
-            } else {
-                specs.qual & (qual::CONST | qual::VOLATILE)
+            // CL_KERNEL_ARG_TYPE_*: the pointee's const and volatile, the
+            // pointer's restrict, const for __constant; nothing for values.
+            let qual = match &ty {
+                Type::Pointer(_, space, _) => {
+                    let constant = if *space == AddrSpace::Constant {
+                        qual::CONST
+                    } else {
+                        0
+                    };
+                    d.pointee_qual | d.ptr_qual | constant
+                }
+                _ => 0,
             };
             out.push(Param {
                 name: d.name.unwrap_or_default(),

@@ -516,3 +516,49 @@ fn pointers_to_rows_of_two_dimensional_arrays() {
          }\n",
     );
 }
+
+#[test]
+fn printf_records_and_reflection() {
+    let p = build(
+        "void say(int i) { printf(\"item %d\\n\", i); }\n\
+         kernel void k(global float4 *o, uint n) {\n\
+           int r = printf(\"%s %f %v4f %lu %c %p\\n\", \"hello\", o[0].x, o[1], (ulong)n, 'a', o);\n\
+           say(r);\n\
+         }\n\
+         kernel void quiet(global int *o) { o[0] = 1; }\n",
+    );
+    assert_eq!(
+        p.printf_strings,
+        ["%s %f %v4f %lu %c %p\n", "hello", "item %d\n"]
+    );
+    let k = &p.kernels[0];
+    assert!(k.uses_printf);
+    // Arguments 8 + 4 bytes, then the buffer address 8-aligned.
+    assert_eq!(k.args_size, 24);
+    assert!(!p.kernels[1].uses_printf);
+    assert_eq!(p.kernels[1].args_size, 8);
+}
+
+#[test]
+fn more_math_builtins() {
+    build(
+        "kernel void k(global float *f, global int *i, global float4 *v) {\n\
+           f[0] = logb(f[1]) + nextafter(f[2], 0.0f) + rootn(f[3], 3) + pown(f[4], 3);\n\
+           i[0] = ilogb(f[5]) + mad_sat(i[1], i[2], i[3]);\n\
+           v[0] = pown(v[1], (int4)(2)) + rootn(v[2], (int4)(3)) + convert_float4(ilogb(v[3]));\n\
+         }\n",
+    );
+}
+
+#[test]
+fn directed_rounding_conversions() {
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    common::build_caps(
+        "kernel void k(global float4 *o, global int4 *i, global ulong *l, global double *d) {\n\
+           o[0] = convert_float4_rtz(i[0]) + convert_float4_rtp(i[1]) + convert_float4_rtn(i[2]);\n\
+           o[1].x = convert_float_rtp(l[0]) + convert_float_rtn(d[0]) + convert_float_rtz(d[1]);\n\
+         }\n",
+        &caps,
+    );
+}

@@ -7,6 +7,7 @@ use ferrocl_compiler::{compile, CompileRequest};
 
 const SEEDS: &[&str] = &[
     include_str!("seeds/semantics.cl"),
+    include_str!("seeds/memory.cl"),
     "typedef struct { float x, y; } point;\n\
      int sq(int x) { return x * x; }\n\
      kernel void k(global float4 *o, global point *p, local int *l, int n) {\n\

@@ -33,3 +33,24 @@ fn vector_add_builds_and_reflects() {
     assert_eq!(sizes, [8, 8, 8, 4]);
     assert_eq!(k.args_size, 28);
 }
+
+#[test]
+fn argument_type_qualifiers_follow_the_spec() {
+    let p = common::build(
+        "kernel void k(global const int * restrict a, global volatile int *b, constant float *c,\n\
+                       const int d, global int * const e, global int * volatile f, local int *g) {\n\
+           f[0] = a[0] + b[0] + (int)c[0] + d + e[0] + g[0];\n\
+         }\n",
+    );
+    let q: Vec<u32> = p.kernels[0].args.iter().map(|a| a.type_qualifier).collect();
+    assert_eq!(q, [1 | 2, 4, 1, 0, 0, 0, 0]);
+    let names: Vec<&str> = p.kernels[0]
+        .args
+        .iter()
+        .map(|a| a.type_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["int*", "int*", "float*", "int", "int*", "int*", "int*"]
+    );
+}

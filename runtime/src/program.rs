@@ -279,6 +279,19 @@ impl Program {
                     b.binary_type = binary_type;
                     b.compiled = Some(Arc::new(compiled));
                 }
+                // A compiled object may call functions that another object
+                // of the link defines: their missing definitions are the
+                // linker's concern, not the compiler's.
+                Err(e)
+                    if binary_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                        && !e.invalid_options
+                        && only_missing_definitions(&e.log) =>
+                {
+                    b.status = CL_BUILD_SUCCESS as cl_int;
+                    b.log = String::new();
+                    b.binary_type = binary_type;
+                    b.compiled = None;
+                }
                 Err(e) => {
                     b.status = CL_BUILD_ERROR;
                     b.log = e.log;
@@ -357,6 +370,16 @@ impl Program {
     }
 }
 
+/// True when every error of a build log is a call to a function declared
+/// but not defined in that source (the compiler's wording).
+fn only_missing_definitions(log: &str) -> bool {
+    let mut errors = log
+        .lines()
+        .filter_map(|l| l.split_once("error: ").map(|(_, message)| message))
+        .peekable();
+    errors.peek().is_some() && errors.all(|m| m.ends_with("is declared but never defined"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,5 +396,14 @@ mod tests {
         assert_eq!(o, "-DX=1");
         assert_eq!(s, "kernel void k() {}");
         assert!(parse_binary(b"not a binary at all").is_none());
+    }
+
+    #[test]
+    fn missing_definitions_are_recognised() {
+        let log = "<source>:9:5: error: function 'f' is declared but never defined\n    f(x);\n    ^\n1 error generated.\n";
+        assert!(only_missing_definitions(log));
+        let mixed = format!("{log}<source>:2:1: error: use of undeclared identifier 'y'\n");
+        assert!(!only_missing_definitions(&mixed));
+        assert!(!only_missing_definitions("1 warning generated.\n"));
     }
 }

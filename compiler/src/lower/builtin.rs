@@ -4,6 +4,14 @@
 use super::*;
 use crate::sema::builtins::{glsl, AtomicOp, Builtin, Fence, Rounding, WorkItem};
 
+/// Kinds of printf arguments in a record.
+const PRINTF_SIGNED: u32 = 0;
+const PRINTF_UNSIGNED: u32 = 1;
+const PRINTF_FLOAT: u32 = 2;
+const PRINTF_DOUBLE: u32 = 3;
+const PRINTF_STRING: u32 = 4;
+const PRINTF_POINTER: u32 = 5;
+
 /// Memory semantics bits.
 const SEM_ACQ_REL: u32 = 0x8;
 const SEM_UNIFORM: u32 = 0x40;
@@ -20,8 +28,7 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> R<Val> {
         if b == Builtin::Special("printf") {
-            self.error(span, "printf is not supported yet");
-            return None;
+            return self.printf(args, span);
         }
         if let Builtin::Fence(kind) = b {
             return self.fence(kind, args, span);
@@ -61,6 +68,8 @@ impl<'a> Lowerer<'a> {
             Builtin::Special(n) => Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
                 "async_copy" => 4,
+                "mad_sat" => 3,
+                "ilogb" => 1,
                 "shuffle2" | "remquo" => 3,
                 "async_strided_copy" => 5,
                 "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz" | "ctz"
@@ -127,28 +136,7 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let ids = self.convert_all(vals, &t, span)?;
-                let n = t.width();
-                let ft = Type::Scalar(s);
-                let fty = self.sty(&ft);
-                let mut comps = Vec::new();
-                for i in 0..n {
-                    let args: Vec<Val> = ids
-                        .iter()
-                        .map(|&id| {
-                            if n == 1 {
-                                Val::new(id, ft.clone())
-                            } else {
-                                Val::new(self.op(Op::CompositeExtract, fty, &[id, i]), ft.clone())
-                            }
-                        })
-                        .collect();
-                    comps.push(self.call_function(f, args, span)?.id);
-                }
-                if n == 1 {
-                    return Some(Val::new(comps[0], t));
-                }
-                let ty = self.sty(&t);
-                Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
+                self.call_library(f, &t, &ids, span)
             }
             Builtin::MinMax { fop, sop, uop, .. } => {
                 let t = self.gentype(&vals, span)?;
@@ -588,7 +576,114 @@ impl<'a> Lowerer<'a> {
             x = self.saturate_int(x, &src_t, dst);
         }
         let id = self.convert_elems(x, from, dst, n);
+        let inexact_source = (from.is_integer() && from.bits() > 16) || from == Scalar::Double;
+        if dst == Scalar::Float
+            && inexact_source
+            && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn)
+        {
+            return Some(Val::new(
+                self.directed_rounding(x, &src_t, id, to, rounding),
+                to.clone(),
+            ));
+        }
         Some(Val::new(id, to.clone()))
+    }
+
+    /// Turns `f`, the round-to-nearest float of `x`, into the rounding
+    /// `mode` asks for: one step of the float towards zero or an infinity
+    /// where `f` passed `x` in the wrong direction.
+    fn directed_rounding(
+        &mut self,
+        x: Word,
+        src: &Type,
+        f: Word,
+        to: &Type,
+        mode: Rounding,
+    ) -> Word {
+        let from = src.elem_scalar().unwrap_or(Scalar::Int);
+        let n = to.width();
+        let bt = self.bool_ty(n);
+        let fty = self.sty(to);
+        // Compare f with x exactly: in the source type for doubles, in 64
+        // bits for integers (f may round up to 2^63 or 2^64 there).
+        let (greater, less) = if from == Scalar::Double {
+            let back = self.convert_elems(f, Scalar::Float, Scalar::Double, n);
+            (
+                self.op(Op::FOrdGreaterThan, bt, &[back, x]),
+                self.op(Op::FOrdLessThan, bt, &[back, x]),
+            )
+        } else {
+            let wide = if from.is_signed() {
+                Scalar::Long
+            } else {
+                Scalar::ULong
+            };
+            let xw = self.convert_elems(x, from, wide, n);
+            let back = self.convert_elems(f, Scalar::Float, wide, n);
+            let (gt, lt) = if from.is_signed() {
+                (Op::SGreaterThan, Op::SLessThan)
+            } else {
+                (Op::UGreaterThan, Op::ULessThan)
+            };
+            let mut greater = self.op(gt, bt, &[back, xw]);
+            let less = self.op(lt, bt, &[back, xw]);
+            if from.bits() == 64 {
+                // f = 2^63 (or 2^64 unsigned) lies above every value of x.
+                let top = if from.is_signed() {
+                    2f64.powi(63)
+                } else {
+                    2f64.powi(64)
+                };
+                let topc = self.constant(to, ConstVal::Float(top));
+                let over = self.op(Op::FOrdGreaterThanEqual, bt, &[f, topc]);
+                greater = self.op(Op::LogicalOr, bt, &[greater, over]);
+            }
+            (greater, less)
+        };
+        let zero = self.constant(to, ConstVal::Float(0.0));
+        let positive = self.op(Op::FOrdGreaterThan, bt, &[f, zero]);
+        let negative = self.op(Op::FOrdLessThan, bt, &[f, zero]);
+        // Steps that shrink |f| (towards zero) and that grow it.
+        let (shrink, grow) = match mode {
+            Rounding::Rtz => {
+                let a = self.op(Op::LogicalAnd, bt, &[positive, greater]);
+                let b = self.op(Op::LogicalAnd, bt, &[negative, less]);
+                (self.op(Op::LogicalOr, bt, &[a, b]), None)
+            }
+            Rounding::Rtp => {
+                let s = self.op(Op::LogicalAnd, bt, &[negative, less]);
+                let nonneg = self.op(Op::LogicalNot, bt, &[negative]);
+                (s, Some(self.op(Op::LogicalAnd, bt, &[nonneg, less])))
+            }
+            _ => {
+                let s = self.op(Op::LogicalAnd, bt, &[positive, greater]);
+                let nonpos = self.op(Op::LogicalNot, bt, &[positive]);
+                (s, Some(self.op(Op::LogicalAnd, bt, &[nonpos, greater])))
+            }
+        };
+        let ut = to.with_elem(Scalar::UInt);
+        let uty = self.sty(&ut);
+        let bits = self.op(Op::Bitcast, uty, &[f]);
+        let one = self.constant(&ut, ConstVal::Int(1));
+        let down = self.op(Op::ISub, uty, &[bits, one]);
+        let mut r = self.op(Op::Select, uty, &[shrink, down, bits]);
+        if let Some(grow) = grow {
+            // Growing from zero goes to the smallest subnormal of the sign
+            // x has; from elsewhere one step away from zero.
+            let up = self.op(Op::IAdd, uty, &[bits, one]);
+            let is_zero = self.op(Op::FOrdEqual, bt, &[f, zero]);
+            let tiny = self.constant(
+                &ut,
+                ConstVal::Int(if mode == Rounding::Rtp {
+                    1
+                } else {
+                    0x8000_0001
+                }),
+            );
+            let up = self.op(Op::Select, uty, &[is_zero, tiny, up]);
+            r = self.op(Op::Select, uty, &[grow, up, r]);
+        }
+        self.op(Op::Bitcast, fty, &[r])
     }
 
     /// Clamps integer `x` of type `t` into the range of `dst`, in `t`.
@@ -919,24 +1014,112 @@ impl<'a> Lowerer<'a> {
                 if name == "ldexp" {
                     return Some(Val::new(self.glsl(ty, glsl::LDEXP, &[x.id, n.id]), t));
                 }
-                if t.elem_scalar() == Some(Scalar::Double) {
-                    self.error(span, "'pown' is not supported for double yet");
+                // pown(x, n) is pow(x, n): the library's pow is exact about
+                // the sign of a negative x to an integral power.
+                let s = t.elem_scalar()?;
+                let nf = self.convert_elems(n.id, Scalar::Int, s, t.width());
+                let pow_name = if s == Scalar::Double {
+                    "__ferrocl_pow_f64"
+                } else {
+                    "__ferrocl_pow"
+                };
+                let Some(f) = self.funcs.get(pow_name).copied() else {
+                    self.error(span, format!("'pown' is not supported for {s} yet"));
+                    return None;
+                };
+                self.call_library(f, &t, &[x.id, nf], span)
+            }
+            "ilogb" | "rootn" => {
+                // Library functions taking or giving an int beside the float.
+                let mut vals = vals;
+                let n = if name == "rootn" { vals.pop() } else { None };
+                let x = vals.pop()?;
+                let t = self.float_gentype(std::slice::from_ref(&x), span)?;
+                if t.elem_scalar() != Some(Scalar::Float) {
+                    self.error(span, format!("'{name}' is only supported for float yet"));
                     return None;
                 }
-                let nf = self.convert_elems(n.id, Scalar::Int, Scalar::Float, t.width());
-                let ax = self.glsl(ty, glsl::FABS, &[x.id]);
-                let p = self.glsl(ty, glsl::POW, &[ax, nf]);
-                let ity = self.sty(&it);
-                let one = self.constant(&it, ConstVal::Int(1));
-                let odd = self.op(Op::BitwiseAnd, ity, &[n.id, one]);
-                let bt = self.bool_ty(t.width());
-                let izero = self.constant(&it, ConstVal::Int(0));
-                let is_odd = self.op(Op::INotEqual, bt, &[odd, izero]);
-                let fzero = self.constant(&t, ConstVal::Float(0.0));
-                let neg = self.op(Op::FOrdLessThan, bt, &[x.id, fzero]);
-                let flip = self.op(Op::LogicalAnd, bt, &[is_odd, neg]);
-                let np = self.op(Op::FNegate, ty, &[p]);
-                Some(Val::new(self.op(Op::Select, ty, &[flip, np, p]), t))
+                let x = self.convert(x, &t, span, false)?;
+                let it = t.with_elem(Scalar::Int);
+                let mut ids = vec![x.id];
+                if let Some(n) = n {
+                    ids.push(self.convert(n, &it, span, false)?.id);
+                }
+                let Some(f) = self
+                    .funcs
+                    .get(if name == "rootn" {
+                        "__ferrocl_rootn"
+                    } else {
+                        "__ferrocl_ilogb"
+                    })
+                    .copied()
+                else {
+                    self.error(span, format!("'{name}' is not supported yet"));
+                    return None;
+                };
+                let rt = if name == "rootn" {
+                    t.clone()
+                } else {
+                    it.clone()
+                };
+                let (ft, fty) = (Type::FLOAT, self.sty(&Type::FLOAT));
+                let ity = self.sty(&Type::INT);
+                let w = t.width();
+                let mut comps = Vec::new();
+                for i in 0..w {
+                    let mut args = Vec::new();
+                    for (k, &id) in ids.iter().enumerate() {
+                        let (ty, tid) = if k == 0 {
+                            (ft.clone(), fty)
+                        } else {
+                            (Type::INT, ity)
+                        };
+                        let c = if w == 1 {
+                            id
+                        } else {
+                            self.op(Op::CompositeExtract, tid, &[id, i])
+                        };
+                        args.push(Val::new(c, ty));
+                    }
+                    comps.push(self.call_function(f, args, span)?.id);
+                }
+                if w == 1 {
+                    return Some(Val::new(comps[0], rt));
+                }
+                let ty = self.sty(&rt);
+                Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), rt))
+            }
+            "mad_sat" => {
+                let t = self.int_gentype(&vals, span, name)?;
+                let ids = self.convert_all(vals, &t, span)?;
+                let s = t.elem_scalar()?;
+                if s.bits() == 64 {
+                    self.error(span, "'mad_sat' on 64-bit integers is not supported yet");
+                    return None;
+                }
+                let n = t.width();
+                // a * b + c fits 64 bits for every narrower type.
+                let wide = if s.is_signed() {
+                    Scalar::Long
+                } else {
+                    Scalar::ULong
+                };
+                let wt = t.with_elem(wide);
+                let wty = self.sty(&wt);
+                let w: Vec<Word> = ids
+                    .iter()
+                    .map(|&id| self.convert_elems(id, s, wide, n))
+                    .collect();
+                let p = self.op(Op::IMul, wty, &[w[0], w[1]]);
+                let r = self.op(Op::IAdd, wty, &[p, w[2]]);
+                let lo = self.constant(&wt, ConstVal::Int(int_min(s)));
+                let hi = self.constant(&wt, ConstVal::Int(int_max(s)));
+                let c = if s.is_signed() {
+                    self.glsl(wty, glsl::SCLAMP, &[r, lo, hi])
+                } else {
+                    self.glsl(wty, glsl::UMIN, &[r, hi])
+                };
+                Some(Val::new(self.convert_elems(c, wide, s, n), t))
             }
             "abs" => {
                 let v = vals.into_iter().next()?;
@@ -1610,6 +1793,211 @@ impl<'a> Lowerer<'a> {
         let s = self.op(Op::BitwiseAnd, uty, &[s, sb]);
         let r = self.op(Op::BitwiseOr, uty, &[m, s]);
         self.op(Op::Bitcast, ty, &[r])
+    }
+
+    /// Calls the library function `f` (on scalars of `t`'s element) for each
+    /// component of `t`.
+    fn call_library(&mut self, f: &'a FuncDef, t: &Type, ids: &[Word], span: Span) -> R<Val> {
+        let n = t.width();
+        let ft = Type::Scalar(t.elem_scalar()?);
+        let fty = self.sty(&ft);
+        let mut comps = Vec::new();
+        for i in 0..n {
+            let args: Vec<Val> = ids
+                .iter()
+                .map(|&id| {
+                    if n == 1 {
+                        Val::new(id, ft.clone())
+                    } else {
+                        Val::new(self.op(Op::CompositeExtract, fty, &[id, i]), ft.clone())
+                    }
+                })
+                .collect();
+            comps.push(self.call_function(f, args, span)?.id);
+        }
+        if n == 1 {
+            return Some(Val::new(comps[0], t.clone()));
+        }
+        let ty = self.sty(t);
+        Some(Val::new(
+            self.op(Op::CompositeConstruct, ty, &comps),
+            t.clone(),
+        ))
+    }
+
+    /// The id of a printf string, added to the table once.
+    fn printf_string(&mut self, bytes: &[u8]) -> u32 {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        match self.printf_strings.iter().position(|s| *s == text) {
+            Some(i) => i as u32,
+            None => {
+                self.printf_strings.push(text);
+                (self.printf_strings.len() - 1) as u32
+            }
+        }
+    }
+
+    /// printf: reserves a record in the printf buffer with an atomic add
+    /// and writes the format id and the arguments there (the layout is in
+    /// the crate docs). Returns 0, or -1 when the buffer is full.
+    fn printf(&mut self, args: &'a [Expr], span: Span) -> R<Val> {
+        let Some(Expr {
+            kind: ExprKind::StrLit(format),
+            ..
+        }) = args.first()
+        else {
+            self.error(span, "printf's format must be a string literal");
+            return None;
+        };
+        let Some(hidden) = self.k.printf_offset else {
+            self.error(span, "printf is not supported here");
+            return None;
+        };
+        let format_id = self.printf_string(format);
+        // Each argument: kind, component count, then 8 bytes a component.
+        let u = self.m.ty(TypeKey::Int(32));
+        let ul = self.m.ty(TypeKey::Int(64));
+        let mut slots: Vec<(u32, Vec<Word>)> = Vec::new();
+        for a in &args[1..] {
+            if let ExprKind::StrLit(text) = &a.kind {
+                let id = self.printf_string(text);
+                let v = self.m.u64_const(id as u64);
+                slots.push((PRINTF_STRING, vec![v]));
+                continue;
+            }
+            let v = self.expr(a)?;
+            let (kind, comps) = self.printf_slot(v, a.span)?;
+            slots.push((kind, comps));
+        }
+        let size: u32 = 8 + slots
+            .iter()
+            .map(|(_, c)| 8 + 8 * c.len() as u32)
+            .sum::<u32>();
+        let buffer = self.read_arg(&Type::ULONG, hidden);
+        let pu = self
+            .m
+            .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
+        let pl = self
+            .m
+            .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, ul));
+        let used_ptr = self.op(Op::ConvertUToPtr, pu, &[buffer]);
+        self.m.capability(Capability::VulkanMemoryModelDeviceScope);
+        let device = self.u32c(SCOPE_DEVICE);
+        let relaxed = self.u32c(0);
+        let size_c = self.u32c(size);
+        let at = self.op(Op::AtomicIAdd, u, &[used_ptr, device, relaxed, size_c]);
+        let four = self.m.u64_const(4);
+        let cap_addr = self.op(Op::IAdd, ul, &[buffer, four]);
+        let cap_ptr = self.op(Op::ConvertUToPtr, pu, &[cap_addr]);
+        let cap = self.op(Op::Load, u, &[cap_ptr, MA_ALIGNED | MA_NON_PRIVATE, 4]);
+        let end = self.op(Op::IAdd, u, &[at, size_c]);
+        let bt = self.bool_ty(1);
+        // The end is checked against the start too, against wrap-around.
+        let fits = self.op(Op::ULessThanEqual, bt, &[end, cap]);
+        let no_wrap = self.op(Op::UGreaterThan, bt, &[end, at]);
+        let fits = self.op(Op::LogicalAnd, bt, &[fits, no_wrap]);
+        let (write, merge) = (self.label(), self.label());
+        self.op_void(Op::SelectionMerge, &[merge, 0]);
+        self.term(Op::BranchConditional, &[fits, write, merge]);
+        self.f.begin(write);
+        let at64 = self.op(Op::UConvert, ul, &[at]);
+        let base = self.op(Op::IAdd, ul, &[buffer, at64]);
+        let mut offset = 0u64;
+        let put32 = |l: &mut Self, offset: u64, v: Word| {
+            let o = l.m.u64_const(offset);
+            let a = l.op(Op::IAdd, ul, &[base, o]);
+            let p = l.op(Op::ConvertUToPtr, pu, &[a]);
+            l.op_void(Op::Store, &[p, v, MA_ALIGNED | MA_NON_PRIVATE, 4]);
+        };
+        let id_c = self.u32c(format_id);
+        put32(self, offset, id_c);
+        put32(self, offset + 4, size_c);
+        offset += 8;
+        for (kind, comps) in &slots {
+            let k = self.u32c(*kind);
+            let n = self.u32c(comps.len() as u32);
+            put32(self, offset, k);
+            put32(self, offset + 4, n);
+            offset += 8;
+            for c in comps {
+                let o = self.m.u64_const(offset);
+                let a = self.op(Op::IAdd, ul, &[base, o]);
+                let p = self.op(Op::ConvertUToPtr, pl, &[a]);
+                self.op_void(Op::Store, &[p, *c, MA_ALIGNED | MA_NON_PRIVATE, 8]);
+                offset += 8;
+            }
+        }
+        self.branch(merge);
+        self.f.begin(merge);
+        let zero = self.const_val(&Type::INT, 0);
+        let minus = self.const_val(&Type::INT, -1);
+        let it = self.sty(&Type::INT);
+        Some(Val::new(
+            self.op(Op::Select, it, &[fits, zero.id, minus.id]),
+            Type::INT,
+        ))
+    }
+
+    /// How one printf argument is recorded: its kind and its components,
+    /// each widened to 64 bits.
+    fn printf_slot(&mut self, v: Val, span: Span) -> R<(u32, Vec<Word>)> {
+        let ul = self.m.ty(TypeKey::Int(64));
+        let n = v.ty.width();
+        let Some(s) = v.ty.elem_scalar().or(match &v.ty {
+            Type::Pointer(..) => Some(Scalar::ULong),
+            _ => None,
+        }) else {
+            let t = self.types.name(&v.ty);
+            self.error(span, format!("printf cannot print a '{t}'"));
+            return None;
+        };
+        let kind = match (&v.ty, s) {
+            (Type::Pointer(..), _) => PRINTF_POINTER,
+            (_, Scalar::Double) => PRINTF_DOUBLE,
+            (_, s) if s.is_float() => PRINTF_FLOAT,
+            (_, s) if s.is_signed() => PRINTF_SIGNED,
+            _ => PRINTF_UNSIGNED,
+        };
+        let st = self.sty(&Type::Scalar(s));
+        let mut comps = Vec::new();
+        for i in 0..n {
+            let c = if n == 1 {
+                v.id
+            } else {
+                self.op(Op::CompositeExtract, st, &[v.id, i])
+            };
+            let w = match (&v.ty, s) {
+                (Type::Pointer(_, sp, _), _) if !sp.is_addressed() => {
+                    self.op(Op::UConvert, ul, &[c])
+                }
+                (Type::Pointer(..), _) => c,
+                (_, Scalar::Double) => self.op(Op::Bitcast, ul, &[c]),
+                (_, Scalar::Half) => {
+                    let f = self.sty(&Type::FLOAT);
+                    let f = self.op(Op::FConvert, f, &[c]);
+                    let u = self.m.ty(TypeKey::Int(32));
+                    let b = self.op(Op::Bitcast, u, &[f]);
+                    self.op(Op::UConvert, ul, &[b])
+                }
+                (_, Scalar::Float) => {
+                    let u = self.m.ty(TypeKey::Int(32));
+                    let b = self.op(Op::Bitcast, u, &[c]);
+                    self.op(Op::UConvert, ul, &[b])
+                }
+                (_, s) => self.convert_elems(
+                    c,
+                    s,
+                    if s.is_signed() {
+                        Scalar::Long
+                    } else {
+                        Scalar::ULong
+                    },
+                    1,
+                ),
+            };
+            comps.push(w);
+        }
+        Some((kind, comps))
     }
 
     pub(super) fn bool_to_relational_pub(&mut self, b: Word, operand: &Type) -> Val {

@@ -548,7 +548,11 @@ impl<'a> Lowerer<'a> {
         let u = self.sty(&Type::UINT);
         let mut path = Vec::new();
         for (id, saved) in base.path.iter().zip(&base.saved) {
-            path.push(if *saved { self.op(Op::Load, u, &[*id]) } else { *id });
+            path.push(if *saved {
+                self.op(Op::Load, u, &[*id])
+            } else {
+                *id
+            });
         }
         let mut dynamic = base.saved.clone();
         if base.is_array {

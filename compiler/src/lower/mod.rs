@@ -2,16 +2,18 @@
 //! code. Types every expression by the OpenCL C rules of [`crate::sema`],
 //! inserts the implicit conversions, inlines every call (OpenCL C has no
 //! recursion; it is detected and diagnosed) and writes structured control
-//! flow (selection and loop merges, switch with fall-through) into a
-//! [`FunctionWriter`] per kernel.
+//! flow (selection and loop merges, switch with fall-through) straight into
+//! a [`FunctionWriter`] per kernel: the writer's blocks are the IR.
 //!
 //! Memory follows the design: `__global`/`__constant` pointers are 64-bit
 //! device addresses, converted to `PhysicalStorageBuffer` pointers at each
 //! access with the C alignment; `__local` and `__private` pointers are a
-//! compile-time base (a variable and a constant access path) plus a 32-bit
-//! element index, so every access goes through the variable's own type.
-//! Accesses that would reinterpret such memory as another type are
-//! diagnosed rather than miscompiled.
+//! compile-time base (a variable and an access path) plus a 32-bit element
+//! index, so every access goes through the variable's own type. A program
+//! that casts to `__local` (or `__private`) pointers, or keeps unions there,
+//! puts that memory in a word pool instead: one array of 32-bit words per
+//! kernel, pointers being byte offsets, every access composed from words.
+//! What neither form covers is diagnosed rather than miscompiled.
 
 mod builtin;
 mod expr;
@@ -171,6 +173,8 @@ struct KernelState {
     block: ArgBlock,
     interface: BTreeSet<Word>,
     builtins: HashMap<u32, Word>,
+    /// Where the printf buffer's address sits in the argument data.
+    printf_offset: Option<u32>,
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -195,6 +199,8 @@ pub(crate) struct Lowerer<'a> {
     /// Nesting of inlined built-in library functions, whose arithmetic is
     /// always exact.
     in_library: usize,
+    /// printf format strings and `%s` string literals, by id.
+    printf_strings: Vec<String>,
     /// Functions some kernel calls.
     called: std::collections::HashSet<&'a str>,
     /// The program reinterprets `__local` memory: kernels use a word pool.
@@ -215,6 +221,13 @@ pub(crate) struct Lowerer<'a> {
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
 /// `library` is the parsed built-in library when the program may call into
 /// it.
+/// What lowering produces.
+pub struct Lowered {
+    pub spirv: Vec<Word>,
+    pub kernels: Vec<KernelInfo>,
+    pub printf_strings: Vec<String>,
+}
+
 /// How strictly float arithmetic follows IEEE rules, from the build options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FloatMode {
@@ -233,7 +246,7 @@ pub fn lower(
     caps: &TargetCaps,
     float_mode: FloatMode,
     diags: &mut Diagnostics,
-) -> Option<(Vec<Word>, Vec<KernelInfo>)> {
+) -> Option<Lowered> {
     let mut funcs = HashMap::new();
     for f in library.iter().flat_map(|l| &l.funcs) {
         funcs.insert(f.name.as_str(), f);
@@ -265,7 +278,9 @@ pub fn lower(
             block: ArgBlock::Push,
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
+            printf_offset: None,
         },
+        printf_strings: Vec::new(),
         static_local_bytes: 0,
         private_bytes: 0,
         float_mode,
@@ -321,7 +336,12 @@ pub fn lower(
         return None;
     }
     let version = caps.spirv_version.max((1, 5));
-    Some((l.m.finish(version), kernels))
+    let printf_strings = std::mem::take(&mut l.printf_strings);
+    Some(Lowered {
+        spirv: l.m.finish(version),
+        kernels,
+        printf_strings,
+    })
 }
 
 impl<'a> Lowerer<'a> {
@@ -1049,6 +1069,14 @@ impl<'a> Lowerer<'a> {
         if self.diags.has_errors() {
             return None;
         }
+        // printf's buffer address: a hidden trailing 8-byte argument.
+        let printf_offset = if calls_printf(f, &self.funcs, &mut Vec::new()) {
+            let at = crate::sema::types::round_up(offset, 8);
+            offset = at + 8;
+            Some(at)
+        } else {
+            None
+        };
         let args_size = crate::sema::types::round_up(offset, 4);
         let block = if ARGS_OFFSET + args_size > self.caps.max_push_constants_size {
             ArgBlock::Buffer
@@ -1083,6 +1111,7 @@ impl<'a> Lowerer<'a> {
             block,
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
+            printf_offset,
         };
         self.k.interface.insert(push_var);
         // Every compute entry point needs its work-group size declared.
@@ -1188,6 +1217,25 @@ impl<'a> Lowerer<'a> {
         self.m.add_function(words);
         let interface: Vec<Word> = self.k.interface.iter().copied().collect();
         self.m.entry_point(fid, &f.name, &interface);
+        // OpenCL keeps signed zeros, infinities and NaNs through float
+        // arithmetic; Vulkan compilers may drop them unless told.
+        if !self.float_mode.relaxed_arithmetic {
+            self.m.capability(Capability::SignedZeroInfNanPreserve);
+            let mut widths = vec![32];
+            if self.caps.fp64 {
+                widths.push(64);
+            }
+            if self.caps.fp16 {
+                widths.push(16);
+            }
+            for w in widths {
+                self.m.execution_mode(
+                    fid,
+                    rspirv::spirv::ExecutionMode::SignedZeroInfNanPreserve,
+                    &[w],
+                );
+            }
+        }
         self.m.name(fid, &f.name);
         Some(KernelInfo {
             name: f.name.clone(),
@@ -1200,7 +1248,7 @@ impl<'a> Lowerer<'a> {
             attributes: f.attrs.text.join(" "),
             static_local_mem_size: self.static_local_bytes,
             private_mem_size: self.private_bytes,
-            uses_printf: false,
+            uses_printf: printf_offset.is_some(),
         })
     }
 
@@ -1354,7 +1402,7 @@ impl<'a> Lowerer<'a> {
             Type::Pointer(_, sp, _) if !sp.is_addressed() => {
                 self.pool_load(sc, offset, &Type::UINT, span)
             }
-            Type::Pointer(..) => self.pool_load(sc, offset, &Type::ULONG, span),
+            Type::Pointer(..) | Type::Opaque(_) => self.pool_load(sc, offset, &Type::ULONG, span),
             Type::Vector(s, n) => {
                 let mut parts = Vec::new();
                 for i in 0..*n as u32 {
@@ -1463,7 +1511,9 @@ impl<'a> Lowerer<'a> {
             Type::Pointer(_, sp, _) if !sp.is_addressed() => {
                 self.pool_store(sc, offset, &Type::UINT, val, span)
             }
-            Type::Pointer(..) => self.pool_store(sc, offset, &Type::ULONG, val, span),
+            Type::Pointer(..) | Type::Opaque(_) => {
+                self.pool_store(sc, offset, &Type::ULONG, val, span)
+            }
             Type::Vector(es, n) => {
                 let et = self.sty(&Type::Scalar(*es));
                 for i in 0..*n as u32 {
@@ -2607,7 +2657,10 @@ impl<'a> Lowerer<'a> {
         let wide_types = std::mem::take(&mut self.wide_types);
         let wide_vals = std::mem::take(&mut self.wide_vals);
         let builtins = std::mem::take(&mut self.k.builtins);
+        // printf in the scratch function writes through a made-up argument.
+        let printf = self.k.printf_offset.replace(0);
         self.check_uncalled_in_scratch(f);
+        self.k.printf_offset = printf;
         self.m = module;
         self.wg_size = wg_size;
         self.wide_types = wide_types;
@@ -2921,6 +2974,85 @@ fn is_componentwise(op: Op) -> bool {
             | ExtInst
             | BitCount
     )
+}
+
+/// Does `f`, or a function it calls, call printf?
+fn calls_printf<'a>(
+    f: &'a FuncDef,
+    funcs: &HashMap<&'a str, &'a FuncDef>,
+    seen: &mut Vec<&'a str>,
+) -> bool {
+    fn expr<'a>(
+        e: &'a Expr,
+        funcs: &HashMap<&'a str, &'a FuncDef>,
+        seen: &mut Vec<&'a str>,
+    ) -> bool {
+        match &e.kind {
+            ExprKind::Call(name, args) => {
+                name == "printf"
+                    || args.iter().any(|a| expr(a, funcs, seen))
+                    || funcs.get(name.as_str()).is_some_and(|g| {
+                        !seen.contains(&name.as_str()) && calls_printf(g, funcs, seen)
+                    })
+            }
+            ExprKind::Unary(_, a)
+            | ExprKind::Member(a, _, _)
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::VecStepExpr(a) => expr(a, funcs, seen),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => expr(a, funcs, seen) || expr(b, funcs, seen),
+            ExprKind::Cond(a, b, c) => {
+                expr(a, funcs, seen) || expr(b, funcs, seen) || expr(c, funcs, seen)
+            }
+            ExprKind::VecLit(_, items) => items.iter().any(|a| expr(a, funcs, seen)),
+            _ => false,
+        }
+    }
+    fn init<'a>(
+        i: &'a Init,
+        funcs: &HashMap<&'a str, &'a FuncDef>,
+        seen: &mut Vec<&'a str>,
+    ) -> bool {
+        match i {
+            Init::Expr(e) => expr(e, funcs, seen),
+            Init::List(items, _) => items.iter().any(|i| init(i, funcs, seen)),
+        }
+    }
+    fn stmt<'a>(
+        s: &'a Stmt,
+        funcs: &HashMap<&'a str, &'a FuncDef>,
+        seen: &mut Vec<&'a str>,
+    ) -> bool {
+        match &s.kind {
+            StmtKind::Expr(x) => expr(x, funcs, seen),
+            StmtKind::Decl(vars) => vars
+                .iter()
+                .any(|v| v.init.as_ref().is_some_and(|i| init(i, funcs, seen))),
+            StmtKind::Block(items) => items.iter().any(|x| stmt(x, funcs, seen)),
+            StmtKind::If(c, a, b) => {
+                expr(c, funcs, seen)
+                    || stmt(a, funcs, seen)
+                    || b.as_deref().is_some_and(|x| stmt(x, funcs, seen))
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
+                expr(c, funcs, seen) || stmt(b, funcs, seen)
+            }
+            StmtKind::For(i, c, st, b) => {
+                i.as_deref().is_some_and(|x| stmt(x, funcs, seen))
+                    || c.as_ref().is_some_and(|x| expr(x, funcs, seen))
+                    || st.as_ref().is_some_and(|x| expr(x, funcs, seen))
+                    || stmt(b, funcs, seen)
+            }
+            StmtKind::Return(x) => x.as_ref().is_some_and(|x| expr(x, funcs, seen)),
+            StmtKind::Case(_, b) => stmt(b, funcs, seen),
+            _ => false,
+        }
+    }
+    seen.push(f.name.as_str());
+    f.body.as_ref().is_some_and(|b| stmt(b, funcs, seen))
 }
 
 /// Do two pointer bases name the same array, possibly at other run-time

@@ -538,6 +538,25 @@ const TABLE: &[(&str, Builtin)] = {
         ("remquo", Special("remquo")),
         ("remainder", Special("remainder")),
         ("sincos", Special("sincos")),
+        ("ilogb", Special("ilogb")),
+        (
+            "logb",
+            Library {
+                func: "__ferrocl_logb",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "nextafter",
+            Library {
+                func: "__ferrocl_nextafter",
+                arity: 2,
+                fallback: None,
+            },
+        ),
+        ("rootn", Special("rootn")),
+        ("mad_sat", Special("mad_sat")),
         ("round", Special("round")),
         ("mad", Special("mad")),
         ("fmod", Special("fmod")),
@@ -618,9 +637,11 @@ pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
 pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
-    TABLE
-        .iter()
-        .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
+    // pown is lowered as the library's pow.
+    matches!(identifier, "pown" | "rootn" | "ilogb")
+        || TABLE
+            .iter()
+            .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
 }
 
 /// Finds the built-in `name`, or `None` if there is none.

@@ -485,3 +485,41 @@ float __ferrocl_tan(float x) {
     float t = (q & 1) ? -c / s : s / c;
     return x < 0.0f ? -t : t;
 }
+
+int __ferrocl_ilogb(float x) {
+    if (isnan(x)) return 2147483647;
+    if (isinf(x)) return 2147483647;
+    if (x == 0.0f) return -2147483647 - 1;
+    uint b = as_uint(fabs(x));
+    if (b < 0x00800000u) {
+        // A subnormal: its exponent from the leading one of the mantissa.
+        return -127 - (int)clz(b) + 9;
+    }
+    return (int)(b >> 23) - 127;
+}
+
+float __ferrocl_logb(float x) {
+    if (isnan(x)) return x;
+    if (isinf(x)) return INFINITY;
+    if (x == 0.0f) return -INFINITY;
+    return (float)__ferrocl_ilogb(x);
+}
+
+float __ferrocl_nextafter(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0.0f) return copysign(as_float(1u), y);
+    uint b = as_uint(x);
+    // Away from zero when y is further out on x's side, else towards it.
+    int away = (x < y) == (x > 0.0f);
+    return as_float(away ? b + 1u : b - 1u);
+}
+
+float __ferrocl_rootn(float x, int n) {
+    if (n == 0) return NAN;
+    if (x < 0.0f) {
+        if ((n & 1) == 0) return NAN;
+        return -__ferrocl_pow(-x, 1.0f / (float)n);
+    }
+    return __ferrocl_pow(x, 1.0f / (float)n);
+}

@@ -254,6 +254,17 @@ impl ModuleWriter {
         push_inst(&mut self.entry_points, Op::EntryPoint, &ops);
     }
 
+    pub fn execution_mode(
+        &mut self,
+        func: Word,
+        mode: rspirv::spirv::ExecutionMode,
+        extra: &[Word],
+    ) {
+        let mut ops = vec![func, mode as u32];
+        ops.extend_from_slice(extra);
+        push_inst(&mut self.execution_modes, Op::ExecutionMode, &ops);
+    }
+
     pub fn add_function(&mut self, words: Vec<Word>) {
         self.functions.extend(words);
     }
