@@ -249,6 +249,8 @@ fn vload_vstore() {
            global half *h = (global half *)f;\n\
            vstore_half(r.x, 0, h);\n\
            vstore_half4_rte(v, 1, h);\n\
+           vstorea_half3(t, 1, h);\n\
+           f[23] = vloada_half3(1, h).z + vloada_half4(0, h).w;\n\
            f[22] = vload_half(0, h) + vload_half4(1, h).w;\n\
          }\n",
     );
@@ -561,4 +563,38 @@ fn directed_rounding_conversions() {
          }\n",
         &caps,
     );
+}
+
+#[test]
+fn signed_division_uses_signed_types_and_no_srem() {
+    let p = build("kernel void k(global int *o, global long *l) { o[0] = o[1] / o[2] + o[3] % o[4]; l[0] %= l[1]; }\n");
+    let text = common::disassemble(&p.spirv);
+    if text.is_empty() {
+        return;
+    }
+    // NVIDIA's driver gets OpSRem wrong for negative operands: the
+    // remainder is built from a signed division.
+    assert!(!text.contains("OpSRem"), "{text}");
+    assert!(
+        text.contains("OpTypeInt 32 1") && text.contains("OpSDiv"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unreachable_code_is_checked_but_not_emitted() {
+    build(
+        "int f(int x) { if (x) return 1; else return 2; return 3; }\n\
+         kernel void k(global int *o, int n) {\n\
+           for (int j = 0; j < n; j++) { break; if (j == 2) continue; o[j] = 1; }\n\
+           for (int j = 0; j < n; j++) { if (j) break; else continue; o[j] = 2; }\n\
+           switch (n) { case 1: o[0] = 1; break; int y = 5; o[1] = y; case 2: y = 3; o[2] = y; }\n\
+           o[3] = f(n);\n\
+           if (n > 100) { for (;;) { o[4]++; } o[5] = 1; }\n\
+           return;\n\
+           o[6] = 7;\n\
+         }\n",
+    );
+    let log = common::build_error("kernel void k(global int *o) { return; o[0] = nope; }\n");
+    assert!(log.contains("nope"), "{log}");
 }

@@ -163,7 +163,11 @@ fn must_not_panic(source: &str) {
         // A module without kernels has no entry point and never reaches
         // Vulkan, so there is nothing for spirv-val's Vulkan rules to check.
         Ok(Ok(p)) if p.kernels.is_empty() => {}
-        Ok(Ok(p)) => common::validate(&p.spirv),
+        Ok(Ok(p)) => {
+            if std::panic::catch_unwind(|| common::validate(&p.spirv)).is_err() {
+                panic!("invalid SPIR-V for:\n{source}");
+            }
+        }
         Ok(Err(e)) => assert!(!e.log.is_empty(), "a failed build needs a log:\n{source}"),
         Err(_) => panic!("compile() panicked on:\n{source}"),
     }

@@ -193,6 +193,12 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             return Err(CL_INVALID_WORK_GROUP_SIZE);
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        // CL_OUT_OF_RESOURCES if there is a failure to queue the execution
+        // instance of kernel because of insufficient resources needed to
+        // execute the kernel (here: more local memory than the device has).
+        if kernel.local_mem_size() > info.local_mem_size {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         let e = if global.contains(&0) {
             queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, no_work)?
         } else {

@@ -3123,6 +3123,13 @@ __kernel void reverse_groups(__global const int *in, __global int *out, __local 
                 );
             }
         }
+        // More local memory than the device has.
+        ok(clSetKernelArg(k, 2, 1 << 30, null()));
+        let group = 16usize;
+        assert_eq!(
+            clEnqueueNDRangeKernel(env.queue, k, 1, null(), &n, &group, 0, null(), null_mut()),
+            CL_OUT_OF_RESOURCES
+        );
         ok(clReleaseKernel(k));
         ok(clReleaseProgram(p));
         ok(clReleaseMemObject(input));

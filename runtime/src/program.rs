@@ -318,17 +318,26 @@ impl Program {
     ) -> (Arc<Program>, Result<(), cl_int>) {
         let mut source = String::new();
         let mut headers = Vec::new();
+        // The linker's own options mean nothing to the compiler.
+        let mut compile_options: Vec<String> = option_words(options)
+            .into_iter()
+            .filter(|o| o != "-create-library" && o != "-enable-link-options")
+            .collect();
+        let library = options.split_whitespace().any(|o| o == "-create-library");
         for p in inputs {
-            source.push_str(&p.source());
-            source.push('\n');
+            // Each object keeps the macros of its own compile options; its
+            // other options (include directories, math flags) apply to the
+            // whole link.
+            let unit_options = p.build_of(0).options;
+            let (text, others) = unit_for_link(&p.source(), &unit_options);
+            source.push_str(&text);
+            for o in others {
+                if !compile_options.contains(&o) {
+                    compile_options.push(o);
+                }
+            }
             headers.extend(p.headers.lock().iter().cloned());
         }
-        let library = options.split_whitespace().any(|o| o == "-create-library");
-        // The linker's own options mean nothing to the compiler.
-        let compile_options: Vec<&str> = options
-            .split_whitespace()
-            .filter(|o| *o != "-create-library" && *o != "-enable-link-options")
-            .collect();
         let compile_options = compile_options.join(" ");
         let builds = devices.iter().map(|_| DeviceBuild::none()).collect();
         let program = Program::new(
@@ -370,6 +379,81 @@ impl Program {
     }
 }
 
+/// Splits an options string into words; quotes group words and are kept
+/// (the compiler's option parser reads them).
+fn option_words(options: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    for c in options.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.push(c);
+            }
+            (Some(q), _) if c == q => {
+                quote = None;
+                word.push(c);
+            }
+            (None, c) if c.is_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            _ => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// A compiled object's part of a link: its source between `#define`s and
+/// `#undef`s of its `-D` options, and its other options.
+fn unit_for_link(source: &str, options: &str) -> (String, Vec<String>) {
+    let words = option_words(options);
+    let mut defines = Vec::new();
+    let mut others = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        if let Some(rest) = w.strip_prefix("-D") {
+            let def = if rest.is_empty() {
+                i += 1;
+                words.get(i).cloned().unwrap_or_default()
+            } else {
+                rest.to_string()
+            };
+            let def = def.trim_matches(|c| c == '\'' || c == '"').to_string();
+            let (name, value) = def.split_once('=').unwrap_or((def.as_str(), "1"));
+            if !name.is_empty() {
+                defines.push((name.to_string(), value.to_string()));
+            }
+        } else if w == "-I" {
+            i += 1;
+            if let Some(dir) = words.get(i) {
+                others.push(format!("-I{dir}"));
+            }
+        } else {
+            others.push(w.clone());
+        }
+        i += 1;
+    }
+    let mut text = String::new();
+    for (name, value) in &defines {
+        text.push_str(&format!("#define {name} {value}\n"));
+    }
+    text.push_str("#line 1\n");
+    text.push_str(source);
+    text.push('\n');
+    for (name, _) in &defines {
+        let bare = name.split('(').next().unwrap_or(name);
+        text.push_str(&format!("#undef {bare}\n"));
+    }
+    (text, others)
+}
+
 /// True when every error of a build log is a call to a function declared
 /// but not defined in that source (the compiler's wording).
 fn only_missing_definitions(log: &str) -> bool {
@@ -396,6 +480,22 @@ mod tests {
         assert_eq!(o, "-DX=1");
         assert_eq!(s, "kernel void k() {}");
         assert!(parse_binary(b"not a binary at all").is_none());
+    }
+
+    #[test]
+    fn link_units_keep_their_macros() {
+        let (text, others) = unit_for_link("int x = A + B;", "-DA=2 -D B -I /inc -cl-mad-enable");
+        assert_eq!(
+            text,
+            "#define A 2\n#define B 1\n#line 1\nint x = A + B;\n#undef A\n#undef B\n"
+        );
+        assert_eq!(others, ["-I/inc", "-cl-mad-enable"]);
+        assert_eq!(
+            option_words("-D 'F(a,b)=a*b' -Dx"),
+            ["-D", "'F(a,b)=a*b'", "-Dx"]
+        );
+        let (text, _) = unit_for_link("", "-D 'F(a,b)=a*b'");
+        assert!(text.starts_with("#define F(a,b) a*b\n") && text.ends_with("#undef F\n"));
     }
 
     #[test]

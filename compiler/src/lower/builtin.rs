@@ -62,8 +62,8 @@ impl<'a> Lowerer<'a> {
             | Builtin::MinMax { arity, .. }
             | Builtin::Library { arity, .. } => Some(arity as usize),
             Builtin::Convert { .. } | Builtin::AsType(_) => Some(1),
-            Builtin::VLoad(_) | Builtin::VLoadHalf(_) => Some(2),
-            Builtin::VStoreHalf(_) => Some(3),
+            Builtin::VLoad(_) | Builtin::VLoadHalf(..) => Some(2),
+            Builtin::VStoreHalf(..) => Some(3),
             Builtin::VStore(_) => Some(3),
             Builtin::Special(n) => Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
@@ -161,8 +161,8 @@ impl<'a> Lowerer<'a> {
                 self.as_type(v, &to, span)
             }
             Builtin::VLoad(n) => self.vload(n, vals, span),
-            Builtin::VLoadHalf(n) => self.vload_half(n, vals, span),
-            Builtin::VStoreHalf(n) => self.vstore_half(n, vals, span),
+            Builtin::VLoadHalf(n, stride) => self.vload_half(n, stride, vals, span),
+            Builtin::VStoreHalf(n, stride) => self.vstore_half(n, stride, vals, span),
             Builtin::VStore(n) => self.vstore(n, vals, span),
             Builtin::Special(n) => self.special(n, vals, span),
             Builtin::Fence(_) => None,
@@ -844,7 +844,7 @@ impl<'a> Lowerer<'a> {
 
     /// The address of element `offset * n` of a `__global`/`__constant`
     /// `half *` argument.
-    fn half_address(&mut self, n: u8, p: Val, off: Val, span: Span) -> R<(Word, AddrSpace)> {
+    fn half_address(&mut self, stride: u8, p: Val, off: Val, span: Span) -> R<(Word, AddrSpace)> {
         let Type::Pointer(elem, space, _) = p.ty.clone() else {
             self.error(span, "expected a pointer to half");
             return None;
@@ -862,15 +862,15 @@ impl<'a> Lowerer<'a> {
         }
         let off = self.convert(off, &Type::ULONG, span, false)?;
         let ul = self.sty(&Type::ULONG);
-        let scale = self.m.u64_const(2 * n as u64);
+        let scale = self.m.u64_const(2 * stride as u64);
         let bytes = self.op(Op::IMul, ul, &[off.id, scale]);
         Some((self.op(Op::IAdd, ul, &[p.id, bytes]), space))
     }
 
-    fn vload_half(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+    fn vload_half(&mut self, n: u8, stride: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
         let p = vals.remove(1);
         let off = vals.remove(0);
-        let (addr, _) = self.half_address(n, p, off, span)?;
+        let (addr, _) = self.half_address(stride, p, off, span)?;
         let ush = Type::Scalar(Scalar::UShort);
         let u = self.m.ty(TypeKey::Int(32));
         let f = self.sty(&Type::FLOAT);
@@ -893,7 +893,7 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
     }
 
-    fn vstore_half(&mut self, n: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
+    fn vstore_half(&mut self, n: u8, stride: u8, mut vals: Vec<Val>, span: Span) -> R<Val> {
         let p = vals.remove(2);
         let off = vals.remove(1);
         let data = vals.remove(0);
@@ -910,7 +910,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let data = self.convert(data, &t, span, false)?;
-        let (addr, space) = self.half_address(n, p, off, span)?;
+        let (addr, space) = self.half_address(stride, p, off, span)?;
         if space == AddrSpace::Constant {
             self.error(span, "cannot store to __constant memory");
             return None;
@@ -1599,7 +1599,7 @@ impl<'a> Lowerer<'a> {
         let i = self.op(Op::Load, ult, &[index]);
         let next = self.op(Op::IAdd, ult, &[i, group]);
         self.op_void(Op::Store, &[index, next]);
-        self.branch(header);
+        self.term(Op::Branch, &[header]);
         self.f.begin(merge);
         let event = match event.ty.scalar() {
             Some(s) if s.is_integer() => self.convert_elems(event.id, s, Scalar::ULong, 1),

@@ -955,6 +955,35 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A signed division or remainder. NVIDIA's driver (580) computes
+    /// OpSDiv on operands of unsigned type as unsigned, though SPIR-V says
+    /// the opcode decides, and OpSRem as unsigned even on signed types: the
+    /// division is done in signed types (values otherwise live in unsigned
+    /// ones, so the operands are bitcast there and back) and the remainder
+    /// is a - (a / b) * b, which C defines it to be. Check both on that
+    /// driver before dropping this.
+    pub(super) fn signed_op(&mut self, op: Op, t: &Type, args: &[Word]) -> Word {
+        let bits = t.elem_scalar().map_or(32, |s| s.bits());
+        let sint = self.m.ty(TypeKey::SInt(bits));
+        let st = if t.width() > 1 {
+            self.vector_ty(sint, t.width())
+        } else {
+            sint
+        };
+        let ty = self.sty(t);
+        let cast: Vec<Word> = args
+            .iter()
+            .map(|&a| self.op(Op::Bitcast, st, &[a]))
+            .collect();
+        let q = self.op(Op::SDiv, st, &cast);
+        let q = self.op(Op::Bitcast, ty, &[q]);
+        if op == Op::SDiv {
+            return q;
+        }
+        let qb = self.op(Op::IMul, ty, &[q, args[1]]);
+        self.op(Op::ISub, ty, &[args[0], qb])
+    }
+
     /// A relational result: `int` 0/1 for scalars, -1/0 of the same-sized
     /// signed integer for vectors.
     fn bool_to_relational(&mut self, b: Word, operand: &Type) -> Val {
@@ -1039,17 +1068,11 @@ impl<'a> Lowerer<'a> {
             BinOp::Add => self.op(if f { Op::FAdd } else { Op::IAdd }, ty, &[x.id, y.id]),
             BinOp::Sub => self.op(if f { Op::FSub } else { Op::ISub }, ty, &[x.id, y.id]),
             BinOp::Mul => self.op(if f { Op::FMul } else { Op::IMul }, ty, &[x.id, y.id]),
-            BinOp::Div => {
-                let o = if f {
-                    Op::FDiv
-                } else if signed {
-                    Op::SDiv
-                } else {
-                    Op::UDiv
-                };
-                self.op(o, ty, &[x.id, y.id])
-            }
-            BinOp::Rem => self.op(if signed { Op::SRem } else { Op::UMod }, ty, &[x.id, y.id]),
+            BinOp::Div if f => self.op(Op::FDiv, ty, &[x.id, y.id]),
+            BinOp::Div if signed => self.signed_op(Op::SDiv, &t, &[x.id, y.id]),
+            BinOp::Div => self.op(Op::UDiv, ty, &[x.id, y.id]),
+            BinOp::Rem if signed => self.signed_op(Op::SRem, &t, &[x.id, y.id]),
+            BinOp::Rem => self.op(Op::UMod, ty, &[x.id, y.id]),
             BinOp::Shl | BinOp::Shr => {
                 // OpenCL masks the shift count to the width of the operand.
                 let mask = self.constant(&t, ConstVal::Int(s.bits() as i64 - 1));

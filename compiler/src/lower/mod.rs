@@ -196,6 +196,9 @@ pub(crate) struct Lowerer<'a> {
     static_local_bytes: u64,
     private_bytes: u64,
     float_mode: FloatMode,
+    /// Nesting of `lower_dead`: instructions then go nowhere, so nothing
+    /// at module level may name them.
+    dead: usize,
     /// Nesting of inlined built-in library functions, whose arithmetic is
     /// always exact.
     in_library: usize,
@@ -284,6 +287,7 @@ pub fn lower(
         static_local_bytes: 0,
         private_bytes: 0,
         float_mode,
+        dead: 0,
         in_library: 0,
         called: std::collections::HashSet::new(),
         pool_mode: tu.funcs.iter().any(|f| {
@@ -366,6 +370,7 @@ impl<'a> Lowerer<'a> {
         // reassociate it (Mesa turns `(1 + x) - 1` into `x`), which breaks
         // code that relies on rounding, the built-in library first of all.
         if (!self.float_mode.relaxed_arithmetic || self.in_library > 0)
+            && self.dead == 0
             && matches!(
                 op,
                 Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
@@ -392,8 +397,33 @@ impl<'a> Lowerer<'a> {
         f.terminate(op, args, || m.id());
     }
 
+    /// Closes the block with a branch, or with OpUnreachable when no path
+    /// reaches the block (its branch would leave constructs it is not in).
+    /// Loop back-edges use `term` directly: they must name the header.
     fn branch(&mut self, target: Word) {
-        self.term(Op::Branch, &[target]);
+        if self.f.is_open() && !self.f.reachable() {
+            self.term(Op::Unreachable, &[]);
+        } else {
+            self.term(Op::Branch, &[target]);
+        }
+    }
+
+    /// Lowers a statement no path reaches: checked, with its instructions
+    /// dropped (its variables are kept, for a later `case` may use them).
+    fn lower_dead(&mut self, s: &'a Stmt) {
+        let scratch = self.m.id();
+        let saved = std::mem::replace(&mut self.f, FunctionWriter::new(scratch));
+        self.dead += 1;
+        self.stmt(s);
+        self.dead -= 1;
+        let vars = std::mem::take(&mut self.f.vars);
+        self.f = saved;
+        self.f.vars.extend(vars);
+    }
+
+    /// Is the point being written unreachable?
+    fn at_dead_point(&self) -> bool {
+        !self.f.is_open() || !self.f.reachable()
     }
 
     /// Starts block `label`, falling into it from the open block if any.
@@ -1197,7 +1227,8 @@ impl<'a> Lowerer<'a> {
         }
         self.stmt(body);
         if self.f.is_open() {
-            self.term(Op::Return, &[]);
+            let end = if self.f.reachable() { Op::Return } else { Op::Unreachable };
+            self.term(end, &[]);
         }
         if let Some(pool) = self.pool.take() {
             self.declare_pool(&pool);
@@ -1679,7 +1710,11 @@ impl<'a> Lowerer<'a> {
             StmtKind::Block(items) => {
                 self.scopes.push(HashMap::new());
                 for it in items {
-                    self.stmt(it);
+                    if self.dead == 0 && self.at_dead_point() {
+                        self.lower_dead(it);
+                    } else {
+                        self.stmt(it);
+                    }
                 }
                 self.scopes.pop();
             }
@@ -1793,7 +1828,7 @@ impl<'a> Lowerer<'a> {
             let c = c.unwrap_or_else(|| self.m.constant(ConstKey::False));
             self.term(Op::BranchConditional, &[c, header, merge]);
         } else {
-            self.branch(header);
+            self.term(Op::Branch, &[header]);
         }
         self.f.begin(merge);
         if returns_before == Some(true) {
@@ -1887,14 +1922,21 @@ impl<'a> Lowerer<'a> {
             ops.push(*l);
         }
         self.op_void(Op::SelectionMerge, &[merge, 0]);
+        let mut labels: Vec<Word> = cases.iter().map(|c| c.1).collect();
+        labels.push(default.unwrap_or(merge));
         self.term(Op::Switch, &ops);
+        self.f.mark_targets(&labels);
         self.breakables.push(Breakable { merge, cont: None });
         let has_flag = self.frames.last().is_some_and(|f| f.flag.is_some());
         self.scopes.push(HashMap::new());
         for (label, stmts) in segments {
             self.begin(label);
             for s in stmts {
-                self.stmt(s);
+                if self.dead == 0 && self.at_dead_point() {
+                    self.lower_dead(s);
+                } else {
+                    self.stmt(s);
+                }
             }
         }
         self.scopes.pop();
@@ -2805,7 +2847,7 @@ impl<'a> Lowerer<'a> {
                 self.branch(exit);
             }
             self.f.begin(cont);
-            self.branch(header);
+            self.term(Op::Branch, &[header]);
             self.f.begin(exit);
         } else {
             self.stmt(body);

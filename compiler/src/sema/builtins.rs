@@ -150,11 +150,13 @@ pub enum Builtin {
     AsType(Type),
     VLoad(u8),
     VStore(u8),
-    /// `vload_half[n]`: half values in memory read as floats.
-    VLoadHalf(u8),
-    /// `vstore_half[n][_rte]`: floats stored as half values, rounded to
-    /// nearest even.
-    VStoreHalf(u8),
+    /// `vload_half[n]` and `vloada_half[n]`: half values in memory read as
+    /// floats; n components, the offset counted in units of `stride`
+    /// halves (`vloada_half3` steps by 4).
+    VLoadHalf(u8, u8),
+    /// `vstore_half[n][_rte]`, `vstorea_half[n][_rte]`: floats stored as
+    /// half values, rounded to nearest even; strides as for loads.
+    VStoreHalf(u8, u8),
 }
 
 const TABLE: &[(&str, Builtin)] = {
@@ -677,12 +679,16 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     if let Some(rest) = name.strip_prefix("as_") {
         return type_named(rest).map(Builtin::AsType);
     }
-    if let Some(n) = name.strip_prefix("vload_half") {
-        return half_count(n).map(Builtin::VLoadHalf);
+    for (prefix, aligned) in [("vload_half", false), ("vloada_half", true)] {
+        if let Some(n) = name.strip_prefix(prefix) {
+            return half_count(n).map(|n| Builtin::VLoadHalf(n, half_stride(n, aligned)));
+        }
     }
-    if let Some(n) = name.strip_prefix("vstore_half") {
-        let n = n.strip_suffix("_rte").unwrap_or(n);
-        return half_count(n).map(Builtin::VStoreHalf);
+    for (prefix, aligned) in [("vstore_half", false), ("vstorea_half", true)] {
+        if let Some(n) = name.strip_prefix(prefix) {
+            let n = n.strip_suffix("_rte").unwrap_or(n);
+            return half_count(n).map(|n| Builtin::VStoreHalf(n, half_stride(n, aligned)));
+        }
     }
     if let Some(n) = name.strip_prefix("vload") {
         return vector_count(n).map(Builtin::VLoad);
@@ -691,6 +697,14 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         return vector_count(n).map(Builtin::VStore);
     }
     None
+}
+
+fn half_stride(n: u8, aligned: bool) -> u8 {
+    if aligned && n == 3 {
+        4
+    } else {
+        n
+    }
 }
 
 fn half_count(s: &str) -> Option<u8> {

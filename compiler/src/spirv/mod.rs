@@ -7,7 +7,7 @@
 pub use rspirv::spirv::{
     BuiltIn, Capability, Decoration, ExecutionModel, MemoryAccess, Op, StorageClass, Word,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A SPIR-V type, as the dedup map sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -15,6 +15,9 @@ pub enum TypeKey {
     Void,
     Bool,
     Int(u32),
+    /// A signed integer type: values are kept in the unsigned types, and
+    /// only signed division and remainder see this one (see the lowering).
+    SInt(u32),
     Float(u32),
     Vector(Word, u32),
     /// Element type and the id of the length constant.
@@ -160,6 +163,7 @@ impl ModuleWriter {
                 }
                 (Op::TypeInt, vec![id, *bits, 0])
             }
+            TypeKey::SInt(bits) => (Op::TypeInt, vec![id, *bits, 1]),
             TypeKey::Float(bits) => {
                 match bits {
                     16 => self.capability(Capability::Float16),
@@ -311,6 +315,12 @@ pub struct FunctionWriter {
     current: Option<Vec<Word>>,
     /// Label of the block being written, if one is open.
     pub current_label: Option<Word>,
+    /// Labels some terminator written so far branches to. Structured
+    /// order puts every block after its predecessors but loop headers, and
+    /// those are entered from before: a block begun with a label not in
+    /// here is unreachable.
+    targets: HashSet<Word>,
+    entry: Word,
 }
 
 impl FunctionWriter {
@@ -322,7 +332,21 @@ impl FunctionWriter {
             blocks: Vec::new(),
             current: Some(b),
             current_label: Some(entry_label),
+            targets: HashSet::new(),
+            entry: entry_label,
         }
+    }
+
+    /// Records branch targets of a terminator whose operands this writer
+    /// does not decode (`OpSwitch`).
+    pub fn mark_targets(&mut self, labels: &[Word]) {
+        self.targets.extend(labels.iter().copied());
+    }
+
+    /// Can control reach the block being written?
+    pub fn reachable(&self) -> bool {
+        self.current_label
+            .is_some_and(|l| l == self.entry || self.targets.contains(&l))
     }
 
     pub fn is_open(&self) -> bool {
@@ -356,6 +380,16 @@ impl FunctionWriter {
     pub fn terminate(&mut self, op: Op, operands: &[Word], fresh: impl FnOnce() -> Word) {
         if self.current.is_none() {
             self.begin(fresh());
+        }
+        match op {
+            Op::Branch => {
+                self.targets.insert(operands[0]);
+            }
+            Op::BranchConditional => {
+                self.targets.insert(operands[1]);
+                self.targets.insert(operands[2]);
+            }
+            _ => {}
         }
         if let Some(mut b) = self.current.take() {
             push_inst(&mut b, op, operands);
