@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 ferrocl_install_deps
 export FERROCL_VALIDATION=1
+# The C-program, clinfo and kernel tests load target/debug/libferrocl.so,
+# which `cargo test` does not relink: build it first.
+cargo build --workspace
 # Two kernels at a time keep lavapipe's threads from fighting each other on
 # small machines; the tests themselves are independent.
 cargo test --workspace --no-fail-fast -- --test-threads="${FERROCL_TEST_THREADS:-2}"
