@@ -28,7 +28,10 @@ pub fn api_call(body: impl FnOnce() -> Result<(), cl_int>) -> cl_int {
 ///
 /// # Safety
 /// `errcode_ret` is NULL or writable.
-pub unsafe fn api_create(errcode_ret: *mut cl_int, body: impl FnOnce() -> Result<*mut c_void, cl_int>) -> *mut c_void {
+pub unsafe fn api_create(
+    errcode_ret: *mut cl_int,
+    body: impl FnOnce() -> Result<*mut c_void, cl_int>,
+) -> *mut c_void {
     let (handle, code) = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(handle)) => (handle, CL_SUCCESS),
         Ok(Err(code)) => (std::ptr::null_mut(), code),

@@ -105,7 +105,9 @@ pub unsafe fn write_info<V: InfoValue + ?Sized>(
                 return Err(CL_INVALID_VALUE);
             }
             // SAFETY: the caller guarantees param_value_size writable bytes.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), param_value as *mut u8, bytes.len()) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), param_value as *mut u8, bytes.len())
+            };
         }
         if !param_value_size_ret.is_null() {
             // SAFETY: the caller guarantees a writable size_t.
@@ -139,7 +141,15 @@ mod tests {
     #[test]
     fn arrays_concatenate() {
         let mut out = [0usize; 3];
-        unsafe { write_info(&[1usize, 2, 3], 24, out.as_mut_ptr().cast(), std::ptr::null_mut()) }.unwrap();
+        unsafe {
+            write_info(
+                &[1usize, 2, 3],
+                24,
+                out.as_mut_ptr().cast(),
+                std::ptr::null_mut(),
+            )
+        }
+        .unwrap();
         assert_eq!(out, [1, 2, 3]);
     }
 }
