@@ -67,9 +67,11 @@ pub fn compile_tokens(
     mut diags: Diagnostics,
 ) -> Result<CompiledProgram, BuildError> {
     let native_math = options.fast_relaxed_math || options.unsafe_math_optimizations;
+    let relaxed_arithmetic = native_math || options.mad_enable;
     let float_mode = crate::lower::FloatMode {
-        relaxed_arithmetic: native_math || options.mad_enable,
+        relaxed_arithmetic,
         native_math,
+        relaxed_specials: relaxed_arithmetic || options.no_signed_zeros || options.finite_math_only,
     };
     let tu = crate::parse::parse(tokens, caps.fp64, &mut diags);
     let library = if diags.has_errors() {

@@ -39,19 +39,28 @@
 //! offset). Ids index [`CompiledProgram::printf_strings`]; the host formats
 //! the records in buffer order.
 //!
-//! Arguments are laid out in declaration order, each at the offset and size in
-//! [`KernelArg`] (offsets count from the start of the argument data: byte 32
-//! of the push-constant block, or byte 0 of the argument buffer): scalars and vectors with their OpenCL size and alignment (a
-//! 3-vector takes the size of a 4-vector), `__global`/`__constant` pointers as
-//! 8-byte device addresses, structs by value with C layout. `__local` pointer
-//! arguments take no bytes: their size in bytes is the specialization constant
-//! [`KernelArg::local_size_spec_id`]. When the block would exceed
-//! [`TargetCaps::max_push_constants_size`], the arguments go to a buffer whose
-//! device address sits at offset 32, with the same layout starting at 0.
+//! Arguments are laid out in declaration order, each at the offset and size
+//! in [`KernelArg`]; offsets count from the start of the argument data (byte
+//! 32 of the push-constant block, or byte 0 of the argument buffer). Scalars
+//! and vectors take their OpenCL size and alignment (a 3-vector takes the
+//! size of a 4-vector), `__global`/`__constant` pointers are 8-byte device
+//! addresses, structs by value have C layout. `__local` pointer arguments
+//! take no bytes: their size in bytes is the specialization constant
+//! [`KernelArg::local_size_spec_id`] (ids from 3 up, unique in the module).
+//! When the block would exceed [`TargetCaps::max_push_constants_size`], the
+//! arguments go to a buffer whose device address sits at offset 32, with the
+//! same layout starting at 0.
 //!
 //! The work-group size is specialization constants 0, 1, 2 (x, y, z), bound to
 //! the `WorkgroupSize` built-in. The group id comes from `WorkgroupId`, so a
 //! dispatch split with `vkCmdDispatchBase` needs no extra launch value.
+//!
+//! # What modules need of the device
+//!
+//! Besides the features of DESIGN.md: `shaderSignedZeroInfNanPreserveFloat32`
+//! (and `...Float64` with fp64), because entry points declare
+//! `SignedZeroInfNanPreserve` unless `-cl-mad-enable`, `-cl-no-signed-zeros`,
+//! `-cl-finite-math-only` or the fast-math options relax float arithmetic.
 //!
 //! [`preprocess`]: crate::preprocess
 

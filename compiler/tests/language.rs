@@ -598,3 +598,20 @@ fn unreachable_code_is_checked_but_not_emitted() {
     let log = common::build_error("kernel void k(global int *o) { return; o[0] = nope; }\n");
     assert!(log.contains("nope"), "{log}");
 }
+
+#[test]
+fn pointers_into_program_scope_constants() {
+    build(
+        "constant float table[4] = { 1.0f, 2.0f, 3.0f, 4.0f };\n\
+         float sum(constant float *p, int n) { float s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }\n\
+         kernel void k(global float *o) {\n\
+           constant float *t = table + 1;\n\
+           o[0] = sum(table, 4) + t[1] + *t + sum(t, 3);\n\
+         }\n",
+    );
+    let log = common::build_error(
+        "constant float table[2] = { 1.0f, 2.0f };\n\
+         kernel void k(global int *o) { constant float *t = table; t[0] = 5.0f; }\n",
+    );
+    assert!(log.contains("cannot assign"), "{log}");
+}

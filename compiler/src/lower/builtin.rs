@@ -626,7 +626,7 @@ impl<'a> Lowerer<'a> {
                 (Op::UGreaterThan, Op::ULessThan)
             };
             let mut greater = self.op(gt, bt, &[back, xw]);
-            let less = self.op(lt, bt, &[back, xw]);
+            let mut less = self.op(lt, bt, &[back, xw]);
             if from.bits() == 64 {
                 // f = 2^63 (or 2^64 unsigned) lies above every value of x.
                 let top = if from.is_signed() {
@@ -636,7 +636,11 @@ impl<'a> Lowerer<'a> {
                 };
                 let topc = self.constant(to, ConstVal::Float(top));
                 let over = self.op(Op::FOrdGreaterThanEqual, bt, &[f, topc]);
+                // (Converting that f back to 64 bits overflows: its result
+                // says nothing.)
                 greater = self.op(Op::LogicalOr, bt, &[greater, over]);
+                let within = self.op(Op::LogicalNot, bt, &[over]);
+                less = self.op(Op::LogicalAnd, bt, &[less, within]);
             }
             (greater, less)
         };

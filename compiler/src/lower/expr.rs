@@ -62,10 +62,12 @@ pub(crate) fn swizzle_comps(name: &str, n: u32) -> Option<Vec<u32>> {
     Some(comps)
 }
 
+/// The address space of a pointer into a variable of storage class `sc`.
+/// Pointers into program-scope `__constant` data (`Private` variables) are
+/// held as indices, like `__private` ones; stores through them are refused.
 fn space_of(sc: StorageClass) -> AddrSpace {
     match sc {
         StorageClass::Workgroup => AddrSpace::Local,
-        StorageClass::Private => AddrSpace::Constant,
         _ => AddrSpace::Private,
     }
 }
@@ -155,10 +157,6 @@ impl<'a> Lowerer<'a> {
                 dynamic,
                 ..
             } => {
-                if sc == StorageClass::Private {
-                    self.error(span, "taking the address of a program-scope __constant variable is not supported yet; index it directly");
-                    return None;
-                }
                 let (path, saved) = self.save_path(path, &dynamic);
                 let base = LBase {
                     root,
@@ -513,12 +511,14 @@ impl<'a> Lowerer<'a> {
             self.error(span, "cannot dereference a void pointer");
             return None;
         }
-        if let Some(sc) = self.pool_of(*space) {
-            return Some(Place::Pool {
-                offset: v.id,
-                ty: (**pointee).clone(),
-                sc,
-            });
+        if v.base.is_none() {
+            if let Some(sc) = self.pool_of(*space) {
+                return Some(Place::Pool {
+                    offset: v.id,
+                    ty: (**pointee).clone(),
+                    sc,
+                });
+            }
         }
         if space.is_addressed() {
             let align = self.types.align(pointee);
@@ -611,10 +611,6 @@ impl<'a> Lowerer<'a> {
                 in_array,
                 ty,
             } => {
-                if sc == StorageClass::Private {
-                    self.error(e.span, "taking the address of a program-scope __constant variable is not supported yet");
-                    return None;
-                }
                 let space = space_of(sc);
                 let (index, is_array) = if in_array && !path.is_empty() {
                     let last = path.pop().unwrap_or_default();

@@ -241,6 +241,9 @@ pub struct FloatMode {
     /// `-cl-fast-relaxed-math`, `-cl-unsafe-math-optimizations`: math
     /// built-ins use the GLSL.std.450 instructions directly.
     pub native_math: bool,
+    /// `-cl-no-signed-zeros`, `-cl-finite-math-only` and the options above:
+    /// signed zeros, infinities and NaNs need not survive arithmetic.
+    pub relaxed_specials: bool,
 }
 
 pub fn lower(
@@ -1227,7 +1230,11 @@ impl<'a> Lowerer<'a> {
         }
         self.stmt(body);
         if self.f.is_open() {
-            let end = if self.f.reachable() { Op::Return } else { Op::Unreachable };
+            let end = if self.f.reachable() {
+                Op::Return
+            } else {
+                Op::Unreachable
+            };
             self.term(end, &[]);
         }
         if let Some(pool) = self.pool.take() {
@@ -1250,7 +1257,7 @@ impl<'a> Lowerer<'a> {
         self.m.entry_point(fid, &f.name, &interface);
         // OpenCL keeps signed zeros, infinities and NaNs through float
         // arithmetic; Vulkan compilers may drop them unless told.
-        if !self.float_mode.relaxed_arithmetic {
+        if !self.float_mode.relaxed_specials {
             self.m.capability(Capability::SignedZeroInfNanPreserve);
             let mut widths = vec![32];
             if self.caps.fp64 {
@@ -2118,11 +2125,19 @@ impl<'a> Lowerer<'a> {
         // A pointer declared without an address space and initialised from
         // a __global, __constant or __local pointer takes that space, as a
         // generic pointer would (every call is inlined, so it is known).
-        if let (Type::Pointer(elem, AddrSpace::Private, q), Some(Init::Expr(e))) = (&v.ty, &v.init)
-        {
+        // A pointer into program-scope __constant data is held like a
+        // __private one, whatever the declared space.
+        if let (Type::Pointer(elem, declared, q), Some(Init::Expr(e))) = (&v.ty, &v.init) {
             let Some(val) = self.expr(e) else { return };
+            let into_constant_data = val
+                .base
+                .as_ref()
+                .is_some_and(|b| b.sc == StorageClass::Private);
             let ty = match &val.ty {
-                Type::Pointer(_, sp, _) if *sp != AddrSpace::Private => {
+                _ if into_constant_data => Type::Pointer(elem.clone(), AddrSpace::Private, *q),
+                Type::Pointer(_, sp, _)
+                    if *sp != AddrSpace::Private && *declared == AddrSpace::Private =>
+                {
                     Type::Pointer(elem.clone(), *sp, *q)
                 }
                 _ => v.ty.clone(),
@@ -2793,7 +2808,14 @@ impl<'a> Lowerer<'a> {
         for (p, a) in f.params.iter().zip(args) {
             // A pointer parameter without an address space takes the
             // argument's, as a generic pointer would.
+            let into_constant_data = a
+                .base
+                .as_ref()
+                .is_some_and(|b| b.sc == StorageClass::Private);
             let ty = match (&p.ty, &a.ty) {
+                (Type::Pointer(elem, _, q), _) if into_constant_data => {
+                    Type::Pointer(elem.clone(), AddrSpace::Private, *q)
+                }
                 (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _))
                     if *sp != AddrSpace::Private =>
                 {
