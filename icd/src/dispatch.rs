@@ -247,14 +247,15 @@ mod tests {
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .filter_map(|word| word.strip_prefix("cl_api_"))
             .map(str::to_string)
-            .collect();
-        Some(slots)
+            .collect::<Vec<_>>();
+        // Older headers declare the table without the cl_api_* typedefs.
+        (!slots.is_empty()).then_some(slots)
     }
 
     #[test]
     fn slots_match_the_khronos_header() {
         let Some(slots) = header_slots() else {
-            eprintln!("skipped: /usr/include/CL/cl_icd.h is not installed");
+            eprintln!("skipped: no cl_api_* dispatch table in /usr/include/CL/cl_icd.h");
             return;
         };
         assert_eq!(SLOT_NAMES, slots.as_slice());

@@ -151,7 +151,9 @@ mod tests {
 
     fn platform_string(platform: *mut c_void, param: cl_uint) -> String {
         let mut size = 0;
-        let mut buf = vec![0u8; 256];
+        let status = unsafe { clGetPlatformInfo(platform, param, 0, null_mut(), &mut size) };
+        assert_eq!(status, CL_SUCCESS);
+        let mut buf = vec![0u8; size];
         let status = unsafe {
             clGetPlatformInfo(
                 platform,

@@ -178,11 +178,12 @@ fn build_and_run(source: &str, linkage: Linkage) -> Option<String> {
             format!("{}\n", absolute.display()),
         )
         .unwrap();
-        run.env("OCL_ICD_VENDORS", &vendors);
-        // Only the vendors directory above: no other platform on the machine
-        // may answer in ferrocl's place.
-        run.env_remove("OPENCL_VENDOR_PATH")
-            .env_remove("OCL_ICD_FILENAMES");
+        // ocl-icd reads OCL_ICD_VENDORS; the Khronos loader some systems
+        // ship (CUDA's) reads only OCL_ICD_FILENAMES. Both name ferrocl
+        // alone, so no other platform on the machine answers in its place.
+        run.env("OCL_ICD_VENDORS", &vendors)
+            .env("OCL_ICD_FILENAMES", &absolute)
+            .env_remove("OPENCL_VENDOR_PATH");
     }
     let out = output_within(run, RUN_LIMIT).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);

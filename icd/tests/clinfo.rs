@@ -55,10 +55,12 @@ fn vendors_dir(library: &Path) -> PathBuf {
     dir
 }
 
-fn run_clinfo(vendors: &Path, args: &[&str]) -> Output {
+fn run_clinfo(vendors: &Path, library: &Path, args: &[&str]) -> Output {
     Command::new("clinfo")
         .args(args)
         .env("OCL_ICD_VENDORS", vendors)
+        // The Khronos loader (e.g. CUDA's) reads only OCL_ICD_FILENAMES.
+        .env("OCL_ICD_FILENAMES", library)
         .env("FERROCL_VALIDATION", "1")
         // Other ICDs installed on the machine would mix their lines in.
         .env_remove("OPENCL_VENDOR_PATH")
@@ -108,7 +110,7 @@ fn clinfo_lists_ferrocl_without_errors() {
         .expect("libferrocl.so next to the test binary (cargo builds the cdylib with the tests)");
     let vendors = vendors_dir(&library);
 
-    let full = run_clinfo(&vendors, &[]);
+    let full = run_clinfo(&vendors, &library, &[]);
     let stdout = String::from_utf8_lossy(&full.stdout);
     let stderr = String::from_utf8_lossy(&full.stderr);
     assert!(
@@ -140,7 +142,7 @@ fn clinfo_lists_ferrocl_without_errors() {
         .expect("a device count");
     assert!(devices >= 1, "ferrocl lists no device:\n{stdout}");
 
-    let raw = run_clinfo(&vendors, &["--raw"]);
+    let raw = run_clinfo(&vendors, &library, &["--raw"]);
     assert!(raw.status.success());
     let raw = String::from_utf8_lossy(&raw.stdout);
     let global_mem: u64 = device_value(CL_DEVICE_GLOBAL_MEM_SIZE);
@@ -156,7 +158,7 @@ fn clinfo_lists_ferrocl_without_errors() {
         "{raw}"
     );
 
-    let list = run_clinfo(&vendors, &["-l"]);
+    let list = run_clinfo(&vendors, &library, &["-l"]);
     assert!(list.status.success());
     let list = String::from_utf8_lossy(&list.stdout);
     assert!(
