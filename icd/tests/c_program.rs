@@ -212,13 +212,19 @@ fn build_and_run(source: &str, linkage: Linkage) -> Option<String> {
 }
 
 #[test]
-#[ignore = "printf is not implemented yet: the compiler rejects it and the runtime refuses kernels that use it"]
 fn printf_from_kernel() {
     let Some(stdout) = build_and_run("printf.c", Linkage::Direct) else {
         return;
     };
-    let mut lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("line ")).collect();
-    lines.sort_by_key(|l| l[5..].split(':').next().and_then(|n| n.parse::<i32>().ok()));
+    // The kernel's lines, in any order between work-items, all written
+    // before clFinish returned (so before PASS), and nothing else.
+    let all: Vec<&str> = stdout.lines().collect();
+    assert_eq!(all.last(), Some(&"PASS"), "kernel printf output\n{stdout}");
+    let mut lines = all[..all.len() - 1].to_vec();
+    lines.sort_by_key(|l| {
+        let number = l.strip_prefix("line ").and_then(|r| r.split(':').next());
+        number.and_then(|n| n.parse::<i32>().ok())
+    });
     let want: Vec<String> = (0..8i64)
         .map(|i| {
             let v = i as f32 * 1.25 - 2.0;

@@ -11,6 +11,7 @@ use crate::cl::*;
 use crate::device::Device;
 use crate::event::Event;
 use crate::memory::Mem;
+use crate::printf;
 use crate::program::Program;
 use crate::queue::{Queue, Recorder};
 use crate::vk_error;
@@ -264,11 +265,17 @@ pub fn enqueue_nd_range(
         .program
         .device_index(&queue.device)
         .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-    if kernel.info.uses_printf {
-        // No printf buffer is decoded yet: refuse rather than drop output.
-        return Err(CL_OUT_OF_RESOURCES);
-    }
     let info = &kernel.info;
+    // A printf kernel writes into a buffer of the queue's pool, one per
+    // launch, printed when the launch completes.
+    let printf = if info.uses_printf {
+        let program = kernel.executables[device_index]
+            .clone()
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        Some((queue.printf_pool().clone(), program))
+    } else {
+        None
+    };
     let mut launch = kernel.spare_launches.lock().pop().unwrap_or_default();
     let filled = fill_launch(kernel, range, &mut launch)
         .and_then(|_| launch.mems.iter().try_for_each(|m| m.check_device(queue)));
@@ -307,7 +314,12 @@ pub fn enqueue_nd_range(
             r.keep(m);
         }
         r.keep(kernel.clone());
-        let result = record_launch(r, &mut launch, &pipeline, in_push, groups, step_x);
+        let result = match printf {
+            Some((pool, program)) => printf::record_launch_buffer(r, &pool, program)
+                .and_then(|address| set_printf_address(&kernel.info, &mut launch, address)),
+            None => Ok(()),
+        }
+        .and_then(|_| record_launch(r, &mut launch, &pipeline, in_push, groups, step_x));
         kernel.spare_launches.lock().push(launch);
         result
     };
@@ -375,6 +387,34 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
             .get_mut(start..end)
             .ok_or(CL_OUT_OF_RESOURCES)?
             .copy_from_slice(&launch.args);
+    }
+    Ok(())
+}
+
+/// Writes the printf buffer's address into the hidden trailing argument,
+/// in the argument data and, when the arguments are pushed, in the push
+/// constants (which already hold a copy of them).
+fn set_printf_address(
+    info: &KernelInfo,
+    launch: &mut LaunchData,
+    address: u64,
+) -> Result<(), cl_int> {
+    let at = (info.args_size as usize)
+        .checked_sub(8)
+        .ok_or(CL_INVALID_KERNEL)?;
+    let bytes = address.to_ne_bytes();
+    launch
+        .args
+        .get_mut(at..at + 8)
+        .ok_or(CL_INVALID_KERNEL)?
+        .copy_from_slice(&bytes);
+    if info.arg_block == ArgBlock::Push {
+        let at = ARGS_OFFSET as usize + at;
+        launch
+            .push
+            .get_mut(at..at + 8)
+            .ok_or(CL_INVALID_KERNEL)?
+            .copy_from_slice(&bytes);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod event;
 pub mod kernel;
 pub mod memory;
 pub mod platform;
+pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod staging;

@@ -23,6 +23,7 @@ use crate::cl::*;
 use crate::context::Context;
 use crate::device::Device;
 use crate::event::{host_time_ns, Event};
+use crate::printf::PrintfPool;
 use crate::staging::StagingPool;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline, Timestamp};
@@ -190,6 +191,8 @@ pub struct Queue {
     graveyard: Arc<Mutex<Vec<KeepAlive>>>,
     /// Emptied batches whose vectors the next batches reuse.
     spare_batches: Arc<Mutex<Vec<Batch>>>,
+    /// printf buffers of the kernels this queue runs.
+    printf_pool: Arc<PrintfPool>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Queue.
@@ -225,6 +228,7 @@ impl Queue {
                 })
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
+        let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
         Ok(Arc::new(Queue {
             header: ApiHeader::new(Tag::Queue),
             context,
@@ -249,6 +253,7 @@ impl Queue {
             completion_thread: Mutex::new(Some(thread)),
             graveyard,
             spare_batches,
+            printf_pool,
         }))
     }
 
@@ -266,6 +271,10 @@ impl Queue {
 
     pub(crate) fn timeline(&self) -> &Arc<Timeline> {
         &self.timeline
+    }
+
+    pub(crate) fn printf_pool(&self) -> &Arc<PrintfPool> {
+        &self.printf_pool
     }
 
     /// Drops, on this (application) thread, what completed commands kept
