@@ -269,7 +269,9 @@ pub unsafe extern "C" fn clBuildProgram(
         let options = c_str(options);
         // The build is synchronous: the callback runs once it is done.
         let result = p.build(&indices, &options);
-        if let Some(notify) = pfn_notify {
+        // A build refused because another is in progress built nothing, so
+        // it has nothing to notify.
+        if let Some(notify) = pfn_notify.filter(|_| result != Err(CL_INVALID_OPERATION)) {
             notify(handle_of(&*p), user_data);
         }
         result

@@ -248,12 +248,25 @@ impl Program {
         binary_type: cl_uint,
         (failure, invalid_options): (cl_int, cl_int),
     ) -> Result<(), cl_int> {
-        let mut result = Ok(());
-        for &i in indices {
+        {
+            // CL_INVALID_OPERATION if the build of a program executable for
+            // any of the devices listed in device_list by a previous call to
+            // clBuildProgram (or clCompileProgram) for program has not
+            // completed. Checked and claimed under one lock, so that of two
+            // threads building one program at once only one proceeds.
+            let mut builds = self.builds.lock();
+            if indices
+                .iter()
+                .any(|&i| builds[i].status == CL_BUILD_IN_PROGRESS)
             {
-                let mut builds = self.builds.lock();
+                return Err(CL_INVALID_OPERATION);
+            }
+            for &i in indices {
                 builds[i].status = CL_BUILD_IN_PROGRESS;
             }
+        }
+        let mut result = Ok(());
+        for &i in indices {
             let request = CompileRequest {
                 source,
                 options,

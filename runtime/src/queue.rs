@@ -36,6 +36,9 @@ use std::sync::{Arc, Weak};
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
 
+/// The name of every queue's completion thread.
+const COMPLETION_THREAD: &str = "ferrocl-completion";
+
 /// Emptied batches kept for reuse.
 const SPARE_BATCHES: usize = 4;
 
@@ -147,6 +150,11 @@ struct Batch {
     keep: Vec<KeepAlive>,
     ring_used: Vec<Arc<Buffer>>,
     waits: Vec<(Arc<Timeline>, u64)>,
+    /// Commands of other queues that this batch waits for on the GPU. Their
+    /// events complete on their own queues' completion threads, which may
+    /// run behind the GPU: this batch's events are not marked running or
+    /// complete before those are complete.
+    foreign: Vec<Arc<Event>>,
 }
 
 struct Submitted {
@@ -222,7 +230,7 @@ impl Queue {
             let spare = spare_batches.clone();
             let period_ns = backend.info().limits.timestamp_period as f64;
             std::thread::Builder::new()
-                .name("ferrocl-completion".into())
+                .name(COMPLETION_THREAD.into())
                 .spawn(move || {
                     complete_batches(receiver, timeline, pool, graveyard, spare, period_ns)
                 })
@@ -364,10 +372,12 @@ impl Queue {
         F: FnOnce(&mut Recorder<'_>) -> Result<(), cl_int>,
     {
         let waits_before = state.batch.waits.len();
+        let foreign_before = state.batch.foreign.len();
         for dep in deps {
             if let (Some(timeline), Some(value)) = (dep.timeline(), dep.timeline_value()) {
                 if !dep.is_on(self) && !dep.is_done() {
                     state.batch.waits.push((timeline.clone(), value));
+                    state.batch.foreign.push(dep.clone());
                 }
             }
         }
@@ -409,6 +419,7 @@ impl Queue {
                 // staging data); its post-actions are dropped.
                 batch.posts.truncate(posts_before);
                 batch.waits.truncate(waits_before);
+                batch.foreign.truncate(foreign_before);
                 Err(code)
             }
         }
@@ -561,7 +572,11 @@ impl Drop for Queue {
         }
         self.completions.get_mut().take();
         if let Some(thread) = self.completion_thread.get_mut().take() {
-            if thread.thread().id() != std::thread::current().id() {
+            // A completion thread (a callback released the queue) joins no
+            // other: that one may be waiting for this thread's events (see
+            // `Batch::foreign`). Unjoined, it exits once its channel is
+            // drained.
+            if std::thread::current().name() != Some(COMPLETION_THREAD) {
                 let _ = thread.join();
             }
         }
@@ -585,6 +600,12 @@ fn complete_batches(
     // whichever is later, and ends when the timeline wait returns.
     let mut previous_end = 0u64;
     while let Ok(Submitted { value, mut batch }) = receiver.recv() {
+        // A command waited for on the GPU is complete before this batch's
+        // commands are seen running: their queues' completion threads get
+        // there soon, as those batches were submitted before this one.
+        for dep in batch.foreign.drain(..) {
+            dep.wait();
+        }
         for e in &batch.events {
             e.mark_running(previous_end);
         }

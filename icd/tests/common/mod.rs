@@ -68,6 +68,16 @@ cl_api! {
     clEnqueueWriteBuffer: fn(Handle, Handle, cl_uint, usize, usize, *const c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
     clEnqueueReadBuffer: fn(Handle, Handle, cl_uint, usize, usize, *mut c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
     clFinish: fn(Handle) -> cl_int;
+    clFlush: fn(Handle) -> cl_int;
+    clCloneKernel: fn(Handle, *mut cl_int) -> Handle;
+    clCreateUserEvent: fn(Handle, *mut cl_int) -> Handle;
+    clSetUserEventStatus: fn(Handle, cl_int) -> cl_int;
+    clSetEventCallback: fn(Handle, cl_int, Option<unsafe extern "C" fn(Handle, cl_int, *mut c_void)>, *mut c_void) -> cl_int;
+    clWaitForEvents: fn(cl_uint, *const Handle) -> cl_int;
+    clGetEventInfo: fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+    clReleaseEvent: fn(Handle) -> cl_int;
+    clRetainEvent: fn(Handle) -> cl_int;
+    clEnqueueMarkerWithWaitList: fn(Handle, cl_uint, *const Handle, *mut Handle) -> cl_int;
     ferrocl_validation_message_count: fn() -> usize;
 }
 
@@ -84,7 +94,9 @@ pub fn library_path() -> PathBuf {
     library_dir().join("libferrocl.so")
 }
 
-fn api() -> &'static Api {
+/// The entry points, loaded once per process (with the validation layer
+/// chosen first).
+pub fn api() -> &'static Api {
     static LIBRARY: OnceLock<Library> = OnceLock::new();
     static API: OnceLock<Api> = OnceLock::new();
     API.get_or_init(|| {
