@@ -862,6 +862,16 @@ unsafe extern "C" fn count_gated(_event: Handle, status: cl_int, _user: *mut c_v
     }
 }
 
+/// Events released by their own completion callback.
+static SELF_RELEASED: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn release_self(event: Handle, _status: cl_int, _user: *mut c_void) {
+    // SAFETY: the application's reference was handed to this callback.
+    if unsafe { (api().clReleaseEvent)(event) } == CL_SUCCESS {
+        SELF_RELEASED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 /// Objects (or commands) per leak phase, and how many of them come before
 /// the first measurement: pools, caches and allocator arenas fill during
 /// the warm-up, so growth after it is what the phase itself kept.
@@ -1112,6 +1122,39 @@ fn a_hundred_thousand_objects_and_commands_keep_memory_flat() {
             }
         }),
     ));
+    // Fire and forget: each event is released by its own callback.
+    let self_released_before = SELF_RELEASED.load(Ordering::SeqCst);
+    growth.push((
+        "self-releasing events",
+        measure(
+            "self-releasing events",
+            LEAK_COUNT,
+            LEAK_WARMUP,
+            finish,
+            |i| {
+                let mut marker = null_mut();
+                // SAFETY: live handles; the callback takes over the reference.
+                unsafe {
+                    check(
+                        (api.clEnqueueMarkerWithWaitList)(queue, 0, null(), &mut marker),
+                        "clEnqueueMarkerWithWaitList",
+                    );
+                    check(
+                        (api.clSetEventCallback)(
+                            marker,
+                            CL_COMPLETE as cl_int,
+                            Some(release_self),
+                            null_mut(),
+                        ),
+                        "clSetEventCallback",
+                    );
+                }
+                if i % 1024 == 1023 {
+                    finish();
+                }
+            },
+        ),
+    ));
     growth.push((
         "rejected commands",
         measure("rejected commands", LEAK_COUNT, LEAK_WARMUP, finish, |_| {
@@ -1153,6 +1196,16 @@ fn a_hundred_thousand_objects_and_commands_keep_memory_flat() {
     assert_eq!(count[0], bumps, "one-item kernels that ran");
     // A callback runs just after its event's waiters wake.
     let deadline = Instant::now() + Duration::from_secs(10);
+    while SELF_RELEASED.load(Ordering::SeqCst) < self_released_before + LEAK_COUNT
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        SELF_RELEASED.load(Ordering::SeqCst) - self_released_before,
+        LEAK_COUNT,
+        "events released by their callbacks"
+    );
     while GATED_COMPLETE.load(Ordering::SeqCst) + GATED_FAILED.load(Ordering::SeqCst) < LEAK_COUNT
         && Instant::now() < deadline
     {

@@ -16,7 +16,10 @@
 //! event, or a command that is itself held back): such commands, and in an
 //! in-order queue everything after them, wait on the host in `held` until
 //! their dependencies are done. Dependencies on another queue's submitted
-//! commands are timeline waits on the GPU.
+//! commands are timeline waits on the GPU; the dependent batch's events
+//! become running and complete only after those commands' events are
+//! complete, so the application never sees a command finish before what it
+//! waited for.
 
 use crate::api::{ApiHeader, ApiObject, Tag};
 use crate::cl::*;

@@ -81,11 +81,17 @@ cl_api! {
     ferrocl_validation_message_count: fn() -> usize;
 }
 
-/// The directory cargo puts the library in: the test executable lives in
-/// `target/<profile>/deps/`, the library one level up.
+/// The directory of the library: the test executable lives in
+/// `target/<profile>/deps/`. `cargo test` builds `libferrocl.so` there
+/// and copies it one level up only on `cargo build`, so the copy beside the
+/// test is the one built from the code under test; the one above is used
+/// when no library sits beside the test.
 pub fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("path of the test executable");
     let deps = exe.parent().expect("test executable has a directory");
+    if deps.join("libferrocl.so").exists() {
+        return deps.to_path_buf();
+    }
     deps.parent().unwrap_or(deps).to_path_buf()
 }
 
