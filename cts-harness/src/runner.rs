@@ -331,9 +331,12 @@ pub fn run_cts(
 
     let base_env = |results_file: &Path| {
         let mut env = vec![
-            // ocl-icd and the Khronos loader both read vendor .icd files
-            // from this directory instead of /etc/OpenCL/vendors.
+            // ocl-icd reads vendor .icd files from this directory instead
+            // of /etc/OpenCL/vendors.
             ("OCL_ICD_VENDORS".to_string(), vendors.display().to_string()),
+            // Older Khronos loaders (CUDA's) read only this list; naming
+            // ferrocl alone keeps any other platform from index 0.
+            ("OCL_ICD_FILENAMES".to_string(), icd.display().to_string()),
             (
                 "CL_CONFORMANCE_RESULTS_FILENAME".to_string(),
                 results_file.display().to_string(),
@@ -347,9 +350,7 @@ pub fn run_cts(
         }
         env
     };
-    // The Khronos loader adds these ICDs to the vendor directory's: another
-    // platform could end up at index 0.
-    let env_remove = vec!["OCL_ICD_FILENAMES".to_string()];
+    let env_remove = vec!["OPENCL_VENDOR_PATH".to_string()];
     let make_spec =
         |program: &Path, args: Vec<String>, log: PathBuf, results: &Path, timeout| ProcessSpec {
             program: program.to_path_buf(),

@@ -78,7 +78,7 @@ impl Fixture {
             )
             .env("FAKE_SYNC", self.path("sync"))
             .env("FAKE_PIDS", self.path("pids"))
-            // Must not reach the CTS processes.
+            // Must be replaced by the ICD under test for the CTS processes.
             .env("OCL_ICD_FILENAMES", "/nonexistent/libOther.so")
             .output()
             .unwrap();

@@ -24,8 +24,8 @@ begin() {
         echo "ERROR: OCL_ICD_VENDORS has no ferrocl.icd naming $FAKE_EXPECTED_ICD"
         exit 2
     fi
-    if [ -n "$OCL_ICD_FILENAMES" ]; then
-        echo "ERROR: OCL_ICD_FILENAMES is set"
+    if [ "$OCL_ICD_FILENAMES" != "$FAKE_EXPECTED_ICD" ]; then
+        echo "ERROR: OCL_ICD_FILENAMES does not name $FAKE_EXPECTED_ICD alone"
         exit 2
     fi
     echo "Initializing random seed to 0."
