@@ -1344,7 +1344,9 @@ impl<'a> Parser<'a> {
                     span,
                 };
             }
-            if ty.is_vector() && self.is_punct("(") {
+            // `(char2)(char)0` is a cast of a cast, not a vector literal
+            // whose first operand is a type name.
+            if ty.is_vector() && self.is_punct("(") && !self.starts_type_at(1) {
                 self.bump();
                 let mut items = Vec::new();
                 while !self.is_punct(")") && !self.at_eof() {

@@ -615,3 +615,144 @@ fn pointers_into_program_scope_constants() {
     );
     assert!(log.contains("cannot assign"), "{log}");
 }
+
+#[test]
+fn vec_step_of_three_component_vectors_is_four() {
+    // A negative array size is an error, so this builds only when the
+    // constant vec_step of a 3-vector type is 4.
+    build(
+        "kernel void k(global int *o, global float3 *f) {\n\
+           int check[vec_step(float3) == 4 ? 1 : -1];\n\
+           check[0] = vec_step(f[0]) + vec_step(int3) + vec_step(uchar16);\n\
+           o[0] = check[0];\n\
+         }\n",
+    );
+    let log = common::build_error(
+        "kernel void k(global int *o) { int check[vec_step(char3) == 3 ? 1 : -1]; o[0] = check[0]; }\n",
+    );
+    assert!(log.contains("array size must be a positive"), "{log}");
+}
+
+#[test]
+fn vector_literal_of_a_cast_operand() {
+    build(
+        "kernel void k(global char2 *c, global float4 *f, int x) {\n\
+           c[0] = (char2)(char)0;\n\
+           c[1] = (char2)((char)x, (char)1);\n\
+           f[0] = (float4)((float)x, 1.0f, 2, 3);\n\
+           f[1] = (float4)(float)x;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn limit_macros() {
+    build(
+        "kernel void k(global int *o, global float *f) {\n\
+           o[0] = CHAR_BIT + INT_MAX + FLT_DIG + FLT_MANT_DIG + FP_ILOGB0 + FP_ILOGBNAN;\n\
+           f[0] = MAXFLOAT + HUGE_VALF + INFINITY + NAN + M_PI_F + FLT_EPSILON;\n\
+         }\n",
+    );
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    common::build_caps(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         kernel void k(global int *o, global double *d) {\n\
+           o[0] = DBL_DIG + DBL_MANT_DIG + DBL_MAX_10_EXP + DBL_MAX_EXP + DBL_MIN_10_EXP + DBL_MIN_EXP;\n\
+           d[0] = DBL_MAX + DBL_MIN + DBL_EPSILON + M_PI + M_SQRT1_2 + HUGE_VAL;\n\
+         }\n",
+        &caps,
+    );
+}
+
+#[test]
+fn pi_scaled_inverse_trig_degrees_and_64_bit_mad_sat() {
+    build(
+        "kernel void k(global float4 *f, global long8 *l, global ulong3 *u) {\n\
+           float4 x = f[0];\n\
+           f[1] = asinpi(x) + acospi(x) + atanpi(x) + atan2pi(x, x.s0);\n\
+           f[2] = (float4)(asinpi(x.s1), acospi(x.s2), 0, 0);\n\
+           l[1] = mad_sat(l[0], l[0], l[2]);\n\
+           u[1] = mad_sat(u[0], u[0], u[2]);\n\
+           long s = mad_sat(l[0].s0, 3L, 5L);\n\
+           l[3] = (long8)(s);\n\
+         }\n",
+    );
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    common::build_caps(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         kernel void k(global double4 *d, global double *s) {\n\
+           double4 x = d[0];\n\
+           d[1] = degrees(x) + radians(x);\n\
+           d[2] = asinpi(x) + acospi(x) + atanpi(x) + atan2pi(x, x);\n\
+           s[0] = degrees(s[1]) + radians(s[2]) + acospi(s[3]);\n\
+         }\n",
+        &caps,
+    );
+}
+
+#[test]
+fn mul_hi_and_mad_hi_on_wide_64_bit_vectors() {
+    build(
+        "kernel void k(global long8 *a, global ulong16 *b, global int8 *c) {\n\
+           a[1] = mul_hi(a[0], a[2]);\n\
+           a[3] = mad_hi(a[0], a[2], a[1]);\n\
+           b[1] = mul_hi(b[0], b[2]);\n\
+           b[3] = mad_hi(b[0], b[2], b[1]);\n\
+           c[1] = mul_hi(c[0], c[2]);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn hi_lo_even_odd_of_three_component_vectors() {
+    build(
+        "kernel void k(global float3 *f, global float2 *o, global int3 *v) {\n\
+           float3 a = f[0];\n\
+           o[0] = a.lo; o[1] = a.hi; o[2] = a.even; o[3] = a.odd;\n\
+           o[4] = f[1].hi + vload3(0, (global float *)f).odd;\n\
+           int3 b = v[0];\n\
+           b.hi = (int2)(7, 8);\n\
+           b.lo = b.hi;\n\
+           b.odd += (int2)(1);\n\
+           v[1] = b;\n\
+           v[2].hi = (int2)(1, 2);\n\
+         }\n",
+    );
+}
+
+#[test]
+fn local_private_and_constant_pointers_as_integers() {
+    // Typed variables, then the same with `__local` and `__private` in the
+    // word pools (a cast to a `__local`/`__private` pointer puts them there).
+    for reinterpret in ["", "o[9] = *(local uchar *)c + *(private uchar *)pi;\n"] {
+        build(&format!(
+            "constant int tab[4] = {{1, 2, 3, 4}};\n\
+             kernel void k(global ulong *o, local float *lp) {{\n\
+               local char c[3]; local short4 s4[2];\n\
+               private char pc[3]; private int4 pi[2];\n\
+               c[0] = 1; s4[0] = (short4)(1); pc[0] = 2; pi[0] = (int4)(3);\n\
+               o[0] = (ulong)&c[0]; o[1] = (ulong)&s4[1]; o[2] = (ulong)(lp + 3);\n\
+               o[3] = (ulong)&pc[1]; o[4] = (ulong)pi; o[5] = (ulong)&tab[2];\n\
+               o[6] = (uint)(&s4[1]) - (uint)(&s4[0]);\n\
+               o[7] = ((size_t)&pi[1] & 15) == 0;\n\
+               o[8] = (uintptr_t)&pc[0] < (uintptr_t)&pc[2];\n\
+               {reinterpret}\
+             }}\n"
+        ));
+    }
+}
+
+#[test]
+fn vector_condition_with_scalar_arms() {
+    build(
+        "kernel void k(global int4 *p, global long8 *q, global float2 *f, int c) {\n\
+           p[0] = p[1] > 3 ? 5 : 7;\n\
+           p[1] = p[2] > 3 ? p[3] : 7;\n\
+           q[0] = q[1] > 3 ? 5L : q[2];\n\
+           q[1] = c ? q[1] : 2;\n\
+           f[0] = (int2)(c, 0) ? 1.5f : f[1];\n\
+         }\n",
+    );
+}

@@ -4087,3 +4087,251 @@ fn softmax_rows_with_work_group_reductions() {
     }
     assert_close(&gpu.read::<f32>(&dout), &want, 1e-7, 1e-5, "softmax");
 }
+
+// ---------------------------------------------------------------------------
+// Vector typing corners and integer built-ins the conformance suite checks
+// ---------------------------------------------------------------------------
+
+#[test]
+fn vec_step_cast_literals_and_three_vector_hi_lo() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void corners(__global const int *in, __global int *out) {
+            int x = in[0];
+            int3 v = (int3)(in[1], in[2], in[3]);
+            char2 c = (char2)(char)x;
+            float4 f = (float4)((float)x, 1.0f, 2, 3);
+            out[0] = vec_step(int3);
+            out[1] = vec_step(v);
+            out[2] = vec_step(float16);
+            out[3] = c.x + c.y;
+            out[4] = (int)(f.x + f.y + f.z + f.w);
+            out[5] = v.lo.x; out[6] = v.lo.y;
+            out[7] = v.hi.x;
+            out[8] = v.even.x; out[9] = v.even.y;
+            out[10] = v.odd.x;
+            v.hi = (int2)(40, 41);
+            out[11] = v.x; out[12] = v.y; out[13] = v.z;
+        }"#;
+    let k = gpu.kernel(src, "corners");
+    let (din, dout) = (gpu.buffer(&[9i32, 10, 20, 30]), gpu.zeroed::<i32>(14));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[1], None, None);
+    let got = gpu.read::<i32>(&dout);
+    assert_eq!(&got[..3], &[4, 4, 16], "vec_step");
+    assert_eq!(got[3], 18, "(char2)(char)x");
+    assert_eq!(got[4], 15, "(float4)((float)x, ...)");
+    assert_eq!(&got[5..11], &[10, 20, 30, 10, 30, 20], ".lo .hi .even .odd");
+    assert_eq!(&got[11..14], &[10, 20, 40], "store to .hi of a 3-vector");
+}
+
+#[test]
+fn wide_mul_hi_and_64_bit_mad_sat() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void hi_sat(__global const long8 *a, __global const long8 *b,
+                             __global const long8 *c, __global long8 *out) {
+            size_t i = get_global_id(0);
+            long8 x = a[i], y = b[i], z = c[i];
+            out[4 * i] = mul_hi(x, y);
+            out[4 * i + 1] = mad_hi(x, y, z);
+            out[4 * i + 2] = mad_sat(x, y, z);
+            out[4 * i + 3] = as_long8(mad_sat(as_ulong8(x), as_ulong8(y), as_ulong8(z)));
+        }"#;
+    let n = 64usize;
+    let mut rng = XorShift::new(91);
+    let mut gen = |rng: &mut XorShift| -> Vec<[i64; 8]> {
+        (0..n)
+            .map(|_| {
+                [0; 8].map(|_: i64| {
+                    let v = ((rng.next_u32() as u64) << 32 | rng.next_u32() as u64) as i64;
+                    // Small values too, so that some results do not saturate.
+                    match rng.next_u32() % 3 {
+                        0 => v,
+                        1 => v >> 33,
+                        _ => v >> 50,
+                    }
+                })
+            })
+            .collect()
+    };
+    let (a, b, c) = (gen(&mut rng), gen(&mut rng), gen(&mut rng));
+    let k = gpu.kernel(src, "hi_sat");
+    let (da, db, dc, dout) = (
+        gpu.buffer(&a),
+        gpu.buffer(&b),
+        gpu.buffer(&c),
+        gpu.zeroed::<[i64; 8]>(4 * n),
+    );
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dc)
+        .arg_buffer(3, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got = gpu.read::<[i64; 8]>(&dout);
+    for i in 0..n {
+        for j in 0..8 {
+            let (x, y, z) = (a[i][j], b[i][j], c[i][j]);
+            let hi = ((x as i128 * y as i128) >> 64) as i64;
+            let sat = (x as i128 * y as i128 + z as i128).clamp(i64::MIN as i128, i64::MAX as i128)
+                as i64;
+            let (ux, uy, uz) = (x as u64 as u128, y as u64 as u128, z as u64 as u128);
+            let usat = ux
+                .checked_mul(uy)
+                .and_then(|p| p.checked_add(uz))
+                .map_or(u64::MAX, |r| r.min(u64::MAX as u128) as u64);
+            assert_eq!(got[4 * i][j], hi, "mul_hi({x}, {y})");
+            assert_eq!(
+                got[4 * i + 1][j],
+                hi.wrapping_add(z),
+                "mad_hi({x}, {y}, {z})"
+            );
+            assert_eq!(got[4 * i + 2][j], sat, "mad_sat({x}, {y}, {z})");
+            assert_eq!(
+                got[4 * i + 3][j] as u64,
+                usat,
+                "ulong mad_sat({x}, {y}, {z})"
+            );
+        }
+    }
+}
+
+#[test]
+fn asinpi_acospi_within_opencl_precision() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void pi_trig(__global const float *in, __global float *out) {
+            size_t i = get_global_id(0);
+            out[2 * i] = asinpi(in[i]);
+            out[2 * i + 1] = acospi(in[i]);
+        }"#;
+    let mut rng = XorShift::new(5);
+    let mut input = rng.floats(4000, -1.0, 1.0);
+    input.extend([
+        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-38, 0.99999994, 1.5,
+    ]);
+    let k = gpu.kernel(src, "pi_trig");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f32>(2 * input.len()));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[input.len()], None, None);
+    let got = gpu.read::<f32>(&dout);
+    let pi = std::f64::consts::PI;
+    for (i, &x) in input.iter().enumerate() {
+        let x64 = x as f64;
+        for (g, want, name) in [
+            (got[2 * i], x64.asin() / pi, "asinpi"),
+            (got[2 * i + 1], x64.acos() / pi, "acospi"),
+        ] {
+            let e = ulp_error(g, want);
+            assert!(e <= 5.0, "{name}({x:e}) = {g:e}, want {want:e} ({e} ulp)");
+        }
+    }
+}
+
+/// |got - want| in units in the last place of `want`, for doubles.
+fn ulp_error_f64(got: f64, want: f64) -> f64 {
+    if got == want || (got.is_nan() && want.is_nan()) {
+        return 0.0;
+    }
+    let exponent = ((want.abs().to_bits() >> 52) & 0x7ff).max(1) as i32;
+    let ulp = 2f64.powi(exponent - 1023 - 52);
+    (got - want).abs() / ulp
+}
+
+#[test]
+fn double_degrees_radians_and_pi_scaled_inverse_trig() {
+    let gpu = Gpu::new();
+    if !gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_fp64")
+    {
+        eprintln!("skipped: the device does not offer cl_khr_fp64");
+        return;
+    }
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        __kernel void dtrig(__global const double2 *in, __global double *out) {
+            size_t i = get_global_id(0);
+            double x = in[i].x, y = in[i].y;
+            out[6 * i] = degrees(x);
+            out[6 * i + 1] = radians(y);
+            out[6 * i + 2] = asinpi(x);
+            out[6 * i + 3] = acospi(x);
+            out[6 * i + 4] = atanpi(y);
+            out[6 * i + 5] = atan2pi(y, x);
+        }"#;
+    let mut rng = XorShift::new(77);
+    let mut input: Vec<[f64; 2]> = (0..2000)
+        .map(|_| {
+            let x = rng.f32_in(-1.0, 1.0) as f64 + rng.f32_in(0.0, 1.0) as f64 * 1e-9;
+            [x.clamp(-1.0, 1.0), rng.f32_in(-1e4, 1e4) as f64]
+        })
+        .collect();
+    input.extend([
+        [0.0, 0.0],
+        [1.0, -0.0],
+        [-1.0, 1e300],
+        [0.5, -3.0],
+        [1e-300, 2.0],
+    ]);
+    let k = gpu.kernel(src, "dtrig");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<f64>(6 * input.len()));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[input.len()], None, None);
+    let got = gpu.read::<f64>(&dout);
+    let pi = std::f64::consts::PI;
+    for (i, &[x, y]) in input.iter().enumerate() {
+        // The OpenCL bounds, plus 1.5 ulp for the host reference, which
+        // rounds twice (the libm result, then the division by pi).
+        for (g, want, bound, name) in [
+            (got[6 * i], x.to_degrees(), 2.0, "degrees"),
+            (got[6 * i + 1], y.to_radians(), 2.0, "radians"),
+            (got[6 * i + 2], x.asin() / pi, 6.5, "asinpi"),
+            (got[6 * i + 3], x.acos() / pi, 6.5, "acospi"),
+            (got[6 * i + 4], y.atan() / pi, 6.5, "atanpi"),
+            (got[6 * i + 5], y.atan2(x) / pi, 7.5, "atan2pi"),
+        ] {
+            let e = ulp_error_f64(g, want);
+            assert!(
+                e <= bound,
+                "{name}({x:e}, {y:e}) = {g:e}, want {want:e} ({e} ulp)"
+            );
+        }
+    }
+}
+
+#[test]
+fn local_private_constant_pointers_as_integers_and_vector_conditions() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __constant int table[4] = { 1, 2, 3, 4 };
+        __kernel void addr(__global ulong *o, __global int4 *v) {
+            __local char c[3];
+            __local short4 s4[2];
+            __private char pc[3];
+            __private int4 pi[2];
+            c[0] = 1; s4[0] = (short4)(1); pc[0] = 2; pi[0] = (int4)(3);
+            o[0] = (ulong)&s4[1] - (ulong)&s4[0];
+            o[1] = (ulong)&pi[1] % 16;
+            o[2] = (ulong)&s4[0] % 8;
+            o[3] = (uintptr_t)&pc[0] < (uintptr_t)&pc[2];
+            o[4] = (ulong)&table[3] - (ulong)&table[1];
+            o[5] = (ulong)&c[0] != (ulong)&pc[0];
+            o[6] = c[0] + s4[0].x + pc[0] + pi[0].x;
+            int4 x = v[0];
+            v[1] = x > 2 ? 100 : -1;
+            v[2] = x > 2 ? x : 9;
+        }"#;
+    let k = gpu.kernel(src, "addr");
+    let (dout, dv) = (
+        gpu.zeroed::<u64>(7),
+        gpu.buffer(&[[1i32, 2, 3, 4], [0; 4], [0; 4]]),
+    );
+    k.arg_buffer(0, &dout).arg_buffer(1, &dv);
+    gpu.run(&k, &[1], None, None);
+    assert_eq!(gpu.read::<u64>(&dout), [8, 0, 0, 1, 8, 1, 7]);
+    let v = gpu.read::<[i32; 4]>(&dv);
+    assert_eq!(v[1], [-1, -1, 100, 100], "vector condition, scalar arms");
+    assert_eq!(v[2], [9, 9, 3, 4], "vector condition, one scalar arm");
+}

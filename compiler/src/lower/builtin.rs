@@ -104,6 +104,20 @@ impl<'a> Lowerer<'a> {
             Builtin::FloatGlsl { op, f32_only, .. } => {
                 let t = self.float_gentype(&vals, span)?;
                 if f32_only && t.elem_scalar() == Some(Scalar::Double) {
+                    // GLSL.std.450 Radians/Degrees take 16- and 32-bit floats
+                    // only; one multiply by the rounded factor is within the
+                    // 2 ulp OpenCL allows.
+                    let factor = match op {
+                        glsl::DEGREES => Some(180.0 / std::f64::consts::PI),
+                        glsl::RADIANS => Some(std::f64::consts::PI / 180.0),
+                        _ => None,
+                    };
+                    if let Some(factor) = factor {
+                        let ids = self.convert_all(vals, &t, span)?;
+                        let ty = self.sty(&t);
+                        let k = self.constant(&t, ConstVal::Float(factor));
+                        return Some(Val::new(self.op(Op::FMul, ty, &[ids[0], k]), t));
+                    }
                     self.error(span, format!("'{name}' is not supported for double yet"));
                     return None;
                 }
@@ -1098,8 +1112,19 @@ impl<'a> Lowerer<'a> {
                 let ids = self.convert_all(vals, &t, span)?;
                 let s = t.elem_scalar()?;
                 if s.bits() == 64 {
-                    self.error(span, "'mad_sat' on 64-bit integers is not supported yet");
-                    return None;
+                    let func = if s.is_signed() {
+                        "__ferrocl_mad_sat_i64"
+                    } else {
+                        "__ferrocl_mad_sat_u64"
+                    };
+                    let Some(f) = self.funcs.get(func).copied() else {
+                        self.error(
+                            span,
+                            "internal compiler error: the built-in library lacks mad_sat",
+                        );
+                        return None;
+                    };
+                    return self.call_library(f, &t, &ids, span);
                 }
                 let n = t.width();
                 // a * b + c fits 64 bits for every narrower type.
@@ -2172,6 +2197,19 @@ impl<'a> Lowerer<'a> {
             let sh = self.constant(&wt, ConstVal::Int(s.bits() as i64));
             let hi = self.op(Op::ShiftRightLogical, wty, &[p, sh]);
             return self.op(Op::UConvert, ty, &[hi]);
+        }
+        if n > 4 {
+            // 8- and 16-component vectors are arrays here, which
+            // OpSMulExtended/OpUMulExtended cannot take: one per component.
+            let st = Type::Scalar(s);
+            let ety = self.sty(&st);
+            let mut comps = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let ai = self.op(Op::CompositeExtract, ety, &[a, i]);
+                let bi = self.op(Op::CompositeExtract, ety, &[b, i]);
+                comps.push(self.mul_hi(ai, bi, &st));
+            }
+            return self.op(Op::CompositeConstruct, ty, &comps);
         }
         let st = self.m.ty(TypeKey::Struct(vec![ty, ty]));
         let o = if s.is_signed() {

@@ -269,6 +269,11 @@ impl<'a> Lowerer<'a> {
         if let Some((v, s)) = integer_limit(name) {
             return Some(self.const_val(&Type::Scalar(s), v));
         }
+        if self.caps.fp64 {
+            if let Some(v) = double_integer_limit(name) {
+                return Some(self.const_val(&Type::INT, v));
+            }
+        }
         let v = match name {
             "CLK_LOCAL_MEM_FENCE" => 1,
             "CLK_GLOBAL_MEM_FENCE" => 2,
@@ -446,14 +451,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let rty = Type::vector_or_scalar(s, comps.len() as u32);
                 match base {
+                    // Only `.hi`/`.odd` of a 3-vector name component 3: the
+                    // vector acts as a 4-vector whose `w` is undefined, so
+                    // loads read it as undefined and stores drop it.
                     Operand::Place(p) => {
-                        if comps.iter().any(|c| *c >= n as u32) {
-                            self.error(
-                                span,
-                                "this swizzle names a component the vector does not have",
-                            );
-                            return None;
-                        }
                         let place = match p {
                             Place::Swizzle {
                                 base, comps: inner, ..
@@ -696,7 +697,7 @@ impl<'a> Lowerer<'a> {
                 Some(self.const_val(&Type::ULONG, n as i64))
             }
             ExprKind::VecStepType(t) => {
-                let n = t.width();
+                let n = vec_step(t);
                 Some(self.const_val(&Type::INT, n as i64))
             }
             ExprKind::SizeofExpr(inner) | ExprKind::VecStepExpr(inner) => {
@@ -715,7 +716,7 @@ impl<'a> Lowerer<'a> {
                     let n = self.types.size(&t);
                     Some(self.const_val(&Type::ULONG, n as i64))
                 } else {
-                    Some(self.const_val(&Type::INT, t.width() as i64))
+                    Some(self.const_val(&Type::INT, vec_step(&t) as i64))
                 }
             }
             ExprKind::Comma(a, b) => {
@@ -855,6 +856,12 @@ impl<'a> Lowerer<'a> {
                         Type::BOOL,
                     ));
                 }
+                if s.is_integer() && (v.base.is_some() || !space.is_addressed()) {
+                    if let Some(n) = self.pointer_as_integer(&v) {
+                        let id = self.convert_elems(n, Scalar::ULong, *s, 1);
+                        return Some(Val::new(id, to.clone()));
+                    }
+                }
                 if !space.is_addressed() || s.is_float() {
                     self.error(span, "cannot convert this pointer to an arithmetic type");
                     return None;
@@ -868,6 +875,30 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// The integer value of a `__local`, `__private` or program-scope
+    /// `__constant` pointer, as a `ulong`. A pool pointer is its byte offset
+    /// in the pool. A pointer into a typed variable has no address, so it
+    /// gets a virtual one: a base unique to the variable (its result id
+    /// times 2^24, so every variable is far apart and 16 MiB aligned) plus
+    /// the element's byte offset. Comparisons, differences and alignment
+    /// then behave as for real addresses.
+    fn pointer_as_integer(&mut self, v: &Val) -> R<Word> {
+        let u64t = self.m.ty(TypeKey::Int(64));
+        let Some(base) = v.base.clone() else {
+            return Some(self.convert_elems(v.id, Scalar::UInt, Scalar::ULong, 1));
+        };
+        // Inside a struct or a nested array the offset of the path would
+        // be needed too.
+        if !base.path.is_empty() {
+            return None;
+        }
+        let index = self.convert_elems(v.id, Scalar::UInt, Scalar::ULong, 1);
+        let size = self.m.u64_const(self.types.size(&base.elem) as u64);
+        let offset = self.op(Op::IMul, u64t, &[index, size]);
+        let start = self.m.u64_const((base.root as u64) << 24);
+        Some(self.op(Op::IAdd, u64t, &[start, offset]))
     }
 
     /// Converts `n` components from scalar `from` to `to`.
@@ -1488,7 +1519,15 @@ impl<'a> Lowerer<'a> {
     /// `select`-style choice by the most significant bit of each component
     /// of `c` (vector `?:` and `select`).
     pub(super) fn vector_select(&mut self, c: Val, x: Val, y: Val, span: Span) -> R<Val> {
-        let (x, y) = self.unify(x, y, span)?;
+        let (mut x, mut y) = self.unify(x, y, span)?;
+        // Scalar arms are widened to the condition's width (OpenCL C 6.3.i).
+        if let (Type::Scalar(s), Type::Vector(_, w)) = (&x.ty, &c.ty) {
+            if *s != Scalar::Bool {
+                let t = Type::Vector(*s, *w);
+                x = self.convert(x, &t, span, false)?;
+                y = self.convert(y, &t, span, false)?;
+            }
+        }
         let n = x.ty.width();
         if c.ty.width() != n || !c.ty.is_integer() {
             self.error(
@@ -1575,6 +1614,15 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+}
+
+/// OpenCL C 6.13.6: `vec_step` of a 3-component vector is 4, because it
+/// takes the storage of a 4-component one.
+pub(crate) fn vec_step(t: &Type) -> u32 {
+    match t.width() {
+        3 => 4,
+        n => n,
     }
 }
 
@@ -1673,6 +1721,23 @@ fn integer_limit(name: &str) -> Option<(i64, Scalar)> {
         "FLT_MIN_10_EXP" => (-37, Scalar::Int),
         "FLT_MIN_EXP" => (-125, Scalar::Int),
         "FLT_RADIX" => (2, Scalar::Int),
+        // What `ilogb` answers for zero and NaN (OpenCL C 6.15.2.1).
+        "FP_ILOGB0" => (i32::MIN as i64, Scalar::Int),
+        "FP_ILOGBNAN" => (i32::MAX as i64, Scalar::Int),
+        _ => return None,
+    })
+}
+
+/// The integer `DBL_*` limits, which OpenCL C defines only where `double` is
+/// supported.
+fn double_integer_limit(name: &str) -> Option<i64> {
+    Some(match name {
+        "DBL_DIG" => 15,
+        "DBL_MANT_DIG" => 53,
+        "DBL_MAX_10_EXP" => 308,
+        "DBL_MAX_EXP" => 1024,
+        "DBL_MIN_10_EXP" => -307,
+        "DBL_MIN_EXP" => -1021,
         _ => return None,
     })
 }

@@ -2638,7 +2638,12 @@ impl<'a> Lowerer<'a> {
                 };
                 let st = Type::Scalar(s);
                 let et = self.sty(&st);
+                let width = base.ty().width();
                 for (j, &c) in comps.iter().enumerate() {
+                    // The undefined `w` of a 3-vector's `.hi`/`.odd`.
+                    if c >= width {
+                        continue;
+                    }
                     let part = if comps.len() == 1 {
                         v.id
                     } else {

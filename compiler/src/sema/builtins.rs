@@ -517,6 +517,22 @@ const TABLE: &[(&str, Builtin)] = {
                 fallback: None,
             },
         ),
+        (
+            "asinpi",
+            Library {
+                func: "__ferrocl_asinpi",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "acospi",
+            Library {
+                func: "__ferrocl_acospi",
+                arity: 1,
+                fallback: None,
+            },
+        ),
         ("maxmag", Special("maxmag")),
         ("minmag", Special("minmag")),
         ("nan", Special("nan")),
@@ -639,8 +655,8 @@ pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
 pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
-    // pown is lowered as the library's pow.
-    matches!(identifier, "pown" | "rootn" | "ilogb")
+    // pown is lowered as the library's pow; 64-bit mad_sat is in the library.
+    matches!(identifier, "pown" | "rootn" | "ilogb" | "mad_sat")
         || TABLE
             .iter()
             .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))

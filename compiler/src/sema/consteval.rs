@@ -61,6 +61,8 @@ pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
         ExprKind::SizeofType(t) => ConstVal::Int(types.size(t) as i64),
         ExprKind::AlignofType(t) => ConstVal::Int(types.align(t) as i64),
         ExprKind::VecStepType(t) => ConstVal::Int(match t {
+            // A 3-component vector steps like a 4-component one (6.13.6).
+            Type::Vector(_, 3) => 4,
             Type::Vector(_, n) => *n as i64,
             _ => 1,
         }),

@@ -239,6 +239,17 @@ float __ferrocl_atan2pi(float y, float x) {
     return __ferrocl_atan2(y, x) * 0.31830988618379067f;
 }
 
+// Scaling by the rounded 1/pi adds at most 1.5 ulp to the error of asin and
+// acos, which stays inside asinpi's and acospi's 5 ulp (icd's execution tests
+// measure it).
+float __ferrocl_asinpi(float x) {
+    return __ferrocl_asin(x) * 0.31830988618379067f;
+}
+
+float __ferrocl_acospi(float x) {
+    return __ferrocl_acos(x) * 0.31830988618379067f;
+}
+
 // e^ax / 2 for ax >= 9, without overflowing where the result still fits:
 // exp(ax - ln 2) with the subtraction exact (ln 2's head has 16 bits).
 float __ferrocl_half_exp(float ax) {
@@ -484,6 +495,25 @@ float __ferrocl_tan(float x) {
     float c = __ferrocl_cos_poly(r.y, r.z);
     float t = (q & 1) ? -c / s : s / c;
     return x < 0.0f ? -t : t;
+}
+
+// mad_sat on 64-bit integers: a * b + c in 128 bits (hi:lo), then clamped.
+long __ferrocl_mad_sat_i64(long a, long b, long c) {
+    ulong lo = (ulong)a * (ulong)b;
+    long hi = mul_hi(a, b);
+    ulong sum = lo + (ulong)c;
+    // c sign-extended into the high word, plus the carry out of the low one.
+    hi += (c < 0 ? -1L : 0L) + (sum < lo ? 1L : 0L);
+    // The result fits a long when the high word is the low word's sign.
+    if (hi == ((long)sum >> 63)) return (long)sum;
+    return hi < 0 ? LONG_MIN : LONG_MAX;
+}
+
+ulong __ferrocl_mad_sat_u64(ulong a, ulong b, ulong c) {
+    ulong lo = a * b;
+    ulong sum = lo + c;
+    if (mul_hi(a, b) != 0 || sum < lo) return ULONG_MAX;
+    return sum;
 }
 
 int __ferrocl_ilogb(float x) {

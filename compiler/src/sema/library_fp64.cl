@@ -282,6 +282,24 @@ double __ferrocl_acos_f64(double x) {
     return 2.0 * __ferrocl_atan2_f64(sqrt(1.0 - x), sqrt(1.0 + x));
 }
 
+// The pi-scaled inverses: the double results above times the rounded 1/pi,
+// well inside the 5 (6 for atan2pi) ulp that OpenCL allows.
+double __ferrocl_asinpi_f64(double x) {
+    return __ferrocl_asin_f64(x) * 0.3183098861837907;
+}
+
+double __ferrocl_acospi_f64(double x) {
+    return __ferrocl_acos_f64(x) * 0.3183098861837907;
+}
+
+double __ferrocl_atanpi_f64(double x) {
+    return __ferrocl_atan_f64(x) * 0.3183098861837907;
+}
+
+double __ferrocl_atan2pi_f64(double y, double x) {
+    return __ferrocl_atan2_f64(y, x) * 0.3183098861837907;
+}
+
 double __ferrocl_sinh_f64(double x) {
     double ax = fabs(x);
     if (isnan(x)) return x;
