@@ -4140,7 +4140,7 @@ fn wide_mul_hi_and_64_bit_mad_sat() {
         }"#;
     let n = 64usize;
     let mut rng = XorShift::new(91);
-    let mut gen = |rng: &mut XorShift| -> Vec<[i64; 8]> {
+    let gen = |rng: &mut XorShift| -> Vec<[i64; 8]> {
         (0..n)
             .map(|_| {
                 [0; 8].map(|_: i64| {
