@@ -91,10 +91,19 @@ wide 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 -1.5 7
             printf("sc %c%c %u %ld %lu %x %X %5.3d %-5d| %%\n", 'o', 'k', 4000000000u,
                    -5000000000L, 18446744073709551615UL, 255, 255, 7, -7);
             printf("ff %f %e %g %a %G %.0f %#.0e\n", f[0], f[0], f[0], f[0], f[1], f[2], f[2]);
-            printf("nan %f %F %e inf %f %+E\n", f[3], f[3], -f[3], f[4], -f[4]);
+            printf("nan %f %F %e inf %f %+E\n", f[3], f[3], f[5], f[4], -f[4]);
         }"#;
     let k = gpu.kernel(src, "show");
-    let values = [6.02214f32, 1e-5, 2.5, f32::NAN, f32::INFINITY];
+    // A negative NaN comes from the host: the sign of a NaN that kernel
+    // arithmetic makes is the device's (NVIDIA's negation gives +NaN).
+    let values = [
+        6.02214f32,
+        1e-5,
+        2.5,
+        f32::NAN,
+        f32::INFINITY,
+        f32::from_bits(0xffc0_0000),
+    ];
     let f = gpu.buffer(&values);
     k.arg_buffer(0, &f);
     // Arguments too large for push constants (128 bytes on lavapipe) travel
