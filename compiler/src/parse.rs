@@ -273,7 +273,20 @@ impl<'a> Parser<'a> {
                     });
                     return;
                 }
-                // A prototype: the definition elsewhere is what counts.
+                // A prototype declares the function for calls that come
+                // before its definition, or that another compilation unit
+                // of a clLinkProgram resolves; lowering pairs it with the
+                // definition.
+                let fattrs = self.func_attrs(&attrs);
+                tu.funcs.push(FuncDef {
+                    name,
+                    ret: d.ty,
+                    params,
+                    body: None,
+                    is_kernel: specs.is_kernel,
+                    attrs: fattrs,
+                    span: d.span,
+                });
                 if !self.eat(",") {
                     self.expect(";");
                     return;

@@ -3381,3 +3381,77 @@ fn kernel_arguments_do_not_retain_memory_objects() {
     }
     check_validation();
 }
+
+#[test]
+fn separately_compiled_helper_is_linked() {
+    let env = Env::new();
+    let dev = device();
+    let mut err = 0;
+    unsafe {
+        let compiled = |text: &str| {
+            let src = CString::new(text).unwrap();
+            let sp = src.as_ptr();
+            let mut err = 0;
+            let p = clCreateProgramWithSource(env.ctx, 1, &sp, null(), &mut err);
+            ok(err);
+            ok(clCompileProgram(
+                p,
+                1,
+                &dev,
+                null(),
+                0,
+                null(),
+                null(),
+                None,
+                null_mut(),
+            ));
+            p
+        };
+        let caller = compiled(
+            "float helper(float);\n\
+             __kernel void apply(__global float *x) {\n\
+               size_t i = get_global_id(0);\n\
+               x[i] = helper(x[i]);\n\
+             }\n",
+        );
+        let callee = compiled("float helper(float v) { return v * v + 1.0f; }\n");
+        let inputs = [caller, callee];
+        let linked = clLinkProgram(
+            env.ctx,
+            1,
+            &dev,
+            null(),
+            2,
+            inputs.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        );
+        ok(err);
+        let name = CString::new("apply").unwrap();
+        let k = clCreateKernel(linked, name.as_ptr(), &mut err);
+        ok(err);
+        let buf = env.buffer(CL_MEM_READ_WRITE, 16, null_mut());
+        env.write(buf, 0, &[1.0f32, 2.0, 3.0, 4.0]);
+        set_arg(k, 0, &buf);
+        let global = 4usize;
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        assert_eq!(env.read::<f32>(buf, 0, 4), vec![2.0, 5.0, 10.0, 17.0]);
+        ok(clReleaseKernel(k));
+        ok(clReleaseMemObject(buf));
+        for obj in [caller, callee, linked] {
+            ok(clReleaseProgram(obj));
+        }
+    }
+    check_validation();
+}

@@ -4344,3 +4344,33 @@ fn local_private_constant_pointers_as_integers_and_vector_conditions() {
     assert_eq!(v[1], [-1, -1, 100, 100], "vector condition, scalar arms");
     assert_eq!(v[2], [9, 9, 3, 4], "vector condition, one scalar arm");
 }
+
+#[test]
+fn helper_declared_before_and_defined_after_the_kernel() {
+    let gpu = Gpu::new();
+    let src = r#"
+        float blend(float a, float b, float t);
+        int steps(int);
+        __kernel void lerp(__global const float *a, __global const float *b,
+                           __global float *o, __global int *n) {
+            size_t i = get_global_id(0);
+            o[i] = blend(a[i], b[i], 0.25f);
+            n[i] = steps((int)i);
+        }
+        float blend(float a, float b, float t) { return a + (b - a) * t; }
+        int steps(int v) { return v * v + 1; }"#;
+    let k = gpu.kernel(src, "lerp");
+    let a: Vec<f32> = (0..16).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..16).map(|i| 100.0 + 4.0 * i as f32).collect();
+    let (da, db) = (gpu.buffer(&a), gpu.buffer(&b));
+    let (dout, dn) = (gpu.zeroed::<f32>(16), gpu.zeroed::<i32>(16));
+    k.arg_buffer(0, &da)
+        .arg_buffer(1, &db)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dn);
+    gpu.run(&k, &[16], None, None);
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + (y - x) * 0.25).collect();
+    assert_eq!(gpu.read::<f32>(&dout), want);
+    let want_n: Vec<i32> = (0..16).map(|v| v * v + 1).collect();
+    assert_eq!(gpu.read::<i32>(&dn), want_n);
+}

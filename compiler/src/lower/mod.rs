@@ -254,13 +254,8 @@ pub fn lower(
     diags: &mut Diagnostics,
 ) -> Option<Lowered> {
     let mut funcs = HashMap::new();
-    for f in library.iter().flat_map(|l| &l.funcs) {
-        funcs.insert(f.name.as_str(), f);
-    }
-    for f in &tu.funcs {
-        if funcs.insert(f.name.as_str(), f).is_some() {
-            diags.error(f.span, format!("redefinition of '{}'", f.name));
-        }
+    for f in library.iter().flat_map(|l| &l.funcs).chain(&tu.funcs) {
+        declare_function(&mut funcs, f, diags);
     }
     let mut m = ModuleWriter::new();
     let entry = m.id();
@@ -327,7 +322,7 @@ pub fn lower(
     }
     let mut kernels = Vec::new();
     for f in &tu.funcs {
-        if f.is_kernel {
+        if f.is_kernel && f.body.is_some() {
             if let Some(k) = l.kernel(f) {
                 kernels.push(k);
             }
@@ -2889,6 +2884,39 @@ impl<'a> Lowerer<'a> {
             }
             None => Some(Val::new(0, Type::Void)),
         }
+    }
+}
+
+/// Enters a function declaration or definition of the source into the
+/// table calls resolve through. C99 6.7: any number of compatible
+/// prototypes, at most one definition; the definition replaces a prototype
+/// so that calls written before it reach its body.
+fn declare_function<'a>(
+    funcs: &mut HashMap<&'a str, &'a FuncDef>,
+    f: &'a FuncDef,
+    diags: &mut Diagnostics,
+) {
+    let Some(prev) = funcs.get(f.name.as_str()).copied() else {
+        // A prototype of a built-in (`float sin(float);`) must not hide it.
+        if f.body.is_some() || crate::sema::builtins::lookup(&f.name).is_none() {
+            funcs.insert(f.name.as_str(), f);
+        }
+        return;
+    };
+    let compatible = prev.ret == f.ret
+        && prev.is_kernel == f.is_kernel
+        && prev.params.len() == f.params.len()
+        && prev.params.iter().zip(&f.params).all(|(a, b)| a.ty == b.ty);
+    if !compatible {
+        diags.error(f.span, format!("conflicting types for '{}'", f.name));
+        return;
+    }
+    match (prev.body.is_some(), f.body.is_some()) {
+        (true, true) => diags.error(f.span, format!("redefinition of '{}'", f.name)),
+        (false, true) => {
+            funcs.insert(f.name.as_str(), f);
+        }
+        _ => {}
     }
 }
 
