@@ -286,8 +286,7 @@ pub fn enqueue_nd_range(
     let pipeline = match launch_pipeline {
         Ok(p) => p,
         Err(code) => {
-            launch.mems.clear();
-            kernel.spare_launches.lock().push(launch);
+            recycle_launch(kernel, launch);
             return Err(code);
         }
     };
@@ -299,8 +298,7 @@ pub fn enqueue_nd_range(
     // group 0. y and z have no such base yet.
     let max = queue.device.vk_info().limits.max_compute_work_group_count;
     if groups[1] > max[1] as u64 || groups[2] > max[2] as u64 {
-        launch.mems.clear();
-        kernel.spare_launches.lock().push(launch);
+        recycle_launch(kernel, launch);
         return Err(CL_OUT_OF_RESOURCES);
     }
     let step_x = max[0].max(1) as u64;
@@ -320,10 +318,17 @@ pub fn enqueue_nd_range(
             None => Ok(()),
         }
         .and_then(|_| record_launch(r, &mut launch, &pipeline, in_push, groups, step_x));
-        kernel.spare_launches.lock().push(launch);
+        recycle_launch(&kernel, launch);
         result
     };
     queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)
+}
+
+/// Returns a launch's buffers to the kernel for the next launch, holding no
+/// memory object: steady-state launches then allocate nothing.
+fn recycle_launch(kernel: &Kernel, mut launch: LaunchData) {
+    launch.mems.clear();
+    kernel.spare_launches.lock().push(launch);
 }
 
 /// Captures the kernel's arguments and the launch header into `launch`.
