@@ -1604,6 +1604,9 @@ impl<'a> Lowerer<'a> {
             }
             return self.call_function(f, vals, span);
         }
+        if let Some(r) = self.image_call(name, args, span) {
+            return r;
+        }
         match crate::sema::builtins::lookup(name) {
             Some(b) => self.builtin(b, name, args, span),
             None => {

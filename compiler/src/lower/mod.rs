@@ -17,6 +17,8 @@
 
 mod builtin;
 mod expr;
+mod image;
+mod workitem;
 
 use crate::ast::*;
 use crate::diag::Diagnostics;
@@ -1029,13 +1031,10 @@ impl<'a> Lowerer<'a> {
                     );
                     continue;
                 }
-                Type::Opaque(name) => {
-                    self.error(
-                        p.span,
-                        format!("kernel arguments of type {name} are not supported yet"),
-                    );
-                    continue;
-                }
+                Type::Opaque(name) => match self.opaque_arg(name, p) {
+                    Some(layout) => layout,
+                    None => continue,
+                },
                 Type::Scalar(Scalar::Bool) => {
                     self.error(p.span, "kernel arguments cannot be of type bool");
                     continue;
