@@ -15,6 +15,7 @@
 //! kernel, pointers being byte offsets, every access composed from words.
 //! What neither form covers is diagnosed rather than miscompiled.
 
+mod atomic;
 mod builtin;
 mod expr;
 mod image;
@@ -51,6 +52,12 @@ const MAX_ARG_BYTES: u32 = 4096;
 /// Scopes.
 const SCOPE_DEVICE: u32 = 1;
 const SCOPE_WORKGROUP: u32 = 2;
+/// Memory semantics bits.
+const SEM_ACQ_REL: u32 = 0x8;
+const SEM_UNIFORM: u32 = 0x40;
+const SEM_WORKGROUP: u32 = 0x100;
+const SEM_AVAILABLE: u32 = 0x2000;
+const SEM_VISIBLE: u32 = 0x4000;
 
 /// Where a `__local`/`__private` pointer points: a variable, a constant
 /// access path inside it, and whether the pointer indexes an array there.
