@@ -19,6 +19,17 @@ usage:
   ferrocl demo [--size N]
       run a few kernels through the system OpenCL loader (libOpenCL.so.1)
       and report correctness and speed; N is the vector length (default 16M)
+  ferrocl bench [--quick] [--json] [--json-file PATH] [--only LIST]
+                [--repeats N] [--mem SIZE] [--threads N] [--platform NAME]
+                [--device NAME]
+      run the same workloads (bandwidth, compute, transfer, enqueue, build,
+      sgemm, reduction, scan, nbody, conv2d, radix; `app` names the last six)
+      on every OpenCL device the loader sees and print them side by side
+      with ferrocl/other ratios; --quick uses sizes for a CPU device
+      (lavapipe), --mem sets the bandwidth and transfer buffer size,
+      --threads the enqueue threads (default 4), --platform keeps ferrocl
+      and the platforms whose name contains NAME, --device the devices
+      whose name contains NAME; --json-file writes the JSON beside the table
   ferrocl --help
 ";
 
@@ -32,6 +43,7 @@ pub enum Command {
     Compile(CompileArgs),
     Install(InstallArgs),
     Demo(DemoArgs),
+    Bench(BenchArgs),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +74,20 @@ pub struct InstallArgs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DemoArgs {
     pub size: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BenchArgs {
+    pub quick: bool,
+    pub json: bool,
+    /// Workload names; empty runs all.
+    pub only: Vec<String>,
+    pub repeats: Option<usize>,
+    pub mem: Option<usize>,
+    pub threads: Option<usize>,
+    pub platform: Option<String>,
+    pub device: Option<String>,
+    pub json_file: Option<PathBuf>,
 }
 
 /// Splits `--name=value` into its two halves; `-o`-style options keep the
@@ -169,6 +195,35 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 }
             }
             Ok(Command::Demo(demo))
+        }
+        "bench" => {
+            let mut bench = BenchArgs::default();
+            let count = |name: &str, v: &str| {
+                parse_size(v).ok_or_else(|| format!("{name} needs a positive count, got {v:?}"))
+            };
+            while let Some(word) = rest.next() {
+                let (name, inline) = split_option(word);
+                match name {
+                    "--quick" if inline.is_none() => bench.quick = true,
+                    "--json" if inline.is_none() => bench.json = true,
+                    "--only" => {
+                        bench.only.extend(
+                            value(name, inline, &mut rest)?
+                                .split(',')
+                                .filter(|w| !w.is_empty())
+                                .map(str::to_string),
+                        );
+                    }
+                    "--repeats" => bench.repeats = Some(count(name, value(name, inline, &mut rest)?)?),
+                    "--mem" => bench.mem = Some(count(name, value(name, inline, &mut rest)?)?),
+                    "--threads" => bench.threads = Some(count(name, value(name, inline, &mut rest)?)?),
+                    "--platform" => bench.platform = Some(value(name, inline, &mut rest)?.to_string()),
+                    "--device" => bench.device = Some(value(name, inline, &mut rest)?.to_string()),
+                    "--json-file" => bench.json_file = Some(value(name, inline, &mut rest)?.into()),
+                    _ => return Err(format!("bench: unknown argument {word:?}")),
+                }
+            }
+            Ok(Command::Bench(bench))
         }
         other => Err(format!("unknown command {other:?}")),
     }
@@ -299,6 +354,42 @@ mod tests {
         assert!(p(&["demo", "--size", "-5"]).is_err());
         assert!(p(&["demo", "--size", "lots"]).is_err());
         assert!(p(&["demo", "--size"]).is_err());
+    }
+
+    #[test]
+    fn bench_options() {
+        assert_eq!(p(&["bench"]), Ok(Command::Bench(BenchArgs::default())));
+        let Ok(Command::Bench(b)) = p(&[
+            "bench",
+            "--quick",
+            "--json",
+            "--only",
+            "sgemm,radix",
+            "--only=build",
+            "--repeats",
+            "3",
+            "--mem=64M",
+            "--threads",
+            "8",
+            "--platform",
+            "NVIDIA",
+            "--device=H100",
+            "--json-file",
+            "out.json",
+        ]) else {
+            panic!("not a bench command")
+        };
+        assert!(b.quick && b.json);
+        assert_eq!(b.only, vec!["sgemm", "radix", "build"]);
+        assert_eq!(b.repeats, Some(3));
+        assert_eq!(b.mem, Some(64 << 20));
+        assert_eq!(b.threads, Some(8));
+        assert_eq!(b.platform.as_deref(), Some("NVIDIA"));
+        assert_eq!(b.device.as_deref(), Some("H100"));
+        assert_eq!(b.json_file, Some(PathBuf::from("out.json")));
+        assert!(p(&["bench", "--repeats", "0"]).is_err());
+        assert!(p(&["bench", "--quick=yes"]).is_err());
+        assert!(p(&["bench", "--frobnicate"]).is_err());
     }
 
     #[test]

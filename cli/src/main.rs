@@ -1,8 +1,10 @@
 //! `ferrocl`: the command-line companion of the ferrocl OpenCL
 //! implementation: device information, offline compilation, ICD
-//! installation, and a demo through the system OpenCL loader.
+//! installation, a demo through the system OpenCL loader, and a benchmark
+//! beside every other OpenCL platform on the machine.
 
 mod args;
+mod bench;
 mod compile;
 mod demo;
 mod info;
@@ -33,6 +35,7 @@ fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Demo(d) => demo::run(&d),
+        Command::Bench(b) => bench::run(&b),
     }
 }
 

@@ -90,6 +90,9 @@ pub struct VarDecl {
     pub space: AddrSpace,
     pub qual: u8,
     pub init: Option<Init>,
+    /// Declared `extern`: another declaration (maybe of another unit of a
+    /// linked program) defines it.
+    pub is_extern: bool,
     pub span: Span,
 }
 
@@ -115,6 +118,10 @@ pub enum StmtKind {
     /// `case V:` (value already evaluated) or `default:` (`None`), then the
     /// labelled statement.
     Case(Option<i64>, Box<Stmt>),
+    /// `name: stmt`.
+    Label(String, Box<Stmt>),
+    /// `goto name;`
+    Goto(String),
     Empty,
 }
 
@@ -163,7 +170,8 @@ pub struct FuncDef {
 #[derive(Clone, Debug, Default)]
 pub struct TranslationUnit {
     pub funcs: Vec<FuncDef>,
-    /// Program-scope variables (`__constant` data).
+    /// Program-scope variables (`__constant` data and `__global`
+    /// variables).
     pub globals: Vec<VarDecl>,
     pub types: crate::sema::types::TypeTable,
 }

@@ -82,13 +82,21 @@ pub fn compile_tokens(
     let lowered = if diags.has_errors() {
         None
     } else {
-        crate::lower::lower(&tu, library.as_ref(), caps, float_mode, &mut diags)
+        crate::lower::lower(
+            &tu,
+            library.as_ref(),
+            caps,
+            float_mode,
+            options.cl_std.version_number(),
+            &mut diags,
+        )
     };
     match lowered {
         Some(out) if !diags.has_errors() => Ok(CompiledProgram {
             spirv: out.spirv,
             kernels: out.kernels,
             printf_strings: out.printf_strings,
+            global_data: out.global_data,
             log: diags.render(sources),
         }),
         _ => {
@@ -103,6 +111,9 @@ pub fn compile_tokens(
     }
 }
 
+/// The image built-ins (`read_image*`, `write_image*`, `get_image_*`).
+const LIBRARY_IMAGE_SOURCE: &str = include_str!("sema/library_image.cl");
+
 /// Parses the built-in library (OpenCL C compiled by this compiler) when the
 /// program names one of its functions.
 fn built_in_library(
@@ -113,7 +124,12 @@ fn built_in_library(
     let needed = tokens.iter().any(|t| {
         matches!(&t.kind, crate::token::TokenKind::Identifier(n) if crate::sema::builtins::uses_library(n))
     });
-    if !needed {
+    // The image built-ins are a library of their own, parsed only for
+    // programs that name one, so other programs build no faster or slower.
+    let images = tokens.iter().any(|t| {
+        matches!(&t.kind, crate::token::TokenKind::Identifier(n) if crate::lower::uses_image_library(n))
+    });
+    if !needed && !images {
         return None;
     }
     let mut lib_diags = Diagnostics::default();
@@ -135,6 +151,17 @@ fn built_in_library(
         );
         let fp64 = crate::parse::parse(&fp64_tokens, caps.fp64, &mut lib_diags);
         lib.funcs.extend(fp64.funcs);
+    }
+    if images {
+        let (image_tokens, _) = crate::preprocess::preprocess(
+            LIBRARY_IMAGE_SOURCE,
+            &[],
+            &BuildOptions::default(),
+            caps,
+            &mut lib_diags,
+        );
+        let image = crate::parse::parse(&image_tokens, caps.fp64, &mut lib_diags);
+        lib.funcs.extend(image.funcs);
     }
     if lib_diags.has_errors() {
         diags.error_nowhere("internal compiler error: the built-in library does not build");

@@ -9,20 +9,51 @@
 //!
 //! # The launch ABI (shared with the runtime; change both together)
 //!
-//! Every kernel reads a push-constant block laid out with scalar (C) layout:
+//! Every kernel reads a push-constant block laid out with scalar (C) layout,
+//! starting with a launch header of [`ARGS_OFFSET`] bytes:
 //!
 //! | offset | what |
 //! |---|---|
-//! | 0  | `global_offset: [u32; 3]` |
-//! | 12 | `global_size: [u32; 3]` (the whole NDRange, not the split part) |
-//! | 24 | `work_dim: u32` |
-//! | 28 | `group_base_x: u32`: added to the work-group id in x (0 unless the runtime splits an NDRange with more groups in x than `maxComputeWorkGroupCount` allows, dispatching each part from group 0) |
-//! | 32 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
+//! | 0  | `global_offset: [u64; 3]` ([`HEADER_GLOBAL_OFFSET`]) |
+//! | 24 | `global_size: [u64; 3]`: the whole NDRange, not one dispatch's part ([`HEADER_GLOBAL_SIZE`]) |
+//! | 48 | `group_base: [u32; 3]`: added to the work-group id ([`HEADER_GROUP_BASE`]) |
+//! | 60 | `work_dim: u32` ([`HEADER_WORK_DIM`]) |
+//! | 64 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
 //!
-//! Unused dimensions have global size 1 and offset 0. A kernel that calls
-//! `printf` ([`KernelInfo::uses_printf`]) receives its printf buffer's device
-//! address as a hidden trailing 8-byte argument: the last 8 bytes of
-//! [`KernelInfo::args_size`], 8-aligned.
+//! Unused dimensions have global size 1 and offset 0. Offsets and sizes are
+//! 64 bits because `size_t` is: ids past 2^32 are valid. 64-bit values are
+//! two 32-bit words, low word first.
+//!
+//! The runtime may cover one NDRange with several dispatches of one kernel:
+//!
+//! - A dimension with more work-groups than `maxComputeWorkGroupCount`
+//!   allows is split into dispatches from group 0, each with its first group
+//!   id in `group_base` (a `vkCmdDispatchBase` base cannot pass the limit).
+//! - A non-uniform NDRange (a global size that the local size does not
+//!   divide, OpenCL 2.0 and newer) is up to 8 regions: per dimension the
+//!   whole work-groups and one partial one. Each region is dispatched with a
+//!   pipeline whose work-group size specialization constants
+//!   ([`SPEC_ID_WORK_GROUP_SIZE`]) are that region's work-group size, and
+//!   `group_base` (or the dispatch base) placing its groups; the enqueued
+//!   local size specialization constants ([`SPEC_ID_ENQUEUED_LOCAL_SIZE`])
+//!   are `local_work_size` in every region.
+//!
+//! The kernel derives everything else: `get_group_id` = `WorkgroupId` +
+//! `group_base`; `get_global_id` = group id × enqueued local size + local id
+//! + offset; `get_local_size` = the work-group size; `get_num_groups` = global
+//! size ÷ enqueued local size, rounded up.
+//!
+//! A kernel that calls `printf` ([`KernelInfo::uses_printf`]) receives its
+//! printf buffer's device address as a hidden trailing 8-byte argument: the
+//! last 8 bytes of [`KernelInfo::args_size`], 8-aligned.
+//!
+//! A program with program-scope `__global` variables (OpenCL C 2.0 and
+//! 3.0) keeps them in one buffer per program and device, laid out in C
+//! layout in declaration order; [`CompiledProgram::global_data`] holds its
+//! initial bytes, which the runtime uploads once at build. Every kernel of
+//! such a program receives that buffer's device address as a hidden 8-byte
+//! argument right after its own arguments
+//! ([`KernelInfo::global_data_offset`]), before printf's.
 //!
 //! # printf
 //!
@@ -41,19 +72,19 @@
 //!
 //! Arguments are laid out in declaration order, each at the offset and size
 //! in [`KernelArg`]; offsets count from the start of the argument data (byte
-//! 32 of the push-constant block, or byte 0 of the argument buffer). Scalars
+//! [`ARGS_OFFSET`] of the push-constant block, or byte 0 of the argument
+//! buffer). Scalars
 //! and vectors take their OpenCL size and alignment (a 3-vector takes the
 //! size of a 4-vector), `__global`/`__constant` pointers are 8-byte device
 //! addresses, structs by value have C layout. `__local` pointer arguments
 //! take no bytes: their size in bytes is the specialization constant
 //! [`KernelArg::local_size_spec_id`] (ids from 3 up, unique in the module).
 //! When the block would exceed [`TargetCaps::max_push_constants_size`], the
-//! arguments go to a buffer whose device address sits at offset 32, with the
-//! same layout starting at 0.
+//! arguments go to a buffer whose device address sits at [`ARGS_OFFSET`],
+//! with the same layout starting at 0.
 //!
 //! The work-group size is specialization constants 0, 1, 2 (x, y, z), bound to
-//! the `WorkgroupSize` built-in. The group id comes from `WorkgroupId`, so a
-//! dispatch split with `vkCmdDispatchBase` needs no extra launch value.
+//! the `WorkgroupSize` built-in.
 //!
 //! # What modules need of the device
 //!
@@ -144,6 +175,10 @@ pub struct CompiledProgram {
     /// printf format strings and the string literals printed with `%s`,
     /// indexed by the ids in printf records (see the crate docs).
     pub printf_strings: Vec<String>,
+    /// The initial contents of the program's global variable buffer: its
+    /// program-scope `__global` variables at their offsets (see the crate
+    /// docs). Empty when there are none.
+    pub global_data: Vec<u8>,
     /// Warnings (may be empty): the build log of a successful build.
     pub log: String,
 }
@@ -193,6 +228,23 @@ pub struct KernelInfo {
     pub uses_printf: bool,
 }
 
+impl KernelInfo {
+    /// Where the hidden argument holding the address of the program's
+    /// global variable buffer sits in the argument data: after the
+    /// kernel's own arguments, 8-aligned. Only meaningful when
+    /// [`CompiledProgram::global_data`] is not empty.
+    pub fn global_data_offset(&self) -> u32 {
+        let end = self
+            .args
+            .iter()
+            .filter(|a| a.kind != ArgKind::LocalPointer)
+            .map(|a| a.offset + a.size)
+            .max()
+            .unwrap_or(0);
+        end.div_ceil(8) * 8
+    }
+}
+
 /// Where a kernel's arguments are at launch (see the crate docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgBlock {
@@ -204,10 +256,22 @@ pub enum ArgBlock {
 }
 
 /// Byte offset of the arguments (or of the argument-buffer address) in the
-/// push-constant block.
-pub const ARGS_OFFSET: u32 = 32;
-/// Specialization constant ids of the work-group size.
+/// push-constant block: the size of the launch header.
+pub const ARGS_OFFSET: u32 = 64;
+/// Byte offset of `global_offset: [u64; 3]` in the launch header.
+pub const HEADER_GLOBAL_OFFSET: u32 = 0;
+/// Byte offset of `global_size: [u64; 3]` in the launch header.
+pub const HEADER_GLOBAL_SIZE: u32 = 24;
+/// Byte offset of `group_base: [u32; 3]` in the launch header.
+pub const HEADER_GROUP_BASE: u32 = 48;
+/// Byte offset of `work_dim: u32` in the launch header.
+pub const HEADER_WORK_DIM: u32 = 60;
+/// Specialization constant ids of the work-group size (of the region being
+/// dispatched).
 pub const SPEC_ID_WORK_GROUP_SIZE: [u32; 3] = [0, 1, 2];
+/// Specialization constant ids of the enqueued local size. Far above the ids
+/// of `__local` argument sizes, which count up from 3.
+pub const SPEC_ID_ENQUEUED_LOCAL_SIZE: [u32; 3] = [0x7fff_0000, 0x7fff_0001, 0x7fff_0002];
 
 /// One kernel argument.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -29,6 +29,10 @@ pub struct Parser<'a> {
     fp64: bool,
     depth: u32,
     eof: Token,
+    /// Labels and gotos of the function body being parsed (C99 6.8.6.1:
+    /// a goto names a label of the same function).
+    labels: Vec<(String, Span)>,
+    gotos: Vec<(String, Span)>,
 }
 
 /// What declaration specifiers said.
@@ -40,6 +44,7 @@ struct Specs {
     space: Option<AddrSpace>,
     qual: u8,
     is_typedef: bool,
+    is_extern: bool,
     is_kernel: bool,
     access: Access,
     attrs: Vec<Attr>,
@@ -87,6 +92,8 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         fp64,
         depth: 0,
         eof,
+        labels: Vec::new(),
+        gotos: Vec::new(),
     };
     let mut tu = TranslationUnit::default();
     while !p.at_eof() {
@@ -223,11 +230,24 @@ impl<'a> Parser<'a> {
         let TokenKind::Identifier(s) = &self.peek_at(n).kind else {
             return false;
         };
+        if s == "generic" {
+            return self.generic_keyword_at(n);
+        }
         is_specifier_keyword(s)
             || Scalar::from_name(s).is_some()
             || vector_from_name(s).is_some()
             || is_opaque_type(s).is_some()
             || self.typedef(s).is_some()
+    }
+
+    /// Is `generic` at token `n` the address space (OpenCL C 2.0) rather
+    /// than a name? It is when a type, a qualifier or a declarator follows.
+    fn generic_keyword_at(&self, n: usize) -> bool {
+        match &self.peek_at(n + 1).kind {
+            TokenKind::Identifier(_) => true,
+            TokenKind::Punct(p) => *p == "*",
+            _ => false,
+        }
     }
 
     /// external-declaration: function-definition | declaration
@@ -259,7 +279,10 @@ impl<'a> Parser<'a> {
                 let name = d.name.unwrap_or_default();
                 if self.is_punct("{") {
                     self.typedefs.push(HashMap::new());
+                    self.labels.clear();
+                    self.gotos.clear();
                     let body = self.compound_statement();
+                    self.check_labels();
                     self.typedefs.pop();
                     let fattrs = self.func_attrs(&attrs);
                     tu.funcs.push(FuncDef {
@@ -314,6 +337,7 @@ impl<'a> Parser<'a> {
                     space: d.var_space,
                     qual: specs.qual,
                     init,
+                    is_extern: specs.is_extern,
                     span: d.span,
                 });
             }
@@ -449,6 +473,7 @@ impl<'a> Parser<'a> {
             space: None,
             qual: 0,
             is_typedef: false,
+            is_extern: false,
             is_kernel: false,
             access: Access::None,
             attrs: Vec::new(),
@@ -469,15 +494,16 @@ impl<'a> Parser<'a> {
             };
             match word.as_str() {
                 "typedef" => specs.is_typedef = true,
-                "extern" | "static" | "inline" | "__inline" | "__inline__" | "auto"
-                | "register" => {}
+                "extern" => specs.is_extern = true,
+                "static" | "inline" | "__inline" | "__inline__" | "auto" | "register" => {}
                 "const" | "__const" => specs.qual |= qual::CONST,
                 "volatile" | "__volatile" => specs.qual |= qual::VOLATILE,
                 "restrict" | "__restrict" => specs.qual |= qual::RESTRICT,
                 "__global" | "global" => specs.space = Some(AddrSpace::Global),
                 "__local" | "local" => specs.space = Some(AddrSpace::Local),
                 "__constant" | "constant" => specs.space = Some(AddrSpace::Constant),
-                "__private" | "private" => specs.space = Some(AddrSpace::Private),
+                "__private" | "private" | "__generic" => specs.space = Some(AddrSpace::Private),
+                "generic" if self.generic_keyword_at(0) => specs.space = Some(AddrSpace::Private),
                 "__kernel" | "kernel" => specs.is_kernel = true,
                 "__read_only" | "read_only" => specs.access = Access::ReadOnly,
                 "__write_only" | "write_only" => specs.access = Access::WriteOnly,
@@ -755,6 +781,10 @@ impl<'a> Parser<'a> {
                     Some("__local" | "local") => space = AddrSpace::Local,
                     Some("__private" | "private") => space = AddrSpace::Private,
                     Some("__constant" | "constant") => space = AddrSpace::Constant,
+                    // The generic address space is held as __private
+                    // until a pointer's value fixes it (see lowering).
+                    Some("__generic") => space = AddrSpace::Private,
+                    Some("generic") if self.generic_keyword_at(0) => space = AddrSpace::Private,
                     _ => break,
                 }
                 self.bump();
@@ -977,6 +1007,7 @@ impl<'a> Parser<'a> {
                     space: d.var_space,
                     qual: specs.qual,
                     init,
+                    is_extern: specs.is_extern,
                     span: d.span,
                 });
             }
@@ -1169,16 +1200,35 @@ impl<'a> Parser<'a> {
                 mk(StmtKind::Case(None, Box::new(s)))
             }
             Some("goto") => {
-                self.diags.error(span, "'goto' is not supported yet");
-                self.recover();
-                mk(StmtKind::Empty)
+                self.bump();
+                let Some(name) = self.ident_text().map(str::to_string) else {
+                    let found = describe(self.peek());
+                    self.diags
+                        .error(self.span(), format!("expected a label name, found {found}"));
+                    self.recover();
+                    return mk(StmtKind::Empty);
+                };
+                let at = self.span();
+                self.bump();
+                if !self.expect(";") {
+                    self.recover();
+                }
+                self.gotos.push((name.clone(), at));
+                mk(StmtKind::Goto(name))
             }
-            Some(_) if self.is_punct_at(1, ":") && !self.starts_type() => {
-                self.diags
-                    .error(span, "labels and 'goto' are not supported yet");
+            Some(name) if self.is_punct_at(1, ":") && !self.starts_type() => {
+                let name = name.to_string();
                 self.bump();
                 self.bump();
-                self.statement()
+                if let Some((_, first)) = self.labels.iter().find(|l| l.0 == name) {
+                    let first = *first;
+                    self.diags
+                        .error(span, format!("redefinition of label '{name}'"));
+                    self.diags.note(first, "previous definition is here");
+                }
+                self.labels.push((name.clone(), span));
+                let s = self.labelled_body();
+                mk(StmtKind::Label(name, Box::new(s)))
             }
             _ if self.starts_type() => self.declaration(),
             _ => {
@@ -1189,6 +1239,17 @@ impl<'a> Parser<'a> {
                 mk(StmtKind::Expr(e))
             }
         }
+    }
+
+    /// Every goto of the function body just parsed names one of its labels.
+    fn check_labels(&mut self) {
+        for (name, at) in std::mem::take(&mut self.gotos) {
+            if !self.labels.iter().any(|l| l.0 == name) {
+                self.diags
+                    .error(at, format!("use of undeclared label '{name}'"));
+            }
+        }
+        self.labels.clear();
     }
 
     fn labelled_body(&mut self) -> Stmt {
@@ -1628,6 +1689,7 @@ fn is_specifier_keyword(s: &str) -> bool {
             | "constant"
             | "__private"
             | "private"
+            | "__generic"
             | "__kernel"
             | "kernel"
             | "__read_only"

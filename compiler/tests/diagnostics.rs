@@ -72,9 +72,12 @@ fn unknown_attribute_is_a_warning() {
 }
 
 #[test]
-fn goto_is_diagnosed() {
-    let log = build_error("kernel void k(global int *o) { goto end; end: o[0] = 1; }\n");
-    assert_has(&log, "'goto' is not supported yet");
+fn goto_into_a_nested_block_is_diagnosed() {
+    let log = build_error(
+        "kernel void k(global int *o, int n) {\n  if (n) goto in;\n  { in: o[0] = 1; }\n}\n",
+    );
+    assert_has(&log, "<source>:2:");
+    assert_has(&log, "cannot jump to label 'in' from here");
 }
 
 #[test]

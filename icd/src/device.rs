@@ -4,7 +4,7 @@
 //! Every device is a root device owned by the platform for the life of the
 //! process; the values of `clGetDeviceInfo` come from the runtime's
 //! [`DeviceInfo`](ferrocl_runtime::device::DeviceInfo), except those that
-//! are the same for every ferrocl device (no images, pipes, SVM, on-device
+//! are the same for every ferrocl device (image limits; no pipes, SVM, on-device
 //! queues or sub-groups yet), which are answered here.
 
 use crate::entry::api_call;
@@ -14,6 +14,7 @@ use ferrocl_runtime::api::{from_handle, handle_of};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
 use ferrocl_runtime::device::{Device, NameVersion};
+use ferrocl_runtime::image;
 use std::ffi::c_void;
 
 /// Every bit `clGetDeviceIDs` accepts in `device_type`.
@@ -194,20 +195,43 @@ unsafe fn device_info(
                 write_info(&info.max_mem_alloc_size, size, ptr, size_ret)
             }
             CL_DEVICE_IMAGE_SUPPORT => write_info(&info.image_support, size, ptr, size_ret),
-            // Without image support every image limit is 0.
+            // The image limits (runtime/src/image.rs); 0 without image
+            // support.
             CL_DEVICE_MAX_READ_IMAGE_ARGS
             | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
             | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
             | CL_DEVICE_MAX_SAMPLERS
             | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
-            | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => write_info(&0u32, size, ptr, size_ret),
+            | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => {
+                let value = match param_name {
+                    _ if !info.image_support => 0,
+                    CL_DEVICE_MAX_READ_IMAGE_ARGS => image::MAX_READ_IMAGE_ARGS,
+                    CL_DEVICE_MAX_WRITE_IMAGE_ARGS => image::MAX_WRITE_IMAGE_ARGS,
+                    CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => image::MAX_READ_WRITE_IMAGE_ARGS,
+                    CL_DEVICE_MAX_SAMPLERS => image::MAX_SAMPLERS,
+                    CL_DEVICE_IMAGE_PITCH_ALIGNMENT => image::IMAGE_PITCH_ALIGNMENT,
+                    _ => image::IMAGE_BASE_ADDRESS_ALIGNMENT,
+                };
+                write_info(&value, size, ptr, size_ret)
+            }
             CL_DEVICE_IMAGE2D_MAX_WIDTH
             | CL_DEVICE_IMAGE2D_MAX_HEIGHT
             | CL_DEVICE_IMAGE3D_MAX_WIDTH
             | CL_DEVICE_IMAGE3D_MAX_HEIGHT
             | CL_DEVICE_IMAGE3D_MAX_DEPTH
             | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-            | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => write_info(&0usize, size, ptr, size_ret),
+            | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => {
+                let value = match param_name {
+                    _ if !info.image_support => 0,
+                    CL_DEVICE_IMAGE2D_MAX_WIDTH | CL_DEVICE_IMAGE2D_MAX_HEIGHT => {
+                        image::IMAGE2D_MAX_SIZE
+                    }
+                    CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => image::IMAGE_MAX_BUFFER_SIZE,
+                    CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => image::IMAGE_MAX_ARRAY_SIZE,
+                    _ => image::IMAGE3D_MAX_SIZE,
+                };
+                write_info(&value, size, ptr, size_ret)
+            }
             // Programs come from OpenCL C source only.
             CL_DEVICE_IL_VERSION => write_info("", size, ptr, size_ret),
             CL_DEVICE_ILS_WITH_VERSION => {
@@ -338,8 +362,10 @@ unsafe fn device_info(
             CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
                 write_info(&info.atomic_fence_capabilities, size, ptr, size_ret)
             }
-            CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
-            | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+            // Non-uniform NDRanges run as up to 8 regions of uniform
+            // dispatches.
+            CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => write_info(&true, size, ptr, size_ret),
+            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
             | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => write_info(&false, size, ptr, size_ret),
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(
                 &info.preferred_work_group_size_multiple,

@@ -6,7 +6,7 @@ use ferrocl_runtime::api::{arc_from_handle, into_handle};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::event::Event;
 use ferrocl_runtime::kernel::{enqueue_nd_range, pick_local_size, Kernel, NdRange};
-use ferrocl_runtime::queue::{no_work, Queue};
+use ferrocl_runtime::queue::{no_work, Access, Queue};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -134,20 +134,16 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         // CL_INVALID_GLOBAL_OFFSET if the value specified in
         // global_work_size plus the corresponding value in
         // global_work_offset for any dimensions is greater than the maximum
-        // value representable by size_t on the device.
-        for d in 0..3 {
-            if (offset[d] as u64) + (global[d] as u64) > u32::MAX as u64 + 1 {
-                return Err(CL_INVALID_GLOBAL_OFFSET);
-            }
-        }
-        // CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
-        // global_work_size exceed the maximum value representable by size_t
-        // on the device (32-bit ids in the launch ABI).
-        if global.iter().any(|&g| g as u64 > u32::MAX as u64) {
-            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        // value representable by size_t on the device (64 bits, as on the
+        // host).
+        if (0..3).any(|d| offset[d].checked_add(global[d]).is_none()) {
+            return Err(CL_INVALID_GLOBAL_OFFSET);
         }
         let info = queue.device.info();
         let max_wg = info.max_work_group_size;
+        // Non-uniform work-groups (OpenCL 2.0 and newer) unless the program
+        // asks for uniform ones (OpenCL C 1.x, -cl-uniform-work-group-size).
+        let uniform = kernel.requires_uniform_work_groups(index);
         let reqd = kernel
             .info
             .reqd_work_group_size
@@ -160,13 +156,21 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
                     n,
                     max_wg,
                     info.max_work_item_sizes,
+                    !uniform,
                 ),
             }
         } else {
             let local = dims(local_work_size, n, 1);
             let total: usize = local.iter().product();
-            // CL_INVALID_WORK_GROUP_SIZE if local_work_size is not NULL and
-            // if the total number of work-items in the work-group is zero.
+            // CL_INVALID_WORK_GROUP_SIZE if local_work_size is not NULL, if
+            // the work-group size must be uniform, and if the
+            // global_work_size is not evenly divisible by the
+            // local_work_size.
+            if uniform && total != 0 && (0..3).any(|d| global[d] % local[d] != 0) {
+                return Err(CL_INVALID_WORK_GROUP_SIZE);
+            }
+            // ... if the total number of work-items in the work-group is
+            // zero.
             if total == 0 {
                 return Err(CL_INVALID_WORK_GROUP_SIZE);
             }
@@ -186,10 +190,10 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             }
             local
         };
-        // CL_INVALID_WORK_GROUP_SIZE if ... the work-group size must be
-        // uniform, and the global_work_size is not evenly divisible by the
-        // local_work_size (ferrocl runs uniform work-groups only).
-        if (0..3).any(|d| global[d] % local[d] != 0) {
+        // A NULL local_work_size takes a uniform size where the work-groups
+        // must be uniform; a required work-group size that does not divide
+        // the global size cannot be one.
+        if uniform && (0..3).any(|d| global[d] % local[d] != 0) {
             return Err(CL_INVALID_WORK_GROUP_SIZE);
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
@@ -200,7 +204,12 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             return Err(CL_OUT_OF_RESOURCES);
         }
         let e = if global.contains(&0) {
-            queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, &waits, no_work)?
+            queue.enqueue_with_access(
+                CL_COMMAND_NDRANGE_KERNEL,
+                &waits,
+                Access::Nothing,
+                no_work,
+            )?
         } else {
             let range = NdRange {
                 work_dim,
@@ -287,7 +296,7 @@ unsafe fn enqueue_sync_point(
     unsafe {
         let queue = queue_arg(command_queue)?;
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let e = queue.enqueue(command_type, &waits, no_work)?;
+        let e = queue.enqueue_with_access(command_type, &waits, Access::Nothing, no_work)?;
         return_event(event, e);
     }
     Ok(())
@@ -385,7 +394,7 @@ pub unsafe extern "C" fn clEnqueueWaitForEvents(
                 e
             }
         })?;
-        queue.enqueue(CL_COMMAND_BARRIER, &waits, no_work)?;
+        queue.enqueue_with_access(CL_COMMAND_BARRIER, &waits, Access::Nothing, no_work)?;
         Ok(())
     })
 }

@@ -176,14 +176,59 @@ pub unsafe extern "C" fn clSetKernelArg(
                 k.set_arg_bytes(arg_index as usize, bytes);
                 return Ok(());
             }
-            // CL_INVALID_MEM_OBJECT for an argument declared to be a memory
-            // object when the specified arg_value is not a valid memory
-            // object: no image objects exist on ferrocl devices.
-            ArgKind::Image => return Err(CL_INVALID_MEM_OBJECT),
-            // CL_INVALID_SAMPLER for an argument declared to be of type
-            // sampler_t when the specified arg_value is not a valid sampler
-            // object.
-            ArgKind::Sampler => return Err(CL_INVALID_SAMPLER),
+            ArgKind::Image => {
+                // CL_INVALID_ARG_SIZE if arg_size does not match the size of
+                // the data type for an argument that is a memory object.
+                if arg_size != std::mem::size_of::<*mut c_void>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                // CL_INVALID_ARG_VALUE if arg_value specified is not a valid
+                // value.
+                if arg_value.is_null() {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                // CL_INVALID_MEM_OBJECT for an argument declared to be a
+                // memory object when the specified arg_value is not a valid
+                // memory object (here: an image).
+                let handle = (arg_value as *const *mut c_void).read_unaligned();
+                let m = arc_from_handle::<Mem>(handle)?;
+                if m.image.is_none() {
+                    return Err(CL_INVALID_MEM_OBJECT);
+                }
+                // CL_INVALID_ARG_VALUE if the argument is an image declared
+                // with the read_only qualifier and arg_value refers to an
+                // image object created with CL_MEM_WRITE_ONLY, or declared
+                // write_only and created with CL_MEM_READ_ONLY.
+                let wrong_access = match arg.access_qualifier {
+                    AccessQualifier::ReadOnly => m.flags & CL_MEM_WRITE_ONLY != 0,
+                    AccessQualifier::WriteOnly => m.flags & CL_MEM_READ_ONLY != 0,
+                    _ => false,
+                };
+                if wrong_access {
+                    return Err(CL_INVALID_ARG_VALUE);
+                }
+                ArgValue::Image(Arc::downgrade(&m))
+            }
+            ArgKind::Sampler => {
+                // CL_INVALID_ARG_SIZE if arg_size does not match the size of
+                // the data type for an argument that is not a memory object
+                // (a cl_sampler).
+                if arg_size != std::mem::size_of::<*mut c_void>() {
+                    return Err(CL_INVALID_ARG_SIZE);
+                }
+                // CL_INVALID_SAMPLER for an argument declared to be of type
+                // sampler_t when the specified arg_value is not a valid
+                // sampler object.
+                if arg_value.is_null() {
+                    return Err(CL_INVALID_SAMPLER);
+                }
+                let handle = (arg_value as *const *mut c_void).read_unaligned();
+                let sampler = from_handle::<ferrocl_runtime::sampler::Sampler>(handle)?;
+                // The kernel receives the sampler's CLK_* bits in an 8-byte
+                // slot (docs/images.md).
+                k.set_arg_bytes(arg_index as usize, &u64::from(sampler.bits()).to_ne_bytes());
+                return Ok(());
+            }
         };
         k.set_arg(arg_index as usize, value);
         Ok(())
@@ -362,22 +407,93 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut usize,
 ) -> cl_int {
-    let _ = (
-        param_name,
-        input_value_size,
-        input_value,
-        param_value_size,
-        param_value,
-        param_value_size_ret,
-    );
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
         // SAFETY: handles the application got from this library.
         let k = unsafe { from_handle::<Kernel>(kernel)? };
         // SAFETY: as above.
-        unsafe { kernel_device(k, device)? };
+        let d = unsafe { kernel_device(k, device)? };
+        let info = d.info();
         // CL_INVALID_OPERATION if device does not support subgroups.
-        Err(CL_INVALID_OPERATION)
+        if info.sub_group_size == 0 {
+            return Err(CL_INVALID_OPERATION);
+        }
+        let sub_group = info.sub_group_size as usize;
+        let max_work_group = k.info.reqd_work_group_size.map_or(info.max_work_group_size, |r| {
+            r.iter().map(|&n| n as usize).product()
+        });
+        let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
+        // The local work size given as input: one to three size_t values.
+        let local_size = || -> Result<usize, cl_int> {
+            // CL_INVALID_VALUE if param_name is
+            // CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE or
+            // CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE and the size in bytes
+            // specified by input_value_size is not valid or if input_value
+            // is NULL.
+            let word = std::mem::size_of::<usize>();
+            if input_value.is_null()
+                || input_value_size == 0
+                || input_value_size % word != 0
+                || input_value_size / word > 3
+            {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: the application passes input_value_size readable
+            // bytes; size_t values need not be aligned for read_unaligned.
+            let dims: Vec<usize> = (0..input_value_size / word)
+                .map(|i| unsafe { (input_value as *const usize).add(i).read_unaligned() })
+                .collect();
+            Ok(dims.iter().product())
+        };
+        // The sub-group count given as input: one size_t.
+        let sub_group_count = || -> Result<usize, cl_int> {
+            // CL_INVALID_VALUE if param_name is
+            // CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT and the size in bytes
+            // specified by input_value_size is not valid or if input_value
+            // is NULL.
+            if input_value.is_null() || input_value_size != std::mem::size_of::<usize>() {
+                return Err(CL_INVALID_VALUE);
+            }
+            // SAFETY: one size_t, checked above.
+            Ok(unsafe { (input_value as *const usize).read_unaligned() })
+        };
+        // SAFETY: the application's output pointers.
+        unsafe {
+            match param_name {
+                CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+                    let n = local_size()?;
+                    write_info(&sub_group.min(n), size, ptr, ret)
+                }
+                CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => {
+                    let n = local_size()?;
+                    write_info(&n.div_ceil(sub_group), size, ptr, ret)
+                }
+                CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                    let count = sub_group_count()?;
+                    let word = std::mem::size_of::<usize>();
+                    // The answer has as many dimensions as param_value has
+                    // room for.
+                    let dims = (param_value_size / word).clamp(1, 3);
+                    let mut local = vec![0usize; dims];
+                    let wanted = count.checked_mul(sub_group);
+                    if let Some(n) = wanted.filter(|&n| n > 0 && n <= max_work_group) {
+                        local[0] = n;
+                        for l in local.iter_mut().skip(1) {
+                            *l = 1;
+                        }
+                    }
+                    write_info(&local, size, ptr, ret)
+                }
+                CL_KERNEL_MAX_NUM_SUB_GROUPS => {
+                    write_info(&max_work_group.div_ceil(sub_group), size, ptr, ret)
+                }
+                // No attribute fixes the number of sub-groups.
+                CL_KERNEL_COMPILE_NUM_SUB_GROUPS => write_info(&0usize, size, ptr, ret),
+                // CL_INVALID_VALUE if param_name is not one of the supported
+                // values.
+                _ => Err(CL_INVALID_VALUE),
+            }
+        }
     })
 }
 

@@ -16,12 +16,14 @@ pub mod enqueue;
 pub mod entry;
 pub mod event;
 pub mod extension;
+pub mod image;
 pub mod info;
 pub mod kernel;
 pub mod memory;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod svm;
 pub mod unsupported;
 

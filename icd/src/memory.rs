@@ -142,7 +142,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or
             // is a sub-buffer object.
             let parent = arc_from_handle::<Mem>(buffer)?;
-            if parent.parent.is_some() {
+            if parent.parent.is_some() || parent.image.is_some() {
                 return Err(CL_INVALID_MEM_OBJECT);
             }
             // CL_INVALID_VALUE if buffer was created with CL_MEM_WRITE_ONLY
@@ -255,7 +255,13 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
         // SAFETY: the application's output pointers.
         unsafe {
             match param_name {
-                CL_MEM_TYPE => write_info(&CL_MEM_OBJECT_BUFFER, size, ptr, ret),
+                CL_MEM_TYPE => {
+                    let t = m
+                        .image
+                        .as_ref()
+                        .map_or(CL_MEM_OBJECT_BUFFER, |i| i.desc.image_type);
+                    write_info(&t, size, ptr, ret)
+                }
                 CL_MEM_FLAGS => write_info(&m.flags, size, ptr, ret),
                 CL_MEM_SIZE => write_info(&m.size, size, ptr, ret),
                 CL_MEM_HOST_PTR => write_info(&(m.host_ptr as *mut c_void), size, ptr, ret),
@@ -311,6 +317,9 @@ unsafe fn queue_and_mem(
         let queue = queue_arg(command_queue)?;
         // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
         let mem = arc_from_handle::<Mem>(buffer)?;
+        if mem.image.is_some() {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         // CL_INVALID_CONTEXT if the context associated with command_queue
         // and buffer are not the same.
         if !Arc::ptr_eq(&queue.context, &mem.context) {
@@ -857,7 +866,17 @@ pub unsafe extern "C" fn clEnqueueUnmapMemObject(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, mem) = queue_and_mem(command_queue, memobj)?;
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+        // command-queue.
+        let queue = queue_arg(command_queue)?;
+        // CL_INVALID_MEM_OBJECT if memobj is not a valid memory object
+        // (buffer or image).
+        let mem = arc_from_handle::<Mem>(memobj)?;
+        // CL_INVALID_CONTEXT if the context associated with command_queue
+        // and memobj are not the same.
+        if !Arc::ptr_eq(&queue.context, &mem.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
         // clEnqueueMapBuffer or clEnqueueMapImage for memobj.

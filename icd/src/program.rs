@@ -539,9 +539,11 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
                 CL_PROGRAM_BUILD_OPTIONS => write_info(&b.options, size, ptr, ret),
                 CL_PROGRAM_BUILD_LOG => write_info(&b.log, size, ptr, ret),
                 CL_PROGRAM_BINARY_TYPE => write_info(&b.binary_type, size, ptr, ret),
-                // Program-scope variables are not supported yet: none take
-                // storage.
-                CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => write_info(&0usize, size, ptr, ret),
+                // The bytes of the program-scope __global variables.
+                CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => {
+                    let total = b.compiled.as_ref().map_or(0, |c| c.global_data.len());
+                    write_info(&total, size, ptr, ret)
+                }
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
             }

@@ -151,7 +151,7 @@ pub unsafe extern "C" fn clGetCommandQueueInfo(
                 CL_QUEUE_CONTEXT => write_info(&handle_of(&*q.context), size, ptr, ret),
                 CL_QUEUE_DEVICE => write_info(&handle_of(&*q.device), size, ptr, ret),
                 CL_QUEUE_REFERENCE_COUNT => write_info(&reference_count(q), size, ptr, ret),
-                CL_QUEUE_PROPERTIES => write_info(&q.properties, size, ptr, ret),
+                CL_QUEUE_PROPERTIES => write_info(&q.properties(), size, ptr, ret),
                 CL_QUEUE_PROPERTIES_ARRAY => write_info(&q.properties_array, size, ptr, ret),
                 // CL_INVALID_COMMAND_QUEUE ... when the query is
                 // CL_QUEUE_SIZE and command_queue is not a device queue.
@@ -174,15 +174,28 @@ pub unsafe extern "C" fn clSetCommandQueueProperty(
     enable: cl_bool,
     old_properties: *mut cl_bitfield,
 ) -> cl_int {
-    let _ = (properties, enable, old_properties);
     api_call(|| {
         // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
         // command-queue.
         // SAFETY: a handle the application got from this library.
-        unsafe { from_handle::<Queue>(command_queue)? };
-        // Properties are fixed when the queue is created (this OpenCL 1.0
-        // function is deprecated and optional).
-        Err(CL_INVALID_OPERATION)
+        let q = unsafe { from_handle::<Queue>(command_queue)? };
+        // CL_INVALID_VALUE if values specified in properties are not valid
+        // (the bits of the legacy command-queue properties table).
+        let legacy = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+        if properties & !legacy != 0 {
+            return Err(CL_INVALID_VALUE);
+        }
+        // CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
+        // valid but are not supported by the device.
+        if enable != 0 && properties & !q.device.info().queue_properties != 0 {
+            return Err(CL_INVALID_QUEUE_PROPERTIES);
+        }
+        let old = q.set_properties(properties, enable != 0)?;
+        if !old_properties.is_null() {
+            // SAFETY: the application's output pointer.
+            unsafe { old_properties.write_unaligned(old) };
+        }
+        Ok(())
     })
 }
 

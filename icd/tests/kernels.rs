@@ -3791,7 +3791,6 @@ fn single_work_item_launches() {
 }
 
 #[test]
-#[ignore = "global ids travel as 32-bit values in the launch ABI: clEnqueueNDRangeKernel answers CL_INVALID_GLOBAL_OFFSET once offset + size passes 2^32, although size_t is 64 bits on the device"]
 fn global_ids_beyond_32_bits() {
     let gpu = Gpu::new();
     let src = r#"

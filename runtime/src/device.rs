@@ -66,7 +66,7 @@ pub struct VectorWidths {
 }
 
 /// Every `CL_DEVICE_*` value that depends on the device, computed once.
-/// Queries whose answer is the same for every device (no images, no pipes,
+/// Queries whose answer is the same for every device (image limits, no pipes,
 /// no on-device queues, ...) are answered by the ICD directly.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -120,6 +120,15 @@ pub struct DeviceInfo {
     pub svm_capabilities: cl_bitfield,
     pub atomic_memory_capabilities: cl_bitfield,
     pub atomic_fence_capabilities: cl_bitfield,
+    /// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT`.
+    pub single_fp_atomic_capabilities: cl_bitfield,
+    /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`.
+    pub work_group_collective_functions: bool,
+    /// The size of every sub-group (cl_khr_subgroups), 0 without them.
+    pub sub_group_size: u32,
+    /// `CL_DEVICE_MAX_NUM_SUB_GROUPS`: sub-groups in the largest
+    /// work-group, 0 without sub-groups.
+    pub max_num_sub_groups: u32,
     pub preferred_work_group_size_multiple: usize,
     pub device_uuid: [u8; 16],
     pub driver_uuid: [u8; 16],
@@ -138,7 +147,8 @@ impl DeviceInfo {
 
 /// The OpenCL C extensions ferrocl's compiler implements on every device.
 /// These are also the macros and pragmas the compiler accepts.
-const OPENCL_C_EXTENSIONS: [&str; 5] = [
+const OPENCL_C_EXTENSIONS: [&str; 6] = [
+    "cl_khr_3d_image_writes",
     "cl_khr_byte_addressable_store",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
@@ -147,7 +157,11 @@ const OPENCL_C_EXTENSIONS: [&str; 5] = [
 ];
 
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 2] = ["cl_khr_device_uuid", "cl_khr_extended_versioning"];
+const API_EXTENSIONS: [&str; 3] = [
+    "cl_khr_device_uuid",
+    "cl_khr_extended_versioning",
+    "cl_khr_image2d_from_buffer",
+];
 
 /// Size of the printf buffer a kernel writes into (the full profile minimum).
 const PRINTF_BUFFER_SIZE: usize = 1024 * 1024;
@@ -172,7 +186,56 @@ fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     if vk.features.float64 {
         names.push("cl_khr_fp64");
     }
+    if int64_atomics(vk) {
+        names.push("cl_khr_int64_base_atomics");
+        names.push("cl_khr_int64_extended_atomics");
+    }
+    names.extend(subgroup_extension_names(vk));
     names
+}
+
+/// The sub-group extensions the device's Vulkan subgroup operations in
+/// compute allow. cl_khr_subgroups needs votes, broadcasts (by shuffle for
+/// a non-constant id), reductions and scans of 64-bit types too
+/// (shaderSubgroupExtendedTypes), and one fixed subgroup size, so that
+/// what clGetKernelSubGroupInfo reports is what a launch gets.
+fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
+    let f = &vk.features;
+    let l = &vk.limits;
+    let base = f.subgroup_basic
+        && f.subgroup_vote
+        && f.subgroup_ballot
+        && f.subgroup_arithmetic
+        && f.subgroup_shuffle
+        && f.subgroup_extended_types
+        && l.subgroup_size > 0
+        && l.min_subgroup_size == l.max_subgroup_size;
+    if !base {
+        return Vec::new();
+    }
+    let mut names = vec![
+        "cl_khr_subgroups",
+        "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot",
+        "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle",
+    ];
+    if f.subgroup_shuffle_relative {
+        names.push("cl_khr_subgroup_shuffle_relative");
+    }
+    names
+}
+
+/// The sub-group size every kernel runs with, where sub-groups are
+/// offered.
+pub fn sub_group_size(vk: &PhysicalDeviceInfo) -> Option<u32> {
+    (!subgroup_extension_names(vk).is_empty()).then_some(vk.limits.subgroup_size)
+}
+
+/// cl_khr_int64_{base,extended}_atomics cover `__global` and `__local`
+/// memory alike: both Vulkan features are needed.
+fn int64_atomics(vk: &PhysicalDeviceInfo) -> bool {
+    vk.features.int64_atomics && vk.features.shared_int64_atomics
 }
 
 fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
@@ -182,7 +245,75 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     if vk.features.float64 {
         names.push("__opencl_c_fp64");
     }
+    // Program-scope and static __global variables live in one buffer per
+    // program, found through a hidden kernel argument. Generic pointers
+    // take the address space of the pointer they are made from (every call
+    // is inlined, so it is known); a generic pointer given pointers into
+    // different spaces is a build error.
+    names.push("__opencl_c_program_scope_global_variables");
+    names.push("__opencl_c_generic_address_space");
+    // OpenCL C 2.0 atomics on the Vulkan memory model: acquire-release
+    // ordering at work-group and device scope (vulkanMemoryModelDeviceScope
+    // is required of every device). The Vulkan memory model has no
+    // sequentially consistent ordering and no scope across devices and the
+    // host, so `__opencl_c_atomic_order_seq_cst` and
+    // `__opencl_c_atomic_scope_all_devices` are not offered.
+    names.push("__opencl_c_atomic_order_acq_rel");
+    names.push("__opencl_c_atomic_scope_device");
+    // Written with local memory and barriers: every device has them.
+    names.push("__opencl_c_work_group_collective_functions");
+    if sub_group_size(vk).is_some() {
+        names.push("__opencl_c_subgroups");
+    }
+    // Images in software (docs/images.md): every type, written too, and
+    // read_write images.
+    names.push("__opencl_c_images");
+    names.push("__opencl_c_3d_image_writes");
+    names.push("__opencl_c_read_write_images");
+    let fp = single_fp_atomic_capabilities(vk);
+    for (bit, name) in [
+        (CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT, "__opencl_c_ext_fp32_global_atomic_add"),
+        (CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT, "__opencl_c_ext_fp32_local_atomic_add"),
+        (
+            CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT,
+            "__opencl_c_ext_fp32_global_atomic_min_max",
+        ),
+        (
+            CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT,
+            "__opencl_c_ext_fp32_local_atomic_min_max",
+        ),
+    ] {
+        if fp & bit != 0 {
+            names.push(name);
+        }
+    }
     names
+}
+
+/// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT` (cl_ext_float_atomics):
+/// float atomic add and min/max where VK_EXT_shader_atomic_float(2) has
+/// them. Loads, stores and exchanges of floats are plain 32-bit atomics
+/// and work everywhere, but the extension names them only together with
+/// an arithmetic operation.
+pub fn single_fp_atomic_capabilities(vk: &PhysicalDeviceInfo) -> cl_bitfield {
+    let f = &vk.features;
+    let mut caps = 0;
+    if f.float32_atomic_add {
+        caps |= CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT;
+    }
+    if f.float32_atomic_min_max {
+        caps |= CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT;
+    }
+    if f.shared_float32_atomic_add {
+        caps |= CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT;
+    }
+    if f.shared_float32_atomic_min_max {
+        caps |= CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT;
+    }
+    if caps != 0 {
+        caps |= CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT;
+    }
+    caps
 }
 
 fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
@@ -318,7 +449,9 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_clock_frequency: vk.max_clock_mhz,
         address_bits: 64,
         max_mem_alloc_size,
-        image_support: false,
+        // Images are buffers that kernels read and write in software
+        // (docs/images.md), so every device supports them.
+        image_support: true,
         max_parameter_size: MAX_PARAMETER_SIZE,
         // Descriptors, where a sub-buffer is bound through one, need
         // minStorageBufferOffsetAlignment as well.
@@ -344,7 +477,8 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         local_mem_size: u64::from(limits.max_compute_shared_memory_size),
         host_unified_memory: vk.unified_memory,
         profiling_timer_resolution: (limits.timestamp_period.ceil() as usize).max(1),
-        queue_properties: CL_QUEUE_PROFILING_ENABLE,
+        // Out of order: commands without dependencies overlap on the GPU.
+        queue_properties: CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
         name: vk.name.clone(),
         vendor: vendor_name(vk.vendor_id),
         driver_version,
@@ -359,13 +493,22 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         extensions_with_version,
         printf_buffer_size: PRINTF_BUFFER_SIZE,
         svm_capabilities: 0,
-        // What OpenCL C 1.x atomics and barriers give: relaxed atomics,
-        // acquire-release fences, both at work-group scope.
+        // The orders and scopes the Vulkan memory model gives (see
+        // `opencl_c_feature_names`); a work-item fence is a work-group one.
         atomic_memory_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED
-            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+            | CL_DEVICE_ATOMIC_SCOPE_DEVICE,
         atomic_fence_capabilities: CL_DEVICE_ATOMIC_ORDER_RELAXED
             | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+            | CL_DEVICE_ATOMIC_SCOPE_DEVICE,
+        single_fp_atomic_capabilities: single_fp_atomic_capabilities(vk),
+        work_group_collective_functions: true,
+        sub_group_size: sub_group_size(vk).unwrap_or(0),
+        max_num_sub_groups: sub_group_size(vk)
+            .map_or(0, |size| max_work_group_size.div_ceil(size.max(1))),
         preferred_work_group_size_multiple: limits.subgroup_size.max(1) as usize,
         device_uuid: vk.device_uuid,
         driver_uuid: vk.driver_uuid,
@@ -385,8 +528,10 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         fp64: vk.features.float64,
         fp16: false,
         int16: vk.features.int16,
-        int64_atomics: vk.features.int64_atomics,
-        images: false,
+        int64_atomics: int64_atomics(vk),
+        // Kernels read and write images in software (docs/images.md), so
+        // every device compiles image kernels.
+        images: true,
         extensions: opencl_c_extension_names(vk)
             .into_iter()
             .map(String::from)
@@ -534,6 +679,7 @@ mod tests {
                 float64: true,
                 int16: true,
                 int64_atomics: true,
+                shared_int64_atomics: true,
                 ..Features::default()
             },
             device_local_heap_size: 16 << 30,
@@ -579,6 +725,7 @@ mod tests {
                 float16: true,
                 int16: true,
                 int64_atomics: true,
+                shared_int64_atomics: true,
                 subgroup_basic: true,
                 workgroup_memory_explicit_layout: true,
                 push_descriptor: true,
@@ -713,7 +860,7 @@ mod tests {
         let caps = derive_target_caps(&vk);
         assert!(!caps.fp64);
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
-        assert_eq!(caps.features, vec!["__opencl_c_int64".to_string()]);
+        assert!(!caps.features.iter().any(|f| f == "__opencl_c_fp64"));
     }
 
     #[test]
@@ -722,7 +869,7 @@ mod tests {
         assert_eq!(caps.max_push_constants_size, 256);
         assert_eq!(caps.spirv_version, (1, 6));
         assert!(caps.int64_atomics);
-        assert!(!caps.images);
+        assert!(caps.images);
         assert!(!caps.fp16);
         // API-only extensions are not OpenCL C extensions.
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_device_uuid"));

@@ -12,12 +12,14 @@ use crate::device::Device;
 use crate::event::Event;
 use crate::memory::Mem;
 use crate::printf;
-use crate::program::Program;
-use crate::queue::{Queue, Recorder};
+use crate::program::{Program, ProgramSource};
+use crate::queue::{memory_key, Access, Queue, Recorder};
 use crate::vk_error;
+use ferrocl_compiler::options::{BuildOptions, ClStd};
 pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
 use ferrocl_compiler::{
-    ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
+    ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE,
+    HEADER_GROUP_BASE, HEADER_WORK_DIM, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_WORK_GROUP_SIZE,
 };
 use ferrocl_vk::Pipeline;
 use parking_lot::Mutex;
@@ -35,11 +37,25 @@ pub enum ArgValue {
     Buffer(Option<Weak<Mem>>),
     /// The size of a `__local` pointer argument.
     Local(usize),
+    /// An image: the argument is the device address of its descriptor
+    /// (docs/images.md). Held weakly like a buffer.
+    Image(Weak<Mem>),
 }
 
-/// A cached pipeline: (device index, work-group size, `__local` argument
-/// sizes) and the pipeline. Searched linearly: a kernel has few.
-type CachedPipeline = (usize, [u32; 3], Vec<u32>, Arc<Pipeline>);
+/// What a pipeline of a kernel is specialized for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct PipelineKey {
+    device_index: usize,
+    /// The work-group size of the dispatches (one region's of a non-uniform
+    /// NDRange).
+    work_group_size: [u32; 3],
+    /// `local_work_size` as enqueued.
+    enqueued_local_size: [u32; 3],
+}
+
+/// A cached pipeline: its key, the `__local` argument sizes, and the
+/// pipeline. Searched linearly: a kernel has few.
+type CachedPipeline = (PipelineKey, Vec<u32>, Arc<Pipeline>);
 
 /// The buffers one launch fills, reused from launch to launch.
 #[derive(Default)]
@@ -47,7 +63,35 @@ struct LaunchData {
     push: Vec<u8>,
     args: Vec<u8>,
     mems: Vec<Arc<Mem>>,
+    /// Per entry of `mems` from a buffer argument: true where the kernel
+    /// only reads it (`const` or `__constant`).
+    read_only: Vec<bool>,
+    /// An argument reaches device memory the runtime does not track (an
+    /// image, or a pointer value): the launch's access is unknown.
+    untracked: bool,
     local_sizes: Vec<u32>,
+}
+
+impl LaunchData {
+    /// The device memory the launch uses: buffer arguments are read and
+    /// written unless the kernel declares them `const` or `__constant`;
+    /// other memory objects the launch holds count as read and written.
+    fn access(&self) -> Access {
+        if self.untracked {
+            return Access::Unknown;
+        }
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        for (i, m) in self.mems.iter().enumerate() {
+            let key = memory_key(&m.buffer);
+            if self.read_only.get(i).copied().unwrap_or(false) {
+                reads.push(key);
+            } else {
+                writes.push(key);
+            }
+        }
+        Access::Buffers { reads, writes }
+    }
 }
 
 /// A `cl_kernel`.
@@ -156,28 +200,55 @@ impl Kernel {
         self.info.static_local_mem_size + args
     }
 
+    /// True when an NDRange of this kernel must consist of uniform
+    /// work-groups on the device with index `device_index` of the program:
+    /// a program built from source for OpenCL C before 2.0, or any program
+    /// built with `-cl-uniform-work-group-size`.
+    pub fn requires_uniform_work_groups(&self, device_index: usize) -> bool {
+        if device_index >= self.program.devices.len() {
+            return true;
+        }
+        let build = self.program.build_of(device_index);
+        match BuildOptions::parse(&build.options) {
+            Ok(options) => {
+                options.uniform_work_group_size
+                    || (self.program.origin == ProgramSource::Source
+                        && options.cl_std < ClStd::Cl2_0)
+            }
+            // Options that built the program parse; anything else keeps
+            // the stricter rule.
+            Err(_) => true,
+        }
+    }
+
     fn pipeline(
         &self,
-        device_index: usize,
+        key: PipelineKey,
         device: &Device,
-        local: [u32; 3],
         local_sizes: &[u32],
     ) -> Result<Arc<Pipeline>, cl_int> {
         let cached = |list: &[CachedPipeline]| {
             list.iter()
-                .find(|(d, l, s, _)| {
-                    *d == device_index && *l == local && s.as_slice() == local_sizes
-                })
-                .map(|c| c.3.clone())
+                .find(|(k, s, _)| *k == key && s.as_slice() == local_sizes)
+                .map(|c| c.2.clone())
         };
         if let Some(p) = cached(&self.pipelines.lock()) {
             return Ok(p);
         }
-        let exe = self.executables[device_index]
+        let exe = self.executables[key.device_index]
             .as_ref()
             .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        let mut spec: Vec<(u32, u32)> =
-            SPEC_ID_WORK_GROUP_SIZE.iter().copied().zip(local).collect();
+        let mut spec: Vec<(u32, u32)> = SPEC_ID_WORK_GROUP_SIZE
+            .iter()
+            .copied()
+            .zip(key.work_group_size)
+            .chain(
+                SPEC_ID_ENQUEUED_LOCAL_SIZE
+                    .iter()
+                    .copied()
+                    .zip(key.enqueued_local_size),
+            )
+            .collect();
         let mut locals = local_sizes.iter();
         for arg in &self.info.args {
             if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
@@ -195,7 +266,7 @@ impl Kernel {
         if let Some(p) = cached(&list) {
             return Ok(p);
         }
-        list.push((device_index, local, local_sizes.to_vec(), pipeline.clone()));
+        list.push((key, local_sizes.to_vec(), pipeline.clone()));
         Ok(pipeline)
     }
 }
@@ -205,9 +276,6 @@ impl Drop for Kernel {
         self.program.kernel_count.fetch_sub(1, Ordering::AcqRel);
     }
 }
-
-/// Byte offset of `group_base_x` in the launch header.
-const GROUP_BASE_X_OFFSET: usize = 28;
 
 /// Bytes of the push-constant range of a kernel.
 pub fn push_size(info: &KernelInfo) -> u32 {
@@ -220,24 +288,33 @@ pub fn push_size(info: &KernelInfo) -> u32 {
 
 /// A work-group size for a NULL `local_work_size`: the largest group whose
 /// size in each dimension divides the global size, growing x first, up to
-/// the device's limits.
+/// the device's limits. Where non-uniform work-groups are allowed and the
+/// best divisor is less than half of what the limits allow, the size the
+/// limits allow is taken instead: the NDRange then ends in one partial
+/// work-group rather than running many tiny ones (a prime global size would
+/// otherwise run groups of one work-item).
 pub fn pick_local_size(
     global: [usize; 3],
     work_dim: usize,
     max_total: usize,
     max_items: [usize; 3],
+    non_uniform: bool,
 ) -> [usize; 3] {
     let mut local = [1usize; 3];
     let mut total = 1usize;
     for d in 0..work_dim {
         let limit = max_items[d].min(max_total / total).max(1);
+        let target = limit.min(global[d]).max(1);
         let mut best = 1;
         let mut candidate = 1;
-        while candidate <= limit && candidate <= global[d] {
+        while candidate <= target {
             if global[d].is_multiple_of(candidate) {
                 best = candidate;
             }
             candidate += 1;
+        }
+        if non_uniform && best * 2 < target {
+            best = target;
         }
         local[d] = best;
         total *= best;
@@ -253,8 +330,54 @@ pub struct NdRange {
     pub local: [usize; 3],
 }
 
-/// `clEnqueueNDRangeKernel`, after the ICD's argument checks: captures the
-/// arguments now and records one dispatch.
+/// One region of an NDRange: work-groups of one size (DESIGN.md: a
+/// non-uniform NDRange is up to 8 regions, one per combination of whole and
+/// partial work-groups in each dimension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Region {
+    /// The id of the region's first work-group in each dimension.
+    first_group: [u64; 3],
+    groups: [u64; 3],
+    work_group_size: [u32; 3],
+}
+
+/// The regions of an NDRange (global sizes non-zero): in each dimension the
+/// whole work-groups of the enqueued local size, then one partial group of
+/// the remaining work-items.
+fn regions(global: [usize; 3], local: [usize; 3]) -> Vec<Region> {
+    // Per dimension: (first group, group count, work-group size) of each part.
+    let parts: Vec<Vec<(u64, u64, u32)>> = (0..3)
+        .map(|d| {
+            let whole = (global[d] / local[d]) as u64;
+            let rest = global[d] % local[d];
+            let mut p = Vec::with_capacity(2);
+            if whole > 0 {
+                p.push((0, whole, local[d] as u32));
+            }
+            if rest > 0 {
+                p.push((whole, 1, rest as u32));
+            }
+            p
+        })
+        .collect();
+    let mut out = Vec::with_capacity(8);
+    for z in &parts[2] {
+        for y in &parts[1] {
+            for x in &parts[0] {
+                out.push(Region {
+                    first_group: [x.0, y.0, z.0],
+                    groups: [x.1, y.1, z.1],
+                    work_group_size: [x.2, y.2, z.2],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `clEnqueueNDRangeKernel`, after the ICD's argument checks (including the
+/// uniformity of the work-groups where the program requires it): captures
+/// the arguments now and records the dispatches of every region.
 pub fn enqueue_nd_range(
     queue: &Arc<Queue>,
     kernel: &Arc<Kernel>,
@@ -266,6 +389,10 @@ pub fn enqueue_nd_range(
         .device_index(&queue.device)
         .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
     let info = &kernel.info;
+    // Work-group ids are 32-bit values in the launch ABI.
+    if (0..3).any(|d| range.global[d].div_ceil(range.local[d]) as u64 > u64::from(u32::MAX)) {
+        return Err(CL_OUT_OF_RESOURCES);
+    }
     // A printf kernel writes into a buffer of the queue's pool, one per
     // launch, printed when the launch completes.
     let printf = if info.uses_printf {
@@ -278,31 +405,38 @@ pub fn enqueue_nd_range(
     };
     let mut launch = kernel.spare_launches.lock().pop().unwrap_or_default();
     let filled = fill_launch(kernel, range, &mut launch)
+        .and_then(|_| set_global_data_address(kernel, device_index, &mut launch))
         .and_then(|_| launch.mems.iter().try_for_each(|m| m.check_device(queue)));
-    let launch_pipeline = filled.and_then(|_| {
-        let local = range.local.map(|l| l as u32);
-        kernel.pipeline(device_index, &queue.device, local, &launch.local_sizes)
+    let enqueued_local_size = range.local.map(|l| l as u32);
+    let launch_pipelines = filled.and_then(|_| {
+        regions(range.global, range.local)
+            .into_iter()
+            .map(|region| {
+                let key = PipelineKey {
+                    device_index,
+                    work_group_size: region.work_group_size,
+                    enqueued_local_size,
+                };
+                let pipeline = kernel.pipeline(key, &queue.device, &launch.local_sizes)?;
+                Ok((region, pipeline))
+            })
+            .collect::<Result<Vec<_>, cl_int>>()
     });
-    let pipeline = match launch_pipeline {
+    let pipelines = match launch_pipelines {
         Ok(p) => p,
         Err(code) => {
             recycle_launch(kernel, launch);
             return Err(code);
         }
     };
-    let groups = [0, 1, 2].map(|d| (range.global[d] / range.local[d]) as u64);
     // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
-    // so `vkCmdDispatchBase` cannot reach group ids past the limit. In x the
-    // launch ABI has `group_base_x` (added to the work-group id by the
-    // kernel): more groups than the limit become several dispatches from
-    // group 0. y and z have no such base yet.
+    // so `vkCmdDispatchBase` cannot reach group ids past the limit: larger
+    // regions become several dispatches, each placed by the header's
+    // `group_base`.
     let max = queue.device.vk_info().limits.max_compute_work_group_count;
-    if groups[1] > max[1] as u64 || groups[2] > max[2] as u64 {
-        recycle_launch(kernel, launch);
-        return Err(CL_OUT_OF_RESOURCES);
-    }
-    let step_x = max[0].max(1) as u64;
+    let step = max.map(|m| u64::from(m.max(1)));
     let in_push = info.arg_block == ArgBlock::Push;
+    let access = launch.access();
     let kernel = kernel.clone();
     let record = move |r: &mut Recorder<'_>| {
         let mut launch = launch;
@@ -317,17 +451,18 @@ pub fn enqueue_nd_range(
                 .and_then(|address| set_printf_address(&kernel.info, &mut launch, address)),
             None => Ok(()),
         }
-        .and_then(|_| record_launch(r, &mut launch, &pipeline, in_push, groups, step_x));
+        .and_then(|_| record_launch(r, &mut launch, &pipelines, in_push, step));
         recycle_launch(&kernel, launch);
         result
     };
-    queue.enqueue(CL_COMMAND_NDRANGE_KERNEL, wait_list, record)
+    queue.enqueue_with_access(CL_COMMAND_NDRANGE_KERNEL, wait_list, access, record)
 }
 
 /// Returns a launch's buffers to the kernel for the next launch, holding no
 /// memory object: steady-state launches then allocate nothing.
 fn recycle_launch(kernel: &Kernel, mut launch: LaunchData) {
     launch.mems.clear();
+    launch.read_only.clear();
     kernel.spare_launches.lock().push(launch);
 }
 
@@ -339,6 +474,8 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
     launch.args.clear();
     launch.args.resize(info.args_size as usize, 0);
     launch.mems.clear();
+    launch.read_only.clear();
+    launch.untracked = false;
     launch.local_sizes.clear();
     {
         let args = kernel.args.lock();
@@ -347,6 +484,11 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
             match value {
                 None => return Err(CL_INVALID_KERNEL_ARGS),
                 Some(ArgValue::Bytes(bytes)) => {
+                    // A pointer argument given as bytes (an SVM pointer)
+                    // reaches memory the launch does not hold.
+                    if arg.kind != ArgKind::Value {
+                        launch.untracked = true;
+                    }
                     let end = at + bytes.len();
                     launch
                         .args
@@ -368,22 +510,37 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                         .ok_or(CL_INVALID_KERNEL_ARGS)?
                         .copy_from_slice(&address.to_ne_bytes());
                     if let Some(m) = mem {
+                        let read_only = arg.address_qualifier == AddressQualifier::Constant
+                            || arg.type_qualifier & CL_KERNEL_ARG_TYPE_CONST as u32 != 0;
+                        launch.read_only.resize(launch.mems.len(), false);
+                        launch.read_only.push(read_only);
                         launch.mems.push(m);
                     }
                 }
                 Some(ArgValue::Local(size)) => launch.local_sizes.push(*size as u32),
+                Some(ArgValue::Image(mem)) => {
+                    let mem = mem.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                    let image = mem.image.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                    let address = image.descriptor_address();
+                    launch
+                        .args
+                        .get_mut(at..at + 8)
+                        .ok_or(CL_INVALID_KERNEL_ARGS)?
+                        .copy_from_slice(&address.to_ne_bytes());
+                    launch.mems.push(mem);
+                    launch.untracked = true;
+                }
             }
         }
     }
-    let mut header = [0u32; 8];
     for d in 0..3 {
-        header[d] = u32::try_from(range.offset[d]).map_err(|_| CL_INVALID_GLOBAL_OFFSET)?;
-        header[3 + d] = u32::try_from(range.global[d]).map_err(|_| CL_INVALID_GLOBAL_WORK_SIZE)?;
+        let at = HEADER_GLOBAL_OFFSET as usize + 8 * d;
+        launch.push[at..at + 8].copy_from_slice(&(range.offset[d] as u64).to_ne_bytes());
+        let at = HEADER_GLOBAL_SIZE as usize + 8 * d;
+        launch.push[at..at + 8].copy_from_slice(&(range.global[d] as u64).to_ne_bytes());
     }
-    header[6] = range.work_dim;
-    for (i, word) in header.iter().enumerate() {
-        launch.push[i * 4..i * 4 + 4].copy_from_slice(&word.to_ne_bytes());
-    }
+    let at = HEADER_WORK_DIM as usize;
+    launch.push[at..at + 4].copy_from_slice(&range.work_dim.to_ne_bytes());
     if info.arg_block == ArgBlock::Push {
         let start = ARGS_OFFSET as usize;
         let end = start + launch.args.len();
@@ -393,6 +550,37 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
             .ok_or(CL_OUT_OF_RESOURCES)?
             .copy_from_slice(&launch.args);
     }
+    Ok(())
+}
+
+/// Writes the address of the program's global variable buffer into its
+/// hidden argument (the compiler's launch ABI), and keeps the buffer with
+/// the launch so that commands touching it are ordered like any argument.
+fn set_global_data_address(
+    kernel: &Kernel,
+    device_index: usize,
+    launch: &mut LaunchData,
+) -> Result<(), cl_int> {
+    let Some(mem) = kernel.program.global_data(device_index) else {
+        return Ok(());
+    };
+    let info = &kernel.info;
+    let at = info.global_data_offset() as usize;
+    let bytes = mem.device_address().to_ne_bytes();
+    launch
+        .args
+        .get_mut(at..at + 8)
+        .ok_or(CL_INVALID_KERNEL)?
+        .copy_from_slice(&bytes);
+    if info.arg_block == ArgBlock::Push {
+        let at = ARGS_OFFSET as usize + at;
+        launch
+            .push
+            .get_mut(at..at + 8)
+            .ok_or(CL_INVALID_KERNEL)?
+            .copy_from_slice(&bytes);
+    }
+    launch.mems.push(mem);
     Ok(())
 }
 
@@ -424,14 +612,14 @@ fn set_printf_address(
     Ok(())
 }
 
-/// Records the dispatches of one launch: one per `step_x` groups in x.
+/// Records the dispatches of one launch: per region, one per `step` groups
+/// in each dimension.
 fn record_launch(
     r: &mut Recorder<'_>,
     launch: &mut LaunchData,
-    pipeline: &Arc<Pipeline>,
+    pipelines: &[(Region, Arc<Pipeline>)],
     in_push: bool,
-    groups: [u64; 3],
-    step_x: u64,
+    step: [u64; 3],
 ) -> Result<(), cl_int> {
     let LaunchData { push, args, .. } = launch;
     if !in_push {
@@ -439,20 +627,39 @@ fn record_launch(
         let start = ARGS_OFFSET as usize;
         push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
     }
-    let mut x = 0u64;
-    while x < groups[0] {
-        let count = (groups[0] - x).min(step_x);
-        push[GROUP_BASE_X_OFFSET..GROUP_BASE_X_OFFSET + 4]
-            .copy_from_slice(&(x as u32).to_ne_bytes());
-        r.stream
-            .dispatch(
-                pipeline,
-                push,
-                [0; 3],
-                [count as u32, groups[1] as u32, groups[2] as u32],
-            )
-            .map_err(vk_error)?;
-        x += count;
+    for (region, pipeline) in pipelines {
+        let mut z = 0u64;
+        while z < region.groups[2] {
+            let count_z = (region.groups[2] - z).min(step[2]);
+            let mut y = 0u64;
+            while y < region.groups[1] {
+                let count_y = (region.groups[1] - y).min(step[1]);
+                let mut x = 0u64;
+                while x < region.groups[0] {
+                    let count_x = (region.groups[0] - x).min(step[0]);
+                    let base = [
+                        region.first_group[0] + x,
+                        region.first_group[1] + y,
+                        region.first_group[2] + z,
+                    ];
+                    for (d, b) in base.iter().enumerate() {
+                        let at = HEADER_GROUP_BASE as usize + 4 * d;
+                        push[at..at + 4].copy_from_slice(&(*b as u32).to_ne_bytes());
+                    }
+                    r.stream
+                        .dispatch(
+                            pipeline,
+                            push,
+                            [0; 3],
+                            [count_x as u32, count_y as u32, count_z as u32],
+                        )
+                        .map_err(vk_error)?;
+                    x += count_x;
+                }
+                y += count_y;
+            }
+            z += count_z;
+        }
     }
     Ok(())
 }
@@ -464,24 +671,74 @@ mod tests {
     #[test]
     fn local_size_divides_global() {
         assert_eq!(
-            pick_local_size([1024, 1, 1], 1, 256, [256, 256, 256]),
+            pick_local_size([1024, 1, 1], 1, 256, [256, 256, 256], false),
             [256, 1, 1]
         );
         assert_eq!(
-            pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256]),
+            pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256], false),
             [250, 1, 1]
         );
         assert_eq!(
-            pick_local_size([7, 1, 1], 1, 256, [256, 256, 256]),
+            pick_local_size([7, 1, 1], 1, 256, [256, 256, 256], false),
             [7, 1, 1]
         );
         assert_eq!(
-            pick_local_size([64, 64, 1], 2, 256, [256, 256, 256]),
+            pick_local_size([64, 64, 1], 2, 256, [256, 256, 256], false),
             [64, 4, 1]
         );
         assert_eq!(
-            pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256]),
+            pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256], false),
             [1, 3, 1]
         );
+    }
+
+    #[test]
+    fn local_size_may_leave_a_partial_group() {
+        assert_eq!(
+            pick_local_size([1031, 3, 1], 2, 256, [256, 256, 256], true),
+            [256, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([1000, 1, 1], 1, 256, [256, 256, 256], true),
+            [250, 1, 1]
+        );
+        assert_eq!(
+            pick_local_size([5, 7, 1], 2, 256, [256, 256, 256], true),
+            [5, 7, 1]
+        );
+    }
+
+    #[test]
+    fn regions_cover_the_ndrange_once() {
+        let r = regions([10, 7, 1], [4, 7, 1]);
+        assert_eq!(
+            r,
+            vec![
+                Region {
+                    first_group: [0, 0, 0],
+                    groups: [2, 1, 1],
+                    work_group_size: [4, 7, 1],
+                },
+                Region {
+                    first_group: [2, 0, 0],
+                    groups: [1, 1, 1],
+                    work_group_size: [2, 7, 1],
+                },
+            ]
+        );
+        assert_eq!(regions([3, 5, 7], [2, 2, 2]).len(), 8);
+        assert_eq!(regions([16, 16, 16], [4, 4, 4]).len(), 1);
+        // Every work-item is in exactly one region.
+        for (global, local) in [([13, 9, 5], [4, 2, 3]), ([3, 1, 1], [8, 1, 1])] {
+            let items: usize = regions(global, local)
+                .iter()
+                .map(|r| {
+                    (0..3)
+                        .map(|d| r.groups[d] as usize * r.work_group_size[d] as usize)
+                        .product::<usize>()
+                })
+                .sum();
+            assert_eq!(items, global.iter().product::<usize>());
+        }
     }
 }

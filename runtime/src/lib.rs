@@ -8,12 +8,14 @@ pub mod cl;
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod image;
 pub mod kernel;
 pub mod memory;
 pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
+pub mod sampler;
 pub mod staging;
 
 /// The OpenCL error for a backend failure.

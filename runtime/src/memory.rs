@@ -52,6 +52,8 @@ pub struct Mem {
     pub buffer: Arc<Buffer>,
     /// `CL_MEM_PROPERTIES`.
     pub properties: Vec<u64>,
+    /// The format and geometry of an image; None for a buffer.
+    pub image: Option<Box<crate::image::Image>>,
     maps: Mutex<Vec<Mapping>>,
     destructors: Mutex<Vec<(ObjectCallback, usize)>>,
 }
@@ -107,9 +109,41 @@ impl Mem {
             offset: 0,
             buffer,
             properties,
+            image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
         }))
+    }
+
+    /// An image whose pixels start at `offset` of `buffer`; `parent` is
+    /// the buffer or image it was made from (`CL_MEM_ASSOCIATED_MEMOBJECT`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_image(
+        context: Arc<Context>,
+        flags: cl_bitfield,
+        size: usize,
+        host_ptr: usize,
+        parent: Option<Arc<Mem>>,
+        offset: usize,
+        buffer: Arc<Buffer>,
+        properties: Vec<u64>,
+        image: crate::image::Image,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            header: ApiHeader::new(Tag::Mem),
+            context,
+            flags,
+            size,
+            host_ptr,
+            parent,
+            origin: 0,
+            offset,
+            buffer,
+            properties,
+            image: Some(Box::new(image)),
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
     }
 
     /// `clCreateSubBuffer` with a region already checked against the
@@ -135,6 +169,7 @@ impl Mem {
             offset: parent.offset + origin,
             buffer: parent.buffer.clone(),
             properties: Vec::new(),
+            image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
         })
@@ -530,7 +565,12 @@ pub fn enqueue_map(
         }
         Ok(())
     };
-    match queue.enqueue(CL_COMMAND_MAP_BUFFER, wait_list, record) {
+    let command = if mem.image.is_some() {
+        CL_COMMAND_MAP_IMAGE
+    } else {
+        CL_COMMAND_MAP_BUFFER
+    };
+    match queue.enqueue(command, wait_list, record) {
         Ok(event) => Ok((event, ptr as *mut c_void)),
         Err(code) => {
             let mut maps = mem.maps.lock();

@@ -45,6 +45,10 @@ pub struct DeviceBuild {
     pub log: String,
     pub binary_type: cl_uint,
     pub compiled: Option<Arc<CompiledProgram>>,
+    /// The executable's program-scope `__global` variables: one buffer
+    /// for the program on this device, holding their values between
+    /// kernel launches (the compiler's launch ABI).
+    pub global_data: Option<Arc<crate::memory::Mem>>,
 }
 
 impl DeviceBuild {
@@ -55,6 +59,7 @@ impl DeviceBuild {
             log: String::new(),
             binary_type: CL_PROGRAM_BINARY_TYPE_NONE,
             compiled: None,
+            global_data: None,
         }
     }
 }
@@ -178,6 +183,12 @@ impl Program {
         }
     }
 
+    /// The buffer of the executable's program-scope `__global` variables
+    /// on device `index`, if it has any.
+    pub fn global_data(&self, index: usize) -> Option<Arc<crate::memory::Mem>> {
+        self.builds.lock()[index].global_data.clone()
+    }
+
     /// The first device's executable (kernel names and reflection are the
     /// same on every device: one compiler, one source).
     pub fn any_executable(&self) -> Option<Arc<CompiledProgram>> {
@@ -282,9 +293,43 @@ impl Program {
                         invalid_options: false,
                     })
                 });
+            // An executable's global variables get their buffer, with
+            // their initial values, before the build is published.
+            let global_data = match &outcome {
+                Ok(compiled)
+                    if binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                        && !compiled.global_data.is_empty() =>
+                {
+                    let mut init = compiled.global_data.clone();
+                    let buffer = crate::memory::Mem::new_buffer(
+                        self.context.clone(),
+                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                        init.len(),
+                        init.as_mut_ptr().cast(),
+                        Vec::new(),
+                    );
+                    match buffer {
+                        Ok(m) => Some(m),
+                        Err(code) => {
+                            let mut builds = self.builds.lock();
+                            let b = &mut builds[i];
+                            b.options = options.to_string();
+                            b.status = CL_BUILD_ERROR;
+                            b.log = "error: no memory for the program's global variables\n".into();
+                            b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+                            b.compiled = None;
+                            b.global_data = None;
+                            result = Err(code);
+                            continue;
+                        }
+                    }
+                }
+                _ => None,
+            };
             let mut builds = self.builds.lock();
             let b = &mut builds[i];
             b.options = options.to_string();
+            b.global_data = global_data;
             match outcome {
                 Ok(compiled) => {
                     b.status = CL_BUILD_SUCCESS as cl_int;

@@ -1,10 +1,22 @@
-//! In-order command queues: recording at enqueue time, batched submission,
-//! host-side holding of commands that wait on user events, and a completion
-//! thread per queue.
+//! Command queues (in order and out of order): recording at enqueue time,
+//! batched submission, host-side holding of commands that wait on user
+//! events, and a completion thread per queue.
 //!
 //! Each command is recorded into the queue's [`CommandStream`] when it is
-//! enqueued, behind a full barrier, and its event joins the current batch. A
-//! batch is submitted on `clFlush`, `clFinish`, a blocking call, a wait on one
+//! enqueued, and its event joins the current batch. A barrier goes before a
+//! command only where it must wait for earlier device work (DESIGN.md):
+//!
+//! - In order: where the command's [`Access`] conflicts with what commands
+//!   since the last barrier read or wrote (read after write, write after
+//!   read, write after write, per memory object; reads after reads need
+//!   none), or where either side's access is not known.
+//! - Out of order: where the command waits for an event of this queue
+//!   recorded since the last barrier, and for every barrier command;
+//!   commands without dependencies overlap on the GPU.
+//!
+//! Each batch ends with a barrier, so that hazards never span submissions.
+//!
+//! A batch is submitted on `clFlush`, `clFinish`, a blocking call, a wait on one
 //! of its events, or once it holds [`BATCH_LIMIT`] commands; it signals the
 //! queue's timeline with the next value. The completion thread waits for
 //! those values in order, runs the batch's post-actions (copies into the
@@ -32,7 +44,7 @@ use crate::vk_error;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline, Timestamp};
 use parking_lot::Mutex;
 use std::any::Any;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::mpsc;
 use std::sync::{Arc, Weak};
 
@@ -135,9 +147,89 @@ pub fn no_work(_: &mut Recorder<'_>) -> Result<(), cl_int> {
 /// done.
 pub type RecordFn = Box<dyn FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send>;
 
+/// The device memory a command uses, which decides the barrier before it
+/// on an in-order queue.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Access {
+    /// Not known: the command is ordered after all earlier device work,
+    /// and later commands after it.
+    #[default]
+    Unknown,
+    /// No device memory (markers, barriers, empty NDRanges).
+    Nothing,
+    /// Exactly these memory objects, by [`memory_key`].
+    Buffers {
+        reads: Vec<usize>,
+        writes: Vec<usize>,
+    },
+}
+
+/// The identity of a memory object's storage for hazard tracking: its
+/// Vulkan buffer, which sub-buffers share with their parent (so commands on
+/// disjoint sub-buffers of one buffer are still ordered).
+pub fn memory_key(buffer: &Arc<Buffer>) -> usize {
+    Arc::as_ptr(buffer) as usize
+}
+
+/// Entries tracked since the last barrier before one is recorded anyway:
+/// it bounds the sets on queues that run long without one.
+const HAZARD_LIMIT: usize = 4096;
+
+/// What device work since the last barrier may still be in flight.
+#[derive(Default)]
+struct Hazards {
+    reads: HashSet<usize>,
+    writes: HashSet<usize>,
+    /// A command of unknown access was recorded.
+    unknown: bool,
+    /// Out of order: the events (by address) of the commands recorded.
+    events: HashSet<usize>,
+}
+
+impl Hazards {
+    fn clear(&mut self) {
+        self.reads.clear();
+        self.writes.clear();
+        self.unknown = false;
+        self.events.clear();
+    }
+
+    /// An in-order command with `access` must wait for earlier work.
+    fn conflicts(&self, access: &Access) -> bool {
+        match access {
+            Access::Unknown => true,
+            Access::Nothing => false,
+            Access::Buffers { reads, writes } => {
+                self.unknown
+                    || reads.iter().any(|k| self.writes.contains(k))
+                    || writes
+                        .iter()
+                        .any(|k| self.writes.contains(k) || self.reads.contains(k))
+            }
+        }
+    }
+
+    fn add(&mut self, access: &Access, event: &Arc<Event>) {
+        match access {
+            Access::Unknown => self.unknown = true,
+            Access::Nothing => {}
+            Access::Buffers { reads, writes } => {
+                self.reads.extend(reads);
+                self.writes.extend(writes);
+            }
+        }
+        self.events.insert(Arc::as_ptr(event) as usize);
+    }
+
+    fn len(&self) -> usize {
+        self.reads.len() + self.writes.len() + self.events.len()
+    }
+}
+
 struct HeldCommand {
     event: Arc<Event>,
     deps: Vec<Arc<Event>>,
+    access: Access,
     record: RecordFn,
 }
 
@@ -176,15 +268,21 @@ struct QueueState {
     /// event nothing holds any more has completed, and the application's
     /// reference count stays its own.
     last: Weak<Event>,
+    hazards: Hazards,
+    /// Out of order: the latest barrier command, which every later command
+    /// waits for.
+    last_barrier: Weak<Event>,
 }
 
-/// A `cl_command_queue` (in order).
+/// A `cl_command_queue`.
 #[repr(C)]
 pub struct Queue {
     header: ApiHeader,
     pub context: Arc<Context>,
     pub device: Arc<Device>,
-    pub properties: cl_bitfield,
+    /// `CL_QUEUE_PROPERTIES`; `clSetCommandQueueProperty` may change the
+    /// profiling and out-of-order bits.
+    properties: std::sync::atomic::AtomicU64,
     /// The properties array of `clCreateCommandQueueWithProperties` (with
     /// its terminating 0), empty otherwise.
     pub properties_array: Vec<u64>,
@@ -244,7 +342,7 @@ impl Queue {
             header: ApiHeader::new(Tag::Queue),
             context,
             device,
-            properties,
+            properties: std::sync::atomic::AtomicU64::new(properties),
             properties_array,
             staging: StagingPool::new(backend.clone()),
             backend,
@@ -259,6 +357,8 @@ impl Queue {
                     pool,
                 },
                 last: Weak::new(),
+                hazards: Hazards::default(),
+                last_barrier: Weak::new(),
             }),
             completions: Mutex::new(Some(sender)),
             completion_thread: Mutex::new(Some(thread)),
@@ -268,8 +368,38 @@ impl Queue {
         }))
     }
 
+    /// `CL_QUEUE_PROPERTIES`.
+    pub fn properties(&self) -> cl_bitfield {
+        self.properties.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub fn profiling(&self) -> bool {
-        self.properties & CL_QUEUE_PROFILING_ENABLE != 0
+        self.properties() & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+
+    pub fn out_of_order(&self) -> bool {
+        self.properties() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0
+    }
+
+    /// `clSetCommandQueueProperty`: sets or clears `bits` (profiling and
+    /// out-of-order execution, already checked against the device) and
+    /// returns the properties before. Commands already enqueued keep the
+    /// mode they were enqueued with; the queue is finished first so that
+    /// none is pending across the change.
+    pub fn set_properties(&self, bits: cl_bitfield, enable: bool) -> Result<cl_bitfield, cl_int> {
+        self.finish()?;
+        let mut state = self.state.lock();
+        let old = self.properties();
+        let new = if enable { old | bits } else { old & !bits };
+        self.properties
+            .store(new, std::sync::atomic::Ordering::Release);
+        // The modes track hazards differently: start from a barrier.
+        if new != old && !state.stream.is_empty() {
+            state.stream.barrier().map_err(vk_error)?;
+        }
+        state.hazards.clear();
+        state.last_barrier = Weak::new();
+        Ok(old)
     }
 
     pub fn backend(&self) -> &ferrocl_vk::Device {
@@ -297,11 +427,27 @@ impl Queue {
 
     /// Enqueues a command whose recording is `record`, after the events in
     /// `wait_list` (already checked to belong to this queue's context).
-    /// Returns the command's event.
+    /// Returns the command's event. Its device memory use is not known, so
+    /// on an in-order queue it is ordered after all earlier device work.
     pub fn enqueue<F>(
         self: &Arc<Self>,
         command_type: cl_uint,
         wait_list: &[Arc<Event>],
+        record: F,
+    ) -> Result<Arc<Event>, cl_int>
+    where
+        F: FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send + 'static,
+    {
+        self.enqueue_with_access(command_type, wait_list, Access::Unknown, record)
+    }
+
+    /// [`Queue::enqueue`] for a command that uses exactly the device memory
+    /// of `access`.
+    pub fn enqueue_with_access<F>(
+        self: &Arc<Self>,
+        command_type: cl_uint,
+        wait_list: &[Arc<Event>],
+        access: Access,
         record: F,
     ) -> Result<Arc<Event>, cl_int>
     where
@@ -323,29 +469,55 @@ impl Queue {
         let mut failed = Vec::new();
         {
             let mut state = self.state.lock();
-            let must_hold = !state.held.is_empty() || wait_list.iter().any(|d| !self.ready(d));
+            let ooo = self.out_of_order();
+            let mut deps = wait_list.to_vec();
+            if ooo {
+                // Every command waits for the latest barrier command; a
+                // barrier or marker without a wait list waits for every
+                // earlier command, of which only the held ones are not
+                // already before it on the device.
+                if let Some(barrier) = state.last_barrier.upgrade() {
+                    deps.push(barrier);
+                }
+                let sync_point =
+                    command_type == CL_COMMAND_BARRIER || command_type == CL_COMMAND_MARKER;
+                if sync_point && wait_list.is_empty() {
+                    deps.extend(state.held.iter().map(|h| h.event.clone()));
+                }
+                if command_type == CL_COMMAND_BARRIER {
+                    state.last_barrier = Arc::downgrade(&event);
+                }
+            }
+            let must_hold = if ooo {
+                deps.iter().any(|d| !self.ready(&state, d))
+            } else {
+                !state.held.is_empty() || deps.iter().any(|d| !self.ready(&state, d))
+            };
             if must_hold {
                 state.last = Arc::downgrade(&event);
                 state.held.push_back(HeldCommand {
                     event: event.clone(),
-                    deps: wait_list.to_vec(),
+                    deps,
+                    access,
                     record: Box::new(record),
                 });
                 drop(state);
                 // Only foreign dependencies: this queue's own completion
-                // thread must never hold a reference to this queue.
+                // thread must never hold a reference to this queue. Held
+                // commands of this queue are released together with what
+                // they wait for.
                 for dep in wait_list.iter().filter(|d| !d.is_on(self)) {
                     let queue = self.clone();
                     dep.on_done(Box::new(move || queue.release_held()));
                 }
                 return Ok(event);
             }
-            if wait_list.iter().any(|d| d.status() < 0) {
+            if deps.iter().any(|d| d.status() < 0) {
                 failed.push((event.clone(), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
             } else {
                 // Recorded now: a recording error is this call's error, and
                 // no event is made.
-                self.record_locked(&mut state, &event, wait_list, record)?;
+                self.record_locked(&mut state, &event, &deps, &access, record)?;
                 state.last = Arc::downgrade(&event);
                 if state.batch.events.len() >= BATCH_LIMIT {
                     self.submit_locked(&mut state, &mut failed);
@@ -359,9 +531,17 @@ impl Queue {
     }
 
     /// A dependency this queue's next batch can wait for without the host.
-    fn ready(self: &Arc<Self>, dep: &Arc<Event>) -> bool {
-        // In order: an earlier command of this queue is already before.
-        dep.is_done() || dep.is_on(self) || (!dep.is_user() && dep.timeline_value().is_some())
+    fn ready(self: &Arc<Self>, state: &QueueState, dep: &Arc<Event>) -> bool {
+        if dep.is_done() {
+            return true;
+        }
+        if dep.is_on(self) {
+            // In order, an earlier command of this queue is already before
+            // (held ones too: they are recorded first). Out of order, one
+            // that is held is not.
+            return !self.out_of_order() || !state.held.iter().any(|h| Arc::ptr_eq(&h.event, dep));
+        }
+        !dep.is_user() && dep.timeline_value().is_some()
     }
 
     fn record_locked<F>(
@@ -369,6 +549,7 @@ impl Queue {
         state: &mut QueueState,
         event: &Arc<Event>,
         deps: &[Arc<Event>],
+        access: &Access,
         record: F,
     ) -> Result<(), cl_int>
     where
@@ -384,17 +565,32 @@ impl Queue {
                 }
             }
         }
+        let needs_barrier = if self.out_of_order() {
+            event.command_type == CL_COMMAND_BARRIER
+                || deps
+                    .iter()
+                    .any(|d| state.hazards.events.contains(&(Arc::as_ptr(d) as usize)))
+        } else {
+            state.hazards.conflicts(access)
+        } || state.hazards.len() >= HAZARD_LIMIT;
         let QueueState {
             stream,
             batch,
             ring,
+            hazards,
             ..
         } = state;
         let posts_before = batch.posts.len();
         // Profiling queues bracket each command with device timestamps; a
         // device without them falls back to the host clock.
         let mut start = None;
-        let result = stream.barrier().map_err(vk_error).and_then(|_| {
+        let barrier = if needs_barrier {
+            hazards.clear();
+            stream.barrier().map_err(vk_error)
+        } else {
+            Ok(())
+        };
+        let result = barrier.and_then(|_| {
             if self.profiling() {
                 start = stream.write_timestamp().ok();
             }
@@ -414,6 +610,7 @@ impl Queue {
                 let end = start.as_ref().and_then(|_| stream.write_timestamp().ok());
                 batch.stamps.push(start.zip(end));
                 batch.events.push(event.clone());
+                hazards.add(access, event);
                 Ok(())
             }
             Err(code) => {
@@ -423,6 +620,7 @@ impl Queue {
                 batch.posts.truncate(posts_before);
                 batch.waits.truncate(waits_before);
                 batch.foreign.truncate(foreign_before);
+                hazards.unknown = true;
                 Err(code)
             }
         }
@@ -438,6 +636,7 @@ impl Queue {
         let value = state.submitted_value + 1;
         let next = self.spare_batches.lock().pop().unwrap_or_default();
         let mut batch = std::mem::replace(&mut state.batch, next);
+        state.hazards.clear();
         let result = state.stream.barrier().and_then(|_| {
             let waits: Vec<(&Timeline, u64)> =
                 batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
@@ -469,25 +668,34 @@ impl Queue {
         }
     }
 
-    /// Records the held commands whose dependencies are now done, in order,
-    /// and submits them.
+    /// Records the held commands whose dependencies are now done, and
+    /// submits them: in order, the oldest ones up to the first still
+    /// waiting; out of order, every one that is ready, until none is.
     fn release_held(self: &Arc<Self>) {
         let mut failed = Vec::new();
         {
             let mut state = self.state.lock();
             let mut recorded = false;
-            while let Some(front) = state.held.front() {
-                if !front.deps.iter().all(|d| self.ready(d)) {
-                    break;
-                }
-                let Some(cmd) = state.held.pop_front() else {
+            let ooo = self.out_of_order();
+            loop {
+                let next = state
+                    .held
+                    .iter()
+                    .position(|h| h.deps.iter().all(|d| self.ready(&state, d)));
+                let index = match next {
+                    Some(0) => 0,
+                    Some(i) if ooo => i,
+                    _ => break,
+                };
+                let Some(cmd) = state.held.remove(index) else {
                     break;
                 };
                 if cmd.deps.iter().any(|d| d.status() < 0) {
                     failed.push((cmd.event, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST));
                     continue;
                 }
-                match self.record_locked(&mut state, &cmd.event, &cmd.deps, cmd.record) {
+                match self.record_locked(&mut state, &cmd.event, &cmd.deps, &cmd.access, cmd.record)
+                {
                     Ok(()) => recorded = true,
                     // The status carries the error, so waiters do not hang.
                     Err(code) => failed.push((cmd.event, code)),
@@ -551,11 +759,21 @@ impl Queue {
     }
 
     /// `clFinish`: submits and waits for every command enqueued so far.
+    /// Out of order, a held command may be recorded after the latest one, so
+    /// the held ones are waited for too.
     pub fn finish(&self) -> Result<(), cl_int> {
         self.flush();
-        let last = self.state.lock().last.upgrade();
-        if let Some(last) = last {
-            last.wait();
+        let pending: Vec<Arc<Event>> = {
+            let state = self.state.lock();
+            state
+                .last
+                .upgrade()
+                .into_iter()
+                .chain(state.held.iter().map(|h| h.event.clone()))
+                .collect()
+        };
+        for event in pending {
+            event.wait();
         }
         self.bury();
         Ok(())

@@ -345,6 +345,7 @@ fn create_logical_device(
         .shader_int8(true)
         .shader_float16(s.shader_float16)
         .shader_buffer_int64_atomics(s.shader_buffer_int64_atomics)
+        .shader_shared_int64_atomics(s.shader_shared_int64_atomics)
         .shader_subgroup_extended_types(s.shader_subgroup_extended_types);
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
         .subgroup_size_control(s.subgroup_size_control)

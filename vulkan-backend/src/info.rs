@@ -82,6 +82,8 @@ pub struct Features {
     pub int16: bool,
     pub storage_16bit: bool,
     pub int64_atomics: bool,
+    /// shaderSharedInt64Atomics: 64-bit atomics on `Workgroup` memory.
+    pub shared_int64_atomics: bool,
     /// Subgroup operations available in compute (basic, vote, ballot,
     /// shuffle, shuffle relative, arithmetic, clustered).
     pub subgroup_basic: bool,
@@ -93,6 +95,10 @@ pub struct Features {
     pub subgroup_clustered: bool,
     pub float32_atomic_add: bool,
     pub float32_atomic_min_max: bool,
+    /// shaderSharedFloat32AtomicAdd / shaderSharedFloat32AtomicMinMax: the
+    /// same on `Workgroup` memory.
+    pub shared_float32_atomic_add: bool,
+    pub shared_float32_atomic_min_max: bool,
     pub integer_dot_product: bool,
     pub workgroup_memory_explicit_layout: bool,
     pub push_descriptor: bool,
@@ -176,6 +182,7 @@ pub(crate) struct FeatureSupport {
     pub shader_int8: bool,
     pub shader_float16: bool,
     pub shader_buffer_int64_atomics: bool,
+    pub shader_shared_int64_atomics: bool,
     pub shader_subgroup_extended_types: bool,
     pub subgroup_size_control: bool,
     pub compute_full_subgroups: bool,
@@ -336,6 +343,7 @@ pub(crate) fn probe(
         shader_int8: flag(v12.shader_int8),
         shader_float16: flag(v12.shader_float16),
         shader_buffer_int64_atomics: flag(v12.shader_buffer_int64_atomics),
+        shader_shared_int64_atomics: flag(v12.shader_shared_int64_atomics),
         shader_subgroup_extended_types: flag(v12.shader_subgroup_extended_types),
         push_descriptor: ext(ash::khr::push_descriptor::NAME),
         external_memory_host: ext(ash::ext::external_memory_host::NAME),
@@ -577,6 +585,7 @@ pub(crate) fn probe(
             int16: support.shader_int16,
             storage_16bit: support.storage_buffer_16bit_access,
             int64_atomics: support.shader_buffer_int64_atomics,
+            shared_int64_atomics: support.shader_shared_int64_atomics,
             subgroup_basic: sg(vk::SubgroupFeatureFlags::BASIC),
             subgroup_vote: sg(vk::SubgroupFeatureFlags::VOTE),
             subgroup_ballot: sg(vk::SubgroupFeatureFlags::BALLOT),
@@ -586,6 +595,8 @@ pub(crate) fn probe(
             subgroup_clustered: sg(vk::SubgroupFeatureFlags::CLUSTERED),
             float32_atomic_add: af.buffer_float32_atomic_add,
             float32_atomic_min_max: af2.buffer_float32_atomic_min_max,
+            shared_float32_atomic_add: af.shared_float32_atomic_add,
+            shared_float32_atomic_min_max: af2.shared_float32_atomic_min_max,
             integer_dot_product: support.shader_integer_dot_product,
             workgroup_memory_explicit_layout: support.workgroup_explicit_layout.is_some(),
             push_descriptor: support.push_descriptor,

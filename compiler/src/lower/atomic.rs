@@ -2,7 +2,7 @@
 //! Vulkan memory model.
 
 use super::*;
-use crate::sema::builtins::{AtomicOp, Fence};
+use crate::sema::builtins::{AtomicC11, AtomicOp, Fence};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn fence(&mut self, kind: Fence, args: &'a [Expr], span: Span) -> R<Val> {
@@ -157,5 +157,387 @@ impl<'a> Lowerer<'a> {
             self.m.capability(Capability::Int64Atomics);
         }
         Some(Val::new(id, elem))
+    }
+}
+
+/// `memory_order` values (the C11 numbering OpenCL C uses).
+const ORDER_RELAXED: u32 = 0;
+const ORDER_ACQUIRE: u32 = 2;
+const ORDER_RELEASE: u32 = 3;
+const ORDER_ACQ_REL: u32 = 4;
+const ORDER_SEQ_CST: u32 = 5;
+/// `memory_scope` values.
+const MSCOPE_WORK_ITEM: u32 = 0;
+const MSCOPE_WORK_GROUP: u32 = 1;
+const MSCOPE_DEVICE: u32 = 2;
+const MSCOPE_ALL_DEVICES: u32 = 3;
+const MSCOPE_SUB_GROUP: u32 = 4;
+/// SPIR-V scopes and semantics not named in the parent module.
+const SCOPE_SUBGROUP: u32 = 3;
+const SEM_ACQUIRE: u32 = 0x2;
+const SEM_RELEASE: u32 = 0x4;
+
+/// The value of a `memory_order_*` or `memory_scope_*` enumerator.
+pub(super) fn memory_enumerator(name: &str) -> Option<u32> {
+    Some(match name {
+        "memory_order_relaxed" => ORDER_RELAXED,
+        "memory_order_acquire" => ORDER_ACQUIRE,
+        "memory_order_release" => ORDER_RELEASE,
+        "memory_order_acq_rel" => ORDER_ACQ_REL,
+        "memory_order_seq_cst" => ORDER_SEQ_CST,
+        "memory_scope_work_item" => MSCOPE_WORK_ITEM,
+        "memory_scope_work_group" => MSCOPE_WORK_GROUP,
+        "memory_scope_device" => MSCOPE_DEVICE,
+        "memory_scope_all_svm_devices" | "memory_scope_all_devices" => MSCOPE_ALL_DEVICES,
+        "memory_scope_sub_group" => MSCOPE_SUB_GROUP,
+        _ => return None,
+    })
+}
+
+/// What an atomic access does, for the semantics it may carry: SPIR-V
+/// forbids release semantics on loads and acquire semantics on stores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    ReadModifyWrite,
+}
+
+/// Vulkan memory-model semantics for an OpenCL memory order. Under the
+/// Vulkan memory model `SequentiallyConsistent` may not be used: seq_cst
+/// becomes acquire-release, which is why the device does not report
+/// `__opencl_c_atomic_order_seq_cst`. Ordered accesses cover both global
+/// and local memory, and make writes available and visible as the
+/// model requires for non-atomic data published through the atomic.
+fn order_semantics(order: u32, access: Access) -> u32 {
+    let acquire = matches!(order, ORDER_ACQUIRE | ORDER_ACQ_REL | ORDER_SEQ_CST);
+    let release = matches!(order, ORDER_RELEASE | ORDER_ACQ_REL | ORDER_SEQ_CST);
+    let acquire = acquire && access != Access::Store;
+    let release = release && access != Access::Load;
+    let ordering = match (acquire, release) {
+        (true, true) => SEM_ACQ_REL | SEM_AVAILABLE | SEM_VISIBLE,
+        (true, false) => SEM_ACQUIRE | SEM_VISIBLE,
+        (false, true) => SEM_RELEASE | SEM_AVAILABLE,
+        (false, false) => return 0,
+    };
+    ordering | SEM_UNIFORM | SEM_WORKGROUP
+}
+
+impl<'a> Lowerer<'a> {
+    /// A `memory_order` or `memory_scope` argument: an enumerator, or a
+    /// constant expression. Vulkan needs both as constants, so a value
+    /// known only at run time takes the strongest meaning (`fallback`).
+    fn memory_argument(&mut self, e: &'a Expr, fallback: u32) -> R<u32> {
+        if let ExprKind::Ident(n) = &e.kind {
+            if let Some(v) = memory_enumerator(n) {
+                return Some(v);
+            }
+        }
+        if let Some(v) = consteval::eval(e, self.types) {
+            return Some(v.as_i64() as u32);
+        }
+        self.expr(e)?;
+        Some(fallback)
+    }
+
+    /// The SPIR-V scope for an OpenCL memory scope on memory whose widest
+    /// useful scope is `widest`.
+    fn memory_scope(&mut self, scope: u32, widest: u32) -> u32 {
+        let s = match scope {
+            MSCOPE_SUB_GROUP => SCOPE_SUBGROUP,
+            MSCOPE_WORK_GROUP | MSCOPE_WORK_ITEM => SCOPE_WORKGROUP,
+            // Vulkan has no scope across devices and the host; without
+            // SVM the device scope is the widest there is.
+            _ => SCOPE_DEVICE,
+        };
+        // Local memory is shared by one work-group only: a wider scope
+        // means the same as work-group scope there. (Smaller numbers are
+        // wider SPIR-V scopes.)
+        let s = s.max(widest);
+        if s == SCOPE_DEVICE {
+            self.m.capability(Capability::VulkanMemoryModelDeviceScope);
+        }
+        s
+    }
+
+    pub(super) fn atomic_c11(
+        &mut self,
+        op: AtomicC11,
+        explicit: bool,
+        name: &str,
+        args: &'a [Expr],
+        span: Span,
+    ) -> R<Val> {
+        if op == AtomicC11::WorkItemFence {
+            return self.work_item_fence(args, span);
+        }
+        let (values, orders) = match op {
+            AtomicC11::Load | AtomicC11::FlagTestAndSet | AtomicC11::FlagClear => (1, 1),
+            AtomicC11::CompareExchange => (3, 2),
+            AtomicC11::Init => (2, 0),
+            _ => (2, 1),
+        };
+        let (lo, hi) = if explicit {
+            (values + orders, values + orders + 1)
+        } else {
+            (values, values)
+        };
+        if args.len() < lo || args.len() > hi {
+            let want = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo} or {hi}")
+            };
+            self.error(
+                span,
+                format!("'{name}' takes {want} arguments, {} given", args.len()),
+            );
+            return None;
+        }
+        let mut vals = Vec::new();
+        for a in &args[..values] {
+            vals.push(self.expr(a)?);
+        }
+        let mut order = [ORDER_SEQ_CST; 2];
+        let mut scope = MSCOPE_DEVICE;
+        if explicit {
+            for (i, a) in args[values..values + orders].iter().enumerate() {
+                order[i] = self.memory_argument(a, ORDER_SEQ_CST)?;
+            }
+            if let Some(a) = args.get(values + orders) {
+                scope = self.memory_argument(a, MSCOPE_DEVICE)?;
+            }
+        }
+        let p = vals.remove(0);
+        let (ptr, elem, widest) = self.atomic_pointer(p, span)?;
+        let t = self.sty(&elem);
+        let scope_id = self.memory_scope(scope, widest);
+        let scope_id = self.u32c(scope_id);
+        let sem = |l: &mut Self, order: u32, access: Access| l.u32c(order_semantics(order, access));
+        let is_flag = matches!(op, AtomicC11::FlagTestAndSet | AtomicC11::FlagClear);
+        if is_flag
+            && !elem
+                .scalar()
+                .is_some_and(|s| s.is_integer() && s.bits() == 32)
+        {
+            self.error(span, format!("'{name}' takes a pointer to an atomic_flag"));
+            return None;
+        }
+        match op {
+            AtomicC11::Init | AtomicC11::Store => {
+                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                // atomic_init need not be atomic: a relaxed store is one
+                // valid way to initialise.
+                let order = if op == AtomicC11::Init {
+                    ORDER_RELAXED
+                } else {
+                    order[0]
+                };
+                let s = sem(self, order, Access::Store);
+                self.op_void(Op::AtomicStore, &[ptr, scope_id, s, v.id]);
+                self.int64_atomic_capability(&elem);
+                Some(Val::new(0, Type::Void))
+            }
+            AtomicC11::Load => {
+                let s = sem(self, order[0], Access::Load);
+                let id = self.op(Op::AtomicLoad, t, &[ptr, scope_id, s]);
+                self.int64_atomic_capability(&elem);
+                Some(Val::new(id, elem))
+            }
+            AtomicC11::Exchange => {
+                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                let s = sem(self, order[0], Access::ReadModifyWrite);
+                let id = self.op(Op::AtomicExchange, t, &[ptr, scope_id, s, v.id]);
+                self.int64_atomic_capability(&elem);
+                Some(Val::new(id, elem))
+            }
+            AtomicC11::FlagTestAndSet => {
+                let s = sem(self, order[0], Access::ReadModifyWrite);
+                let one = self.constant(&elem, ConstVal::Int(1));
+                let old = self.op(Op::AtomicExchange, t, &[ptr, scope_id, s, one]);
+                let zero = self.constant(&elem, ConstVal::Int(0));
+                let b = self.bool_ty(1);
+                let was_set = self.op(Op::INotEqual, b, &[old, zero]);
+                Some(Val::new(was_set, Type::BOOL))
+            }
+            AtomicC11::FlagClear => {
+                let s = sem(self, order[0], Access::Store);
+                let zero = self.constant(&elem, ConstVal::Int(0));
+                self.op_void(Op::AtomicStore, &[ptr, scope_id, s, zero]);
+                Some(Val::new(0, Type::Void))
+            }
+            AtomicC11::CompareExchange => {
+                if elem.is_float() {
+                    self.error(
+                        span,
+                        format!("'{name}' on floating-point objects is not supported yet"),
+                    );
+                    return None;
+                }
+                let expected_ptr = vals.remove(0);
+                let desired = self.convert(vals.remove(0), &elem, span, false)?;
+                if !matches!(expected_ptr.ty, Type::Pointer(..)) {
+                    self.error(
+                        span,
+                        format!("the second argument of '{name}' is a pointer"),
+                    );
+                    return None;
+                }
+                let place = self.deref(expected_ptr, span)?;
+                let expected = self.load(&place, span)?;
+                let expected = self.convert(expected, &elem, span, false)?;
+                let eq = sem(self, order[0], Access::ReadModifyWrite);
+                // The failure order may be no stronger than a load.
+                let uneq = sem(self, order[1], Access::Load);
+                let old = self.op(
+                    Op::AtomicCompareExchange,
+                    t,
+                    &[ptr, scope_id, eq, uneq, desired.id, expected.id],
+                );
+                self.int64_atomic_capability(&elem);
+                let b = self.bool_ty(1);
+                let ok = self.op(Op::IEqual, b, &[old, expected.id]);
+                // On failure *expected takes the value found; on success
+                // it already holds that value.
+                self.store(&place, &Val::new(old, elem), span);
+                Some(Val::new(ok, Type::BOOL))
+            }
+            AtomicC11::Fetch(f) => {
+                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                let s = sem(self, order[0], Access::ReadModifyWrite);
+                let id = if elem.is_float() {
+                    self.float_fetch(f, ptr, widest, t, scope_id, s, v.id, name, span)?
+                } else {
+                    let signed = elem.scalar().is_some_and(|s| s.is_signed());
+                    let o = match f {
+                        AtomicOp::Add => Op::AtomicIAdd,
+                        AtomicOp::Sub => Op::AtomicISub,
+                        AtomicOp::Or => Op::AtomicOr,
+                        AtomicOp::Xor => Op::AtomicXor,
+                        AtomicOp::And => Op::AtomicAnd,
+                        AtomicOp::Min if signed => Op::AtomicSMin,
+                        AtomicOp::Min => Op::AtomicUMin,
+                        AtomicOp::Max if signed => Op::AtomicSMax,
+                        _ => Op::AtomicUMax,
+                    };
+                    self.op(o, t, &[ptr, scope_id, s, v.id])
+                };
+                self.int64_atomic_capability(&elem);
+                Some(Val::new(id, elem))
+            }
+            AtomicC11::WorkItemFence => None,
+        }
+    }
+
+    fn int64_atomic_capability(&mut self, elem: &Type) {
+        if elem.scalar().is_some_and(|s| s.bits() == 64) {
+            self.m.capability(Capability::Int64Atomics);
+        }
+    }
+
+    /// `atomic_fetch_{add,sub,min,max}` on float (cl_ext_float_atomics),
+    /// where VK_EXT_shader_atomic_float(2) gives the instruction for that
+    /// memory.
+    #[allow(clippy::too_many_arguments)]
+    fn float_fetch(
+        &mut self,
+        f: AtomicOp,
+        ptr: Word,
+        widest: u32,
+        t: Word,
+        scope: Word,
+        sem: Word,
+        v: Word,
+        name: &str,
+        span: Span,
+    ) -> R<Word> {
+        let space = if widest == SCOPE_WORKGROUP {
+            "local"
+        } else {
+            "global"
+        };
+        let (feature, op) = match f {
+            AtomicOp::Add | AtomicOp::Sub => ("atomic_add", Op::AtomicFAddEXT),
+            AtomicOp::Min => ("atomic_min_max", Op::AtomicFMinEXT),
+            AtomicOp::Max => ("atomic_min_max", Op::AtomicFMaxEXT),
+            _ => {
+                self.error(span, format!("'{name}' takes an integer object"));
+                return None;
+            }
+        };
+        let macro_name = format!("__opencl_c_ext_fp32_{space}_{feature}");
+        if !self.caps.features.iter().any(|f| *f == macro_name) {
+            self.error(
+                span,
+                format!(
+                    "'{name}' on float {space} memory needs {macro_name}, which this device lacks"
+                ),
+            );
+            return None;
+        }
+        if op == Op::AtomicFAddEXT {
+            self.m.capability(Capability::AtomicFloat32AddEXT);
+            self.m
+                .extensions
+                .insert("SPV_EXT_shader_atomic_float_add".into());
+        } else {
+            self.m.capability(Capability::AtomicFloat32MinMaxEXT);
+            self.m
+                .extensions
+                .insert("SPV_EXT_shader_atomic_float_min_max".into());
+        }
+        let v = if f == AtomicOp::Sub {
+            self.op(Op::FNegate, t, &[v])
+        } else {
+            v
+        };
+        Some(self.op(op, t, &[ptr, scope, sem, v]))
+    }
+
+    /// `atomic_work_item_fence(flags, order, scope)`.
+    fn work_item_fence(&mut self, args: &'a [Expr], span: Span) -> R<Val> {
+        if args.len() != 3 {
+            self.error(span, "'atomic_work_item_fence' takes 3 arguments");
+            return None;
+        }
+        let flags = match consteval::eval(&args[0], self.types) {
+            Some(v) => v.as_i64() as u32,
+            None => {
+                self.expr(&args[0])?;
+                3
+            }
+        };
+        let order = self.memory_argument(&args[1], ORDER_SEQ_CST)?;
+        let scope = self.memory_argument(&args[2], MSCOPE_DEVICE)?;
+        let ordering = order_semantics(order, Access::ReadModifyWrite);
+        if ordering == 0 {
+            // A relaxed fence orders nothing.
+            return Some(Val::new(0, Type::Void));
+        }
+        let mut sem = ordering & !(SEM_UNIFORM | SEM_WORKGROUP);
+        if flags & 1 != 0 {
+            sem |= SEM_WORKGROUP;
+        }
+        if flags & 2 != 0 {
+            sem |= SEM_UNIFORM;
+        }
+        // Image memory is reached through descriptors: UniformMemory
+        // covers it too.
+        if flags & 4 != 0 {
+            sem |= SEM_UNIFORM | 0x800;
+        }
+        if sem & (SEM_UNIFORM | SEM_WORKGROUP | 0x800) == 0 {
+            return Some(Val::new(0, Type::Void));
+        }
+        let widest = if flags & 6 == 0 {
+            SCOPE_WORKGROUP
+        } else {
+            SCOPE_DEVICE
+        };
+        let s = self.memory_scope(scope, widest);
+        let s = self.u32c(s);
+        let sem = self.u32c(sem);
+        self.op_void(Op::MemoryBarrier, &[s, sem]);
+        Some(Val::new(0, Type::Void))
     }
 }

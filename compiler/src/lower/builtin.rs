@@ -23,8 +23,14 @@ impl<'a> Lowerer<'a> {
         if b == Builtin::Special("printf") {
             return self.printf(args, span);
         }
-        if let Builtin::Fence(kind) = b {
-            return self.fence(kind, args, span);
+        match b {
+            Builtin::Fence(kind) => return self.fence(kind, args, span),
+            Builtin::AtomicC11 { op, explicit } => {
+                return self.atomic_c11(op, explicit, name, args, span)
+            }
+            Builtin::WorkGroup(op) => return self.work_group(op, name, args, span),
+            Builtin::SubGroup(f) => return self.sub_group(f, name, args, span),
+            _ => {}
         }
         if b == Builtin::Special("wait_group_events") {
             if args.len() != 2 {
@@ -70,7 +76,10 @@ impl<'a> Lowerer<'a> {
                 | "all" => 1,
                 _ => 2,
             }),
-            Builtin::Fence(_) => None,
+            Builtin::Fence(_)
+            | Builtin::AtomicC11 { .. }
+            | Builtin::WorkGroup(_)
+            | Builtin::SubGroup(_) => None,
         };
         if let Some(n) = want {
             if vals.len() != n {
@@ -119,31 +128,7 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(self.glsl(ty, op, &ids), t))
             }
             Builtin::Library { func, fallback, .. } => {
-                let t = self.float_gentype(&vals, span)?;
-                let s = t.elem_scalar()?;
-                let lib_name = match s {
-                    Scalar::Double => format!("{func}_f64"),
-                    _ => func.to_string(),
-                };
-                let lib_fn = self.funcs.get(lib_name.as_str()).copied();
-                // Float sin, cos and tan have no library version: the GLSL
-                // instruction meets the bound over the range tested.
-                let glsl_op = match (s, lib_fn) {
-                    (Scalar::Half, _) | (Scalar::Float, None) => fallback,
-                    (Scalar::Float, _) if self.float_mode.native_math => fallback,
-                    _ => None,
-                };
-                if let Some(op) = glsl_op {
-                    let ids = self.convert_all(vals, &t, span)?;
-                    let ty = self.sty(&t);
-                    return Some(Val::new(self.glsl(ty, op, &ids), t));
-                }
-                let Some(f) = lib_fn else {
-                    self.error(span, format!("'{name}' is not supported for {s} yet"));
-                    return None;
-                };
-                let ids = self.convert_all(vals, &t, span)?;
-                self.call_library(f, &t, &ids, span)
+                self.library_math(func, fallback, vals, name, span)
             }
             Builtin::MinMax { fop, sop, uop, .. } => {
                 let t = self.gentype(&vals, span)?;
@@ -172,8 +157,101 @@ impl<'a> Lowerer<'a> {
             Builtin::VStoreHalf(n, stride) => self.vstore_half(n, stride, vals, span),
             Builtin::VStore(n) => self.vstore(n, vals, span),
             Builtin::Special(n) => self.special(n, vals, span),
-            Builtin::Fence(_) => None,
+            Builtin::Fence(_)
+            | Builtin::AtomicC11 { .. }
+            | Builtin::WorkGroup(_)
+            | Builtin::SubGroup(_) => None,
         }
+    }
+
+    /// A math built-in of the built-in library, per component. Float
+    /// functions prefer their version computed in double (`_ff64`, present
+    /// when the device has doubles), then the float one, then the
+    /// GLSL.std.450 `fallback`; half is computed in float and rounded once
+    /// where no instruction serves.
+    fn library_math(
+        &mut self,
+        func: &str,
+        fallback: Option<u32>,
+        vals: Vec<Val>,
+        name: &str,
+        span: Span,
+    ) -> R<Val> {
+        let t = self.float_gentype(&vals, span)?;
+        let s = t.elem_scalar()?;
+        // -cl-fast-relaxed-math relaxes the precision of math functions,
+        // not the correct rounding of fma.
+        let relaxed = self.float_mode.native_math && func != "__ferrocl_fma";
+        let glsl_first = s == Scalar::Half || (s == Scalar::Float && relaxed);
+        if let (true, Some(op)) = (glsl_first, fallback) {
+            let ids = self.convert_all(vals, &t, span)?;
+            let ty = self.sty(&t);
+            return Some(Val::new(self.glsl(ty, op, &ids), t));
+        }
+        let work = if s == Scalar::Half {
+            t.with_elem(Scalar::Float)
+        } else {
+            t.clone()
+        };
+        let names = match work.elem_scalar()? {
+            Scalar::Double => vec![format!("{func}_f64")],
+            _ => vec![format!("{func}_ff64"), func.to_string()],
+        };
+        let lib_fn = names
+            .iter()
+            .find_map(|n| self.funcs.get(n.as_str()).copied());
+        let Some(f) = lib_fn else {
+            if let (Scalar::Float, Some(op)) = (s, fallback) {
+                let ids = self.convert_all(vals, &t, span)?;
+                let ty = self.sty(&t);
+                return Some(Val::new(self.glsl(ty, op, &ids), t));
+            }
+            self.error(span, format!("'{name}' is not supported for {s} yet"));
+            return None;
+        };
+        let ids = self.convert_all(vals, &work, span)?;
+        let r = self.call_library(f, &work, &ids, span)?;
+        if s == Scalar::Half {
+            let id = self.convert_elems(r.id, Scalar::Float, Scalar::Half, t.width());
+            return Some(Val::new(id, t));
+        }
+        Some(r)
+    }
+
+    /// A math built-in that returns `value(x..)` and stores the int
+    /// `int_out(x..)` through its last argument: `lgamma_r` (the sign of
+    /// Gamma, 0 at zero and the negative integers) and `remquo` (the low
+    /// bits of the quotient).
+    fn with_int_output(
+        &mut self,
+        value: &str,
+        int_out: &str,
+        mut vals: Vec<Val>,
+        span: Span,
+    ) -> R<Val> {
+        let name = if int_out == "__ferrocl_remquo_quo" {
+            "remquo"
+        } else {
+            "lgamma_r"
+        };
+        let p = vals.pop()?;
+        let t = self.float_gentype(&vals, span)?;
+        let it = t.with_elem(Scalar::Int);
+        if p.ty.pointee() != Some(&it) {
+            let (a, b) = (self.types.name(&p.ty), self.types.name(&it));
+            self.error(
+                span,
+                format!("'{name}' stores an {b} through its pointer, not through a '{a}'"),
+            );
+            return None;
+        }
+        let v = self.library_math(value, None, vals.clone(), name, span)?;
+        let out = self.library_math(int_out, None, vals, name, span)?;
+        let from = out.ty.elem_scalar()?;
+        let out_i = self.convert_elems(out.id, from, Scalar::Int, t.width());
+        let place = self.deref(p, span)?;
+        self.store(&place, &Val::new(out_i, it), span);
+        Some(v)
     }
 
     /// The float type a math built-in works in: the first vector argument's
@@ -266,6 +344,13 @@ impl<'a> Lowerer<'a> {
         self.check_type_supported(to, span)?;
         let from = v.ty.elem_scalar()?;
         let dst = to.elem_scalar()?;
+        if sat && dst.is_float() {
+            self.error(
+                span,
+                "the '_sat' modifier may not be used for conversions to floating-point types",
+            );
+            return None;
+        }
         let n = to.width();
         let src_t = v.ty.clone();
         let sty = self.sty(&src_t);
@@ -301,11 +386,14 @@ impl<'a> Lowerer<'a> {
             x = self.saturate_int(x, &src_t, dst);
         }
         let id = self.convert_elems(x, from, dst, n);
-        let inexact_source = (from.is_integer() && from.bits() > 16) || from == Scalar::Double;
-        if dst == Scalar::Float
-            && inexact_source
-            && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn)
-        {
+        // Sources whose values the destination float may not hold exactly:
+        // only there do the directed rounding modes differ from the default.
+        let inexact_source = match dst {
+            Scalar::Float => (from.is_integer() && from.bits() > 16) || from == Scalar::Double,
+            Scalar::Double => from.is_integer() && from.bits() == 64,
+            _ => false,
+        };
+        if inexact_source && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn) {
             return Some(Val::new(
                 self.directed_rounding(x, &src_t, id, to, rounding),
                 to.clone(),
@@ -326,13 +414,14 @@ impl<'a> Lowerer<'a> {
         mode: Rounding,
     ) -> Word {
         let from = src.elem_scalar().unwrap_or(Scalar::Int);
+        let dst = to.elem_scalar().unwrap_or(Scalar::Float);
         let n = to.width();
         let bt = self.bool_ty(n);
         let fty = self.sty(to);
         // Compare f with x exactly: in the source type for doubles, in 64
         // bits for integers (f may round up to 2^63 or 2^64 there).
         let (greater, less) = if from == Scalar::Double {
-            let back = self.convert_elems(f, Scalar::Float, Scalar::Double, n);
+            let back = self.convert_elems(f, dst, Scalar::Double, n);
             (
                 self.op(Op::FOrdGreaterThan, bt, &[back, x]),
                 self.op(Op::FOrdLessThan, bt, &[back, x]),
@@ -344,7 +433,7 @@ impl<'a> Lowerer<'a> {
                 Scalar::ULong
             };
             let xw = self.convert_elems(x, from, wide, n);
-            let back = self.convert_elems(f, Scalar::Float, wide, n);
+            let back = self.convert_elems(f, dst, wide, n);
             let (gt, lt) = if from.is_signed() {
                 (Op::SGreaterThan, Op::SLessThan)
             } else {
@@ -390,7 +479,11 @@ impl<'a> Lowerer<'a> {
                 (s, Some(self.op(Op::LogicalAnd, bt, &[nonpos, greater])))
             }
         };
-        let ut = to.with_elem(Scalar::UInt);
+        let (ut, sign_bit) = if dst == Scalar::Double {
+            (to.with_elem(Scalar::ULong), i64::MIN)
+        } else {
+            (to.with_elem(Scalar::UInt), 0x8000_0000)
+        };
         let uty = self.sty(&ut);
         let bits = self.op(Op::Bitcast, uty, &[f]);
         let one = self.constant(&ut, ConstVal::Int(1));
@@ -406,7 +499,7 @@ impl<'a> Lowerer<'a> {
                 ConstVal::Int(if mode == Rounding::Rtp {
                     1
                 } else {
-                    0x8000_0001
+                    sign_bit | 1
                 }),
             );
             let up = self.op(Op::Select, uty, &[is_zero, tiny, up]);
@@ -423,8 +516,8 @@ impl<'a> Lowerer<'a> {
         };
         let ty = self.sty(t);
         let mut x = x;
-        let (smin, smax) = (int_min(src) as i128, int_max(src) as i128);
-        let (dmin, dmax) = (int_min(dst) as i128, int_max(dst) as i128);
+        let (smin, smax) = int_range_i128(src);
+        let (dmin, dmax) = int_range_i128(dst);
         if dmin > smin {
             let c = self.constant(t, ConstVal::Int(dmin as i64));
             x = self.glsl(
@@ -680,7 +773,13 @@ impl<'a> Lowerer<'a> {
 
     fn special(&mut self, name: &'static str, vals: Vec<Val>, span: Span) -> R<Val> {
         match name {
-            "round" | "fmod" | "hypot" | "copysign" | "fdim" | "mad" => {
+            "fmod" => self.library_math("__ferrocl_fmod", None, vals, name, span),
+            "hypot" => self.library_math("__ferrocl_hypot", None, vals, name, span),
+            "remainder" => self.library_math("__ferrocl_remainder", None, vals, name, span),
+            "remquo" => {
+                self.with_int_output("__ferrocl_remainder", "__ferrocl_remquo_quo", vals, span)
+            }
+            "round" | "copysign" | "fdim" | "mad" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;
                 let ty = self.sty(&t);
@@ -697,13 +796,6 @@ impl<'a> Lowerer<'a> {
                         let sg = self.glsl(ty, glsl::FSIGN, &[x]);
                         let away = self.op(Op::FAdd, ty, &[tr, sg]);
                         self.op(Op::Select, ty, &[up, away, tr])
-                    }
-                    "fmod" => self.op(Op::FRem, ty, &[ids[0], ids[1]]),
-                    "hypot" => {
-                        let a = self.op(Op::FMul, ty, &[ids[0], ids[0]]);
-                        let b = self.op(Op::FMul, ty, &[ids[1], ids[1]]);
-                        let s = self.op(Op::FAdd, ty, &[a, b]);
-                        self.glsl(ty, glsl::SQRT, &[s])
                     }
                     "copysign" => {
                         let s = t.elem_scalar()?;
@@ -741,18 +833,27 @@ impl<'a> Lowerer<'a> {
                 let n = self.convert(n, &it, span, false)?;
                 let ty = self.sty(&t);
                 if name == "ldexp" {
-                    return Some(Val::new(self.glsl(ty, glsl::LDEXP, &[x.id, n.id]), t));
+                    let lib = if t.elem_scalar()? == Scalar::Double {
+                        "__ferrocl_ldexp_f64"
+                    } else {
+                        "__ferrocl_ldexp"
+                    };
+                    let Some(f) = self.funcs.get(lib).copied() else {
+                        self.error(span, "'ldexp' is not supported for this type yet");
+                        return None;
+                    };
+                    return self.call_library_typed(f, &t, &[(x.id, t.clone()), (n.id, it)], span);
                 }
                 // pown(x, n) is pow(x, n): the library's pow is exact about
                 // the sign of a negative x to an integral power.
                 let s = t.elem_scalar()?;
                 let nf = self.convert_elems(n.id, Scalar::Int, s, t.width());
-                let pow_name = if s == Scalar::Double {
-                    "__ferrocl_pow_f64"
+                let names: &[&str] = if s == Scalar::Double {
+                    &["__ferrocl_pow_f64"]
                 } else {
-                    "__ferrocl_pow"
+                    &["__ferrocl_pow_ff64", "__ferrocl_pow"]
                 };
-                let Some(f) = self.funcs.get(pow_name).copied() else {
+                let Some(f) = names.iter().find_map(|n| self.funcs.get(n).copied()) else {
                     self.error(span, format!("'pown' is not supported for {s} yet"));
                     return None;
                 };
@@ -774,15 +875,12 @@ impl<'a> Lowerer<'a> {
                 if let Some(n) = n {
                     ids.push(self.convert(n, &it, span, false)?.id);
                 }
-                let Some(f) = self
-                    .funcs
-                    .get(if name == "rootn" {
-                        "__ferrocl_rootn"
-                    } else {
-                        "__ferrocl_ilogb"
-                    })
-                    .copied()
-                else {
+                let names: &[&str] = if name == "rootn" {
+                    &["__ferrocl_rootn_ff64", "__ferrocl_rootn"]
+                } else {
+                    &["__ferrocl_ilogb"]
+                };
+                let Some(f) = names.iter().find_map(|n| self.funcs.get(n).copied()) else {
                     self.error(span, format!("'{name}' is not supported yet"));
                     return None;
                 };
@@ -1057,9 +1155,10 @@ impl<'a> Lowerer<'a> {
             }
             "prefetch" => Some(Val::new(0, Type::Void)),
             "shuffle" | "shuffle2" => self.shuffle(name == "shuffle2", vals, span),
-            "fract" | "modf" | "frexp" | "remquo" | "remainder" | "sincos" => {
-                self.math_with_outputs(name, vals, span)
+            "lgamma_r" => {
+                self.with_int_output("__ferrocl_lgamma", "__ferrocl_gamma_sign", vals, span)
             }
+            "fract" | "modf" | "frexp" | "sincos" => self.math_with_outputs(name, vals, span),
             "async_copy" | "async_strided_copy" => self.async_copy(vals, span),
             "maxmag" | "minmag" | "divide" | "recip" => {
                 let t = self.float_gentype(&vals, span)?;
@@ -1410,11 +1509,7 @@ impl<'a> Lowerer<'a> {
     /// Math functions with a second result stored through a pointer:
     /// fract, modf, frexp, remquo, sincos; and remainder.
     fn math_with_outputs(&mut self, name: &str, mut vals: Vec<Val>, span: Span) -> R<Val> {
-        let out = if name == "remainder" {
-            None
-        } else {
-            vals.pop()
-        };
+        let out = vals.pop();
         let t = self.float_gentype(&vals, span)?;
         if t.elem_scalar() != Some(Scalar::Float) {
             self.error(span, format!("'{name}' is only supported for float yet"));
@@ -1482,28 +1577,10 @@ impl<'a> Lowerer<'a> {
                 let e = self.op(Op::Select, ity, &[special, izero, e]);
                 (mant, e, it.clone())
             }
-            "sincos" => {
+            _ => {
                 let s = self.glsl(ty, glsl::SIN, &[x]);
                 let c = self.glsl(ty, glsl::COS, &[x]);
                 (s, c, t.clone())
-            }
-            _ => {
-                // remainder and remquo: x - n*y with n = x/y rounded to
-                // nearest even.
-                let y = ids[1];
-                let q = self.op(Op::FDiv, ty, &[x, y]);
-                let n = self.glsl(ty, glsl::ROUND_EVEN, &[q]);
-                let ny = self.op(Op::FMul, ty, &[n, y]);
-                let r = self.op(Op::FSub, ty, &[x, ny]);
-                let ni = self.op(Op::ConvertFToS, ity, &[n]);
-                let k7f = self.constant(&it, ConstVal::Int(0x7f));
-                let an = self.glsl(ity, glsl::SABS, &[ni]);
-                let low = self.op(Op::BitwiseAnd, ity, &[an, k7f]);
-                let izero = self.constant(&it, ConstVal::Int(0));
-                let neg = self.op(Op::SLessThan, bt, &[ni, izero]);
-                let nlow = self.op(Op::SNegate, ity, &[low]);
-                let quo = self.op(Op::Select, ity, &[neg, nlow, low]);
-                (r, quo, it.clone())
             }
         };
         if let Some(p) = out {
@@ -1537,6 +1614,41 @@ impl<'a> Lowerer<'a> {
 
     /// Calls the library function `f` (on scalars of `t`'s element) for each
     /// component of `t`.
+    /// Calls library function `f` per component of `t` (the result's shape)
+    /// with arguments of their own element types (`ldexp`'s int exponent).
+    fn call_library_typed(
+        &mut self,
+        f: &'a FuncDef,
+        t: &Type,
+        args: &[(Word, Type)],
+        span: Span,
+    ) -> R<Val> {
+        let n = t.width();
+        let mut comps = Vec::new();
+        for i in 0..n {
+            let mut vals = Vec::new();
+            for (id, at) in args {
+                let et = Type::Scalar(at.elem_scalar()?);
+                let c = if n == 1 {
+                    *id
+                } else {
+                    let ety = self.sty(&et);
+                    self.op(Op::CompositeExtract, ety, &[*id, i])
+                };
+                vals.push(Val::new(c, et));
+            }
+            comps.push(self.call_function(f, vals, span)?.id);
+        }
+        if n == 1 {
+            return Some(Val::new(comps[0], t.clone()));
+        }
+        let ty = self.sty(t);
+        Some(Val::new(
+            self.op(Op::CompositeConstruct, ty, &comps),
+            t.clone(),
+        ))
+    }
+
     fn call_library(&mut self, f: &'a FuncDef, t: &Type, ids: &[Word], span: Span) -> R<Val> {
         let n = t.width();
         let ft = Type::Scalar(t.elem_scalar()?);
@@ -1949,6 +2061,16 @@ fn int_max(s: Scalar) -> i64 {
         (false, 64) => -1,
         (true, b) => (1i64 << (b - 1)) - 1,
         (false, b) => (1i64 << b) - 1,
+    }
+}
+
+/// The smallest and largest value of integer type `s`, exactly.
+fn int_range_i128(s: Scalar) -> (i128, i128) {
+    let b = s.bits();
+    if s.is_signed() {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    } else {
+        (0, (1i128 << b) - 1)
     }
 }
 

@@ -199,6 +199,9 @@ impl<'a> Lowerer<'a> {
                     ty: sym.ty,
                 })),
                 None => {
+                    if let Some((offset, ty)) = self.global_data_vars.get(name).cloned() {
+                        return Some(Operand::Place(self.global_data_place(offset, ty)));
+                    }
                     if let Some(v) = self.named_constant(name) {
                         return Some(Operand::Val(v));
                     }
@@ -677,6 +680,16 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
+                if matches!(op, BinOp::Eq | BinOp::Ne) {
+                    let null_test = match (is_null_constant(a), is_null_constant(b)) {
+                        (false, true) => Some(&x),
+                        (true, false) => Some(&y),
+                        _ => None,
+                    };
+                    if let Some(p) = null_test.filter(|p| is_shared_or_private_pointer(&p.ty)) {
+                        return Some(self.is_null(p, *op == BinOp::Ne));
+                    }
+                }
                 self.binary(*op, x, y, e.span)
             }
             ExprKind::Assign(op, l, r) => self.assign(*op, l, r, e.span),
@@ -799,6 +812,18 @@ impl<'a> Lowerer<'a> {
                 self.error(span, format!("cannot convert '{a}' to '{b}'"));
                 None
             }
+            (Type::Pointer(_, s1, _), Type::Pointer(elem, AddrSpace::Private, q))
+                if explicit && self.cl_version >= 200 && *s1 != AddrSpace::Private =>
+            {
+                // A cast to a pointer without an address space makes a
+                // generic pointer: it keeps pointing where it did.
+                let ty = Type::Pointer(elem.clone(), *s1, *q);
+                Some(Val {
+                    id: v.id,
+                    ty,
+                    base: v.base,
+                })
+            }
             (Type::Pointer(_, s1, _), Type::Pointer(_, s2, _)) => {
                 if s1.is_addressed() == s2.is_addressed() {
                     if s1 != s2
@@ -849,8 +874,19 @@ impl<'a> Lowerer<'a> {
             (Type::Pointer(_, space, _), Type::Scalar(s)) => {
                 if *s == Scalar::Bool {
                     if !space.is_addressed() {
-                        let t = self.m.constant(ConstKey::True);
-                        return Some(Val::new(t, Type::BOOL));
+                        // A pointer into a known object is never NULL; one
+                        // without (a pool offset, or NULL from to_local /
+                        // to_private) is NULL only as that marker.
+                        if v.base.is_some() {
+                            let t = self.m.constant(ConstKey::True);
+                            return Some(Val::new(t, Type::BOOL));
+                        }
+                        let null = self.u32c(NULL_SHARED_OR_PRIVATE);
+                        let b = self.bool_ty(1);
+                        return Some(Val::new(
+                            self.op(Op::INotEqual, b, &[v.id, null]),
+                            Type::BOOL,
+                        ));
                     }
                     let zero = self.m.u64_const(0);
                     let b = self.bool_ty(1);
@@ -1173,7 +1209,14 @@ impl<'a> Lowerer<'a> {
                 }
             }
             (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge, _, _) => {
+                let addressed =
+                    |t: &Type| matches!(t, Type::Pointer(_, sp, _) if sp.is_addressed());
                 let (x, y) = match (a.ty.is_pointer(), b.ty.is_pointer()) {
+                    // Compared as addresses: a NULL of another space
+                    // widens to the 64-bit side.
+                    (true, true) if !addressed(&a.ty) && addressed(&b.ty) => {
+                        (self.convert(a, &b.ty, span, true)?, b.clone())
+                    }
                     (true, true) => (a.clone(), self.convert(b, &a.ty, span, true)?),
                     (true, false) => {
                         let y = self.convert(b, &a.ty, span, true)?;
@@ -1357,8 +1400,17 @@ impl<'a> Lowerer<'a> {
     }
 
     fn assign(&mut self, op: Option<BinOp>, l: &'a Expr, r: &'a Expr, span: Span) -> R<Val> {
-        let place = self.lvalue(l)?;
-        let rv = self.expr(r)?;
+        let (place, rv) = match &l.kind {
+            ExprKind::Ident(n) if op.is_none() && self.unresolved_generic(n) => {
+                let rv = self.expr(r)?;
+                self.resolve_generic(n, &rv);
+                (self.lvalue(l)?, rv)
+            }
+            _ => {
+                let place = self.lvalue(l)?;
+                (place, self.expr(r)?)
+            }
+        };
         let t = place.ty().clone();
         let v = match op {
             None => self.convert(rv, &t, r.span, false)?,
@@ -1599,6 +1651,74 @@ impl<'a> Lowerer<'a> {
         ))
     }
 
+    /// `p == NULL` (or `!=` with `not`) for a `__local`/`__private`
+    /// pointer: one into a known object is never NULL; one without is NULL
+    /// when it holds the marker that `to_local`/`to_private` return.
+    fn is_null(&mut self, p: &Val, not: bool) -> Val {
+        let b = self.bool_ty(1);
+        let r = if p.base.is_some() {
+            self.m
+                .constant(if not { ConstKey::True } else { ConstKey::False })
+        } else {
+            let null = self.u32c(NULL_SHARED_OR_PRIVATE);
+            let op = if not { Op::INotEqual } else { Op::IEqual };
+            self.op(op, b, &[p.id, null])
+        };
+        self.bool_to_relational(r, &Type::INT)
+    }
+
+    /// `to_global`, `to_local`, `to_private` (OpenCL C 6.15.10): the
+    /// pointer if it points into `space`, else NULL. Every call is inlined,
+    /// so a generic pointer's space is known here and the answer is too.
+    fn to_address_space(
+        &mut self,
+        name: &str,
+        space: AddrSpace,
+        args: &'a [Expr],
+        span: Span,
+    ) -> R<Val> {
+        if self.cl_version < 200 {
+            self.error(
+                span,
+                format!("'{name}' needs the generic address space (-cl-std=CL2.0 or CL3.0)"),
+            );
+            return None;
+        }
+        let [arg] = args else {
+            self.error(span, format!("'{name}' takes one argument"));
+            return None;
+        };
+        let v = self.expr(arg)?;
+        let Type::Pointer(elem, from, q) = v.ty.clone() else {
+            self.error(
+                arg.span,
+                format!("the argument of '{name}' must be a pointer"),
+            );
+            return None;
+        };
+        if from == AddrSpace::Constant {
+            self.error(
+                arg.span,
+                format!("'{name}' takes a generic pointer, not a pointer to __constant"),
+            );
+            return None;
+        }
+        let ty = Type::Pointer(elem, space, q);
+        if from == space {
+            return Some(Val {
+                id: v.id,
+                ty,
+                base: v.base,
+            });
+        }
+        let null = if space.is_addressed() {
+            self.m.u64_const(0)
+        } else {
+            self.u32c(NULL_SHARED_OR_PRIVATE)
+        };
+        Some(Val::new(null, ty))
+    }
+
     fn call(&mut self, name: &str, args: &'a [Expr], span: Span) -> R<Val> {
         if let Some(f) = self.funcs.get(name).copied() {
             let mut vals = Vec::new();
@@ -1609,6 +1729,14 @@ impl<'a> Lowerer<'a> {
         }
         if let Some(r) = self.image_call(name, args, span) {
             return r;
+        }
+        if let Some(space) = match name {
+            "to_global" => Some(AddrSpace::Global),
+            "to_local" => Some(AddrSpace::Local),
+            "to_private" => Some(AddrSpace::Private),
+            _ => None,
+        } {
+            return self.to_address_space(name, space, args, span);
         }
         match crate::sema::builtins::lookup(name) {
             Some(b) => self.builtin(b, name, args, span),
@@ -1622,6 +1750,26 @@ impl<'a> Lowerer<'a> {
         }
     }
 }
+
+/// Is `e` a null pointer constant (`0`, `NULL`, `(void *)0`)?
+fn is_null_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::IntLit(0, _) => true,
+        ExprKind::Ident(n) => n == "NULL",
+        ExprKind::Cast(Type::Pointer(..) | Type::Scalar(_), inner) => is_null_constant(inner),
+        _ => false,
+    }
+}
+
+fn is_shared_or_private_pointer(t: &Type) -> bool {
+    matches!(t, Type::Pointer(_, sp, _) if !sp.is_addressed())
+}
+
+/// The value of a NULL `__local`/`__private` pointer that is not a
+/// constant (what `to_local` and `to_private` return for a pointer into
+/// another space): no object of either space reaches this byte offset or
+/// element index.
+pub(super) const NULL_SHARED_OR_PRIVATE: u32 = u32::MAX;
 
 /// OpenCL C 6.13.6: `vec_step` of a 3-component vector is 4, because it
 /// takes the storage of a 4-component one.

@@ -17,8 +17,11 @@
 
 mod atomic;
 mod builtin;
+mod collective;
 mod expr;
 mod image;
+pub(crate) use image::uses_image_library;
+mod subgroup;
 mod workitem;
 
 use crate::ast::*;
@@ -164,12 +167,52 @@ struct Breakable {
     merge: Word,
     /// `None` for a switch (its `continue` belongs to the enclosing loop).
     cont: Option<Word>,
+    kind: Construct,
+}
+
+/// What a [`Breakable`] is in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Construct {
+    Loop,
+    Switch,
+    /// The statements from a forward `goto name` to the label: a
+    /// single-iteration loop whose merge is where `name:` begins.
+    GotoForward(String),
+    /// The statements from `name:` to its last backward `goto name`: a
+    /// loop that such a goto continues and falling off the end leaves.
+    GotoBackward(String),
+}
+
+/// A `break`, `continue` or `goto` that leaves more than the innermost
+/// construct. Structured control flow lets a branch leave only the
+/// innermost loop or switch, so the jump sets `flag` and leaves construct
+/// by construct: after each merge in between the flag is tested.
+struct PendingJump {
+    flag: Word,
+    /// Index in `breakables` of the construct the jump lands in.
+    target: usize,
+    /// Lands on the target's continue block rather than its merge.
+    to_continue: bool,
+}
+
+/// Statements `start..end` of one block that lower as one goto construct.
+#[derive(Clone, Debug)]
+struct GotoRegion {
+    start: usize,
+    end: usize,
+    label: String,
+    backward: bool,
 }
 
 /// An inlined call.
 struct Frame {
     ret_ty: Type,
     ret_var: Option<Word>,
+    /// The function returns a generic pointer (OpenCL C 2.0 and 3.0): the
+    /// first `return` fixes its address space, and `ret_var` is made then.
+    generic_ret: bool,
+    /// What a returned `__local`/`__private` pointer points into.
+    ret_base: Option<Rc<LBase>>,
     /// With early returns: the flag set by `return` and the merge of the
     /// single-iteration loop the body is wrapped in.
     flag: Option<Word>,
@@ -184,6 +227,9 @@ struct KernelState {
     builtins: HashMap<u32, Word>,
     /// Where the printf buffer's address sits in the argument data.
     printf_offset: Option<u32>,
+    /// Where the program's global variable buffer's address sits in the
+    /// argument data.
+    global_data_offset: Option<u32>,
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -199,6 +245,7 @@ pub(crate) struct Lowerer<'a> {
     f: FunctionWriter,
     scopes: Vec<HashMap<String, Sym>>,
     breakables: Vec<Breakable>,
+    jumps: Vec<PendingJump>,
     frames: Vec<Frame>,
     call_stack: Vec<&'a str>,
     k: KernelState,
@@ -228,6 +275,16 @@ pub(crate) struct Lowerer<'a> {
     wide_types: HashMap<Word, (Word, u32)>,
     /// Values of such types → their type.
     wide_vals: HashMap<Word, Word>,
+    /// `__OPENCL_C_VERSION__` of the build (`-cl-std`), e.g. 120 or 300.
+    cl_version: u32,
+    /// The initial bytes of the program's global variable buffer.
+    global_data: Vec<u8>,
+    /// Program-scope `__global` variables: offset in that buffer and type.
+    global_data_vars: HashMap<String, (u32, Type)>,
+    /// Generic pointer variables (declared without an address space,
+    /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
+    /// yet, by variable (root, pool slot).
+    generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -238,6 +295,10 @@ pub struct Lowered {
     pub spirv: Vec<Word>,
     pub kernels: Vec<KernelInfo>,
     pub printf_strings: Vec<String>,
+    /// The initial contents of the program's global variable buffer (see
+    /// the crate docs); empty when the program has no `__global`
+    /// variables.
+    pub global_data: Vec<u8>,
 }
 
 /// How strictly float arithmetic follows IEEE rules, from the build options.
@@ -260,6 +321,7 @@ pub fn lower(
     library: Option<&TranslationUnit>,
     caps: &TargetCaps,
     float_mode: FloatMode,
+    cl_version: u32,
     diags: &mut Diagnostics,
 ) -> Option<Lowered> {
     let mut funcs = HashMap::new();
@@ -281,6 +343,7 @@ pub fn lower(
         f: FunctionWriter::new(entry),
         scopes: Vec::new(),
         breakables: Vec::new(),
+        jumps: Vec::new(),
         frames: Vec::new(),
         call_stack: Vec::new(),
         k: KernelState {
@@ -289,6 +352,7 @@ pub fn lower(
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
             printf_offset: None,
+            global_data_offset: None,
         },
         printf_strings: Vec::new(),
         static_local_bytes: 0,
@@ -307,6 +371,10 @@ pub fn lower(
         ppool: None,
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
+        cl_version,
+        global_data: Vec::new(),
+        global_data_vars: HashMap::new(),
+        generic_vars: std::collections::HashSet::new(),
     };
     for c in [
         Capability::Shader,
@@ -326,8 +394,21 @@ pub fn lower(
             l.m.extensions.insert(e.into());
         }
     }
-    for g in &tu.globals {
+    // Definitions first: an `extern` declaration may come before the
+    // definition, which a linked program's other unit may hold.
+    for g in tu
+        .globals
+        .iter()
+        .filter(|g| !g.is_extern || g.init.is_some())
+    {
         l.program_scope_variable(g);
+    }
+    for g in tu
+        .globals
+        .iter()
+        .filter(|g| g.is_extern && g.init.is_none())
+    {
+        l.extern_variable(g);
     }
     let mut kernels = Vec::new();
     for f in &tu.funcs {
@@ -348,10 +429,12 @@ pub fn lower(
     }
     let version = caps.spirv_version.max((1, 5));
     let printf_strings = std::mem::take(&mut l.printf_strings);
+    let global_data = std::mem::take(&mut l.global_data);
     Some(Lowered {
         spirv: l.m.finish(version),
         kernels,
         printf_strings,
+        global_data,
     })
 }
 
@@ -418,10 +501,14 @@ impl<'a> Lowerer<'a> {
     /// Lowers a statement no path reaches: checked, with its instructions
     /// dropped (its variables are kept, for a later `case` may use them).
     fn lower_dead(&mut self, s: &'a Stmt) {
+        self.dead_code(|l| l.stmt(s));
+    }
+
+    fn dead_code(&mut self, lower: impl FnOnce(&mut Self)) {
         let scratch = self.m.id();
         let saved = std::mem::replace(&mut self.f, FunctionWriter::new(scratch));
         self.dead += 1;
-        self.stmt(s);
+        lower(self);
         self.dead -= 1;
         let vars = std::mem::take(&mut self.f.vars);
         self.f = saved;
@@ -837,6 +924,10 @@ impl<'a> Lowerer<'a> {
     // ---- program scope ---------------------------------------------------------
 
     fn program_scope_variable(&mut self, g: &VarDecl) {
+        if matches!(g.ty, Type::Opaque(_)) {
+            self.program_scope_opaque(g);
+            return;
+        }
         if self.types.size(&g.ty) > MAX_VARIABLE_BYTES {
             self.error(
                 g.span,
@@ -847,12 +938,12 @@ impl<'a> Lowerer<'a> {
             );
             return;
         }
+        if self.globals.contains_key(&g.name) || self.global_data_vars.contains_key(&g.name) {
+            self.error(g.span, format!("redefinition of '{}'", g.name));
+            return;
+        }
         if g.space != AddrSpace::Constant {
-            self.error(
-                g.span,
-                "program-scope variables must be in the __constant address space \
-                 (program-scope __global variables are not supported yet)",
-            );
+            self.global_variable(g);
             return;
         }
         let init = match &g.init {
@@ -876,6 +967,270 @@ impl<'a> Lowerer<'a> {
                 pool: None,
             },
         );
+    }
+
+    /// A program-scope `__global` variable (OpenCL C 2.0 and 3.0 with
+    /// `__opencl_c_program_scope_global_variables`; a program-scope
+    /// variable without an address space is `__global` there): a slot of
+    /// the program's global variable buffer holding its initial value.
+    fn global_variable(&mut self, g: &VarDecl) {
+        let space = match g.space {
+            AddrSpace::Private if self.cl_version >= 200 => AddrSpace::Global,
+            s => s,
+        };
+        let feature = "__opencl_c_program_scope_global_variables";
+        if space != AddrSpace::Global {
+            let msg = if self.cl_version >= 200 {
+                "program-scope variables must be in the __global or __constant address space"
+            } else {
+                "program-scope variables must be in the __constant address space \
+                 (program-scope __global variables need -cl-std=CL2.0 or CL3.0)"
+            };
+            self.error(g.span, msg);
+            return;
+        }
+        if self.cl_version < 200 {
+            self.error(
+                g.span,
+                "program-scope __global variables need -cl-std=CL2.0 or CL3.0",
+            );
+            return;
+        }
+        if self.cl_version >= 300 && !self.caps.features.iter().any(|f| f == feature) {
+            self.error(
+                g.span,
+                format!("program-scope __global variables need the device feature {feature}"),
+            );
+            return;
+        }
+        if g.ty == Type::Void || matches!(g.ty, Type::Opaque(_)) {
+            self.error(
+                g.span,
+                format!(
+                    "variable '{}' cannot be a program-scope __global variable",
+                    g.name
+                ),
+            );
+            return;
+        }
+        if let Type::Struct(id) = g.ty {
+            if !self.types.structs.get(id).is_some_and(|s| s.complete) {
+                self.error(g.span, format!("variable '{}' has incomplete type", g.name));
+                return;
+            }
+        }
+        if g.ty.elem_scalar() == Some(Scalar::Double) && !self.caps.fp64 {
+            self.error(g.span, "type 'double' requires cl_khr_fp64 support");
+            return;
+        }
+        let (size, align) = self.types.size_align(&g.ty);
+        let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
+        let total = at as usize + size as usize;
+        if total > MAX_VARIABLE_BYTES as usize {
+            self.error(
+                g.span,
+                format!("program-scope __global variables take more than the {MAX_VARIABLE_BYTES} bytes supported"),
+            );
+            return;
+        }
+        let mut bytes = vec![0u8; size as usize];
+        if let Some(init) = &g.init {
+            if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
+                return;
+            }
+        }
+        self.global_data.resize(at as usize, 0);
+        self.global_data.extend_from_slice(&bytes);
+        self.global_data_vars
+            .insert(g.name.clone(), (at, g.ty.clone()));
+    }
+
+    /// An `extern` program-scope declaration: some unit of the program
+    /// must define it.
+    fn extern_variable(&mut self, g: &VarDecl) {
+        let defined = match self.global_data_vars.get(&g.name) {
+            Some((_, t)) => Some(t.clone()),
+            None => self.globals.get(&g.name).map(|s| s.ty.clone()),
+        };
+        match defined {
+            Some(t) if t == g.ty => {}
+            Some(_) => self.error(
+                g.span,
+                format!(
+                    "'{}' is declared with a type other than its definition's",
+                    g.name
+                ),
+            ),
+            None => self.error(
+                g.span,
+                format!(
+                    "external variable '{}' is declared but not defined in the program",
+                    g.name
+                ),
+            ),
+        }
+    }
+
+    /// The place of a program-scope `__global` variable: its buffer's
+    /// address (a hidden kernel argument) plus its offset.
+    pub(super) fn global_data_place(&mut self, offset: u32, ty: Type) -> Place {
+        let at = self.k.global_data_offset.unwrap_or(0);
+        let base = self.read_arg(&Type::ULONG, at);
+        let u64t = self.m.ty(TypeKey::Int(64));
+        let off = self.m.u64_const(offset as u64);
+        let addr = self.op(Op::IAdd, u64t, &[base, off]);
+        let align = self.types.align(&ty);
+        Place::Addr {
+            addr,
+            ty,
+            align,
+            space: AddrSpace::Global,
+        }
+    }
+
+    /// Writes a constant initializer's bytes (C layout, little-endian, as
+    /// the device holds them) into `out`, which is `t`'s size and zeroed.
+    fn init_bytes(&mut self, t: &Type, init: &Init, out: &mut [u8], span: Span) -> bool {
+        match (t, init) {
+            (
+                Type::Array(elem, n),
+                Init::Expr(Expr {
+                    kind: ExprKind::StrLit(bytes),
+                    ..
+                }),
+            ) if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar)) => {
+                if bytes.len() > *n as usize {
+                    self.error(span, "initializer-string for char array is too long");
+                    return false;
+                }
+                out[..bytes.len()].copy_from_slice(bytes);
+                true
+            }
+            (Type::Array(elem, n), Init::List(items, s)) => {
+                if items.len() > *n as usize {
+                    self.error(*s, "excess elements in array initializer");
+                    return false;
+                }
+                let esize = self.types.size(elem) as usize;
+                items.iter().enumerate().all(|(i, it)| {
+                    self.init_bytes(elem, it, &mut out[i * esize..(i + 1) * esize], span)
+                })
+            }
+            (Type::Struct(id), Init::List(items, s)) => {
+                let Some(def) = self.types.structs.get(*id) else {
+                    return false;
+                };
+                // A union's initializer list sets its first member.
+                let take = if def.is_union { 1 } else { def.members.len() };
+                let members: Vec<(Type, usize)> = def
+                    .members
+                    .iter()
+                    .take(take)
+                    .map(|m| (m.ty.clone(), m.offset as usize))
+                    .collect();
+                if items.len() > members.len() {
+                    self.error(*s, "excess elements in struct initializer");
+                    return false;
+                }
+                items.iter().zip(members).all(|(it, (mt, mo))| {
+                    let size = self.types.size(&mt) as usize;
+                    self.init_bytes(&mt, it, &mut out[mo..mo + size], span)
+                })
+            }
+            (Type::Vector(s, n), Init::List(items, sp)) => {
+                if items.len() > *n as usize {
+                    self.error(*sp, "excess elements in vector initializer");
+                    return false;
+                }
+                let es = s.size() as usize;
+                let elem = Type::Scalar(*s);
+                items
+                    .iter()
+                    .enumerate()
+                    .all(|(i, it)| self.init_bytes(&elem, it, &mut out[i * es..(i + 1) * es], span))
+            }
+            (Type::Vector(s, n), Init::Expr(e)) => {
+                let Some(vals) = self.const_vector_values(e, *n as usize) else {
+                    return false;
+                };
+                let es = s.size() as usize;
+                for (i, v) in vals.into_iter().enumerate() {
+                    scalar_bytes(*s, v, &mut out[i * es..(i + 1) * es]);
+                }
+                true
+            }
+            (_, Init::List(items, s)) => match items.as_slice() {
+                [one] => self.init_bytes(t, one, out, span),
+                _ => {
+                    self.error(*s, "invalid initializer");
+                    false
+                }
+            },
+            (Type::Scalar(s), Init::Expr(e)) => match consteval::eval(e, self.types) {
+                Some(v) => {
+                    scalar_bytes(*s, v, out);
+                    true
+                }
+                None => {
+                    self.error(e.span, "initializer is not a constant expression");
+                    false
+                }
+            },
+            (Type::Pointer(..), Init::Expr(e)) => match consteval::eval(e, self.types) {
+                Some(v) if v.as_i64() == 0 => true,
+                _ => {
+                    self.error(
+                        e.span,
+                        "a program-scope pointer can only be initialised with a null pointer here",
+                    );
+                    false
+                }
+            },
+            _ => {
+                self.error(span, "unsupported initializer for a program-scope variable");
+                false
+            }
+        }
+    }
+
+    /// The component values of a constant vector expression.
+    fn const_vector_values(&mut self, e: &Expr, n: usize) -> R<Vec<ConstVal>> {
+        match &e.kind {
+            ExprKind::VecLit(_, items) => {
+                let mut out = Vec::new();
+                for it in items {
+                    if let ExprKind::VecLit(Type::Vector(_, m), _)
+                    | ExprKind::Cast(Type::Vector(_, m), _) = &it.kind
+                    {
+                        out.extend(self.const_vector_values(it, *m as usize)?);
+                    } else {
+                        let Some(v) = consteval::eval(it, self.types) else {
+                            self.error(it.span, "initializer is not a constant expression");
+                            return None;
+                        };
+                        out.push(v);
+                    }
+                }
+                if out.len() == 1 {
+                    out = vec![out[0]; n];
+                }
+                if out.len() != n {
+                    self.error(e.span, "wrong number of components in vector literal");
+                    return None;
+                }
+                Some(out)
+            }
+            ExprKind::Cast(Type::Vector(_, m), inner) if *m as usize == n => {
+                self.const_vector_values(inner, n)
+            }
+            _ => match consteval::eval(e, self.types) {
+                Some(v) => Some(vec![v; n]),
+                None => {
+                    self.error(e.span, "initializer is not a constant expression");
+                    None
+                }
+            },
+        }
     }
 
     /// A SPIR-V constant for a program-scope initializer.
@@ -1070,6 +1425,10 @@ impl<'a> Lowerer<'a> {
                 }
             };
             let access = match p.access {
+                // Images without a qualifier are read_only (OpenCL C 6.15.14).
+                Access::None if matches!(&p.ty, Type::Opaque(n) if n.starts_with("image")) => {
+                    AccessQualifier::ReadOnly
+                }
                 Access::None => AccessQualifier::None,
                 Access::ReadOnly => AccessQualifier::ReadOnly,
                 Access::WriteOnly => AccessQualifier::WriteOnly,
@@ -1103,7 +1462,15 @@ impl<'a> Lowerer<'a> {
         if self.diags.has_errors() {
             return None;
         }
-        // printf's buffer address: a hidden trailing 8-byte argument.
+        // The global variable buffer's address, then printf's buffer
+        // address: hidden trailing 8-byte arguments.
+        let global_data_offset = if self.global_data.is_empty() {
+            None
+        } else {
+            let at = crate::sema::types::round_up(offset, 8);
+            offset = at + 8;
+            Some(at)
+        };
         let printf_offset = if calls_printf(f, &self.funcs, &mut Vec::new()) {
             let at = crate::sema::types::round_up(offset, 8);
             offset = at + 8;
@@ -1123,6 +1490,7 @@ impl<'a> Lowerer<'a> {
         self.f = FunctionWriter::new(entry);
         self.scopes = vec![HashMap::new()];
         self.breakables.clear();
+        self.jumps.clear();
         self.frames.clear();
         self.call_stack = vec![f.name.as_str()];
         self.static_local_bytes = 0;
@@ -1146,6 +1514,7 @@ impl<'a> Lowerer<'a> {
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
             printf_offset,
+            global_data_offset,
         };
         self.k.interface.insert(push_var);
         // Every compute entry point needs its work-group size declared.
@@ -1717,14 +2086,31 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::Block(items) => {
                 self.scopes.push(HashMap::new());
-                for it in items {
-                    if self.dead == 0 && self.at_dead_point() {
-                        self.lower_dead(it);
-                    } else {
-                        self.stmt(it);
-                    }
-                }
+                let regions = self.goto_regions(items);
+                self.sequence(items, 0, items.len(), &regions);
                 self.scopes.pop();
+            }
+            StmtKind::Label(_, inner) => self.stmt(inner),
+            StmtKind::Goto(name) => {
+                let floor = self.frame_breakables();
+                let found = (floor..self.breakables.len()).rev().find_map(|i| {
+                    match &self.breakables[i].kind {
+                        Construct::GotoForward(l) if l == name => Some((i, false)),
+                        Construct::GotoBackward(l) if l == name => Some((i, true)),
+                        _ => None,
+                    }
+                });
+                match found {
+                    Some((target, backward)) => self.jump(target, backward),
+                    None => self.error(
+                        s.span,
+                        format!(
+                            "cannot jump to label '{name}' from here: the label is inside \
+                             a statement this goto is not in, or the jump enters a loop; \
+                             such control flow cannot be structured"
+                        ),
+                    ),
+                }
             }
             StmtKind::If(c, then, els) => {
                 let Some(cond) = self.cond(c) else { return };
@@ -1753,18 +2139,23 @@ impl<'a> Lowerer<'a> {
                 self.loop_stmt(init.as_deref(), c.as_ref(), step.as_ref(), body, false);
                 self.scopes.pop();
             }
-            StmtKind::Break => match self.breakables.last() {
-                Some(b) if self.breakables.len() > self.frame_breakables() => {
-                    let m = b.merge;
-                    self.branch(m);
+            StmtKind::Break => {
+                let floor = self.frame_breakables();
+                let target = (floor..self.breakables.len()).rev().find(|&i| {
+                    matches!(self.breakables[i].kind, Construct::Loop | Construct::Switch)
+                });
+                match target {
+                    Some(t) => self.jump(t, false),
+                    None => self.error(s.span, "'break' statement not in loop or switch statement"),
                 }
-                _ => self.error(s.span, "'break' statement not in loop or switch statement"),
-            },
+            }
             StmtKind::Continue => {
                 let floor = self.frame_breakables();
-                let target = self.breakables[floor..].iter().rev().find_map(|b| b.cont);
+                let target = (floor..self.breakables.len())
+                    .rev()
+                    .find(|&i| self.breakables[i].kind == Construct::Loop);
                 match target {
-                    Some(c) => self.branch(c),
+                    Some(t) => self.jump(t, true),
                     None => self.error(s.span, "'continue' statement not in loop statement"),
                 }
             }
@@ -1776,6 +2167,240 @@ impl<'a> Lowerer<'a> {
                     "'case' label not directly inside a switch statement body",
                 );
             }
+        }
+    }
+
+    /// Lowers `items[lo..hi]`, each goto region among them as its
+    /// construct.
+    fn sequence(&mut self, items: &'a [Stmt], lo: usize, hi: usize, regions: &[GotoRegion]) {
+        let mut i = lo;
+        while i < hi {
+            let outer = regions
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.start == i && r.end <= hi)
+                .max_by_key(|(_, r)| (r.end, r.backward));
+            let Some((k, r)) = outer else {
+                if self.dead == 0 && self.at_dead_point() {
+                    self.lower_dead(&items[i]);
+                } else {
+                    self.stmt(&items[i]);
+                }
+                i += 1;
+                continue;
+            };
+            let inner: Vec<GotoRegion> = regions
+                .iter()
+                .enumerate()
+                .filter(|&(m, q)| m != k && q.start >= r.start && q.end <= r.end)
+                .map(|(_, q)| q.clone())
+                .collect();
+            if self.dead == 0 && self.at_dead_point() {
+                // Nothing enters the region but through its first
+                // statement, so it is all dead.
+                self.dead_code(|l| l.goto_region(items, r, &inner));
+            } else {
+                self.goto_region(items, r, &inner);
+            }
+            i = r.end;
+        }
+    }
+
+    /// A goto region: a loop construct whose body is the region's
+    /// statements. A forward goto breaks out of it (landing on the label
+    /// that follows); a backward goto continues it (its continue block
+    /// goes back to the label's statement, the first of the body).
+    fn goto_region(&mut self, items: &'a [Stmt], r: &GotoRegion, inner: &[GotoRegion]) {
+        let (header, body_l, cont, merge) =
+            (self.label(), self.label(), self.label(), self.label());
+        self.begin(header);
+        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        self.branch(body_l);
+        self.f.begin(body_l);
+        self.breakables.push(Breakable {
+            merge,
+            cont: Some(cont),
+            kind: if r.backward {
+                Construct::GotoBackward(r.label.clone())
+            } else {
+                Construct::GotoForward(r.label.clone())
+            },
+        });
+        let returns = self.frames.last().is_some_and(|f| f.flag.is_some());
+        self.sequence(items, r.start, r.end, inner);
+        self.breakables.pop();
+        if self.f.is_open() {
+            self.branch(merge);
+        }
+        self.f.begin(cont);
+        self.term(Op::Branch, &[header]);
+        self.f.begin(merge);
+        if returns {
+            self.propagate_return();
+        }
+        self.land_jumps();
+    }
+
+    /// Where each label among `items` needs a goto construct: from its
+    /// first forward goto to the label, and from the label to its last
+    /// backward goto. Regions that overlap without nesting are widened
+    /// until they nest, where that keeps the program's meaning (a forward
+    /// region may start earlier, a backward one end later); a jump into a
+    /// loop cannot be structured and is an error.
+    fn goto_regions(&mut self, items: &'a [Stmt]) -> Vec<GotoRegion> {
+        let mut regions = Vec::new();
+        for (j, it) in items.iter().enumerate() {
+            let mut labels = Vec::new();
+            let mut cur = it;
+            while let StmtKind::Label(name, inner) = &cur.kind {
+                labels.push(name.as_str());
+                cur = inner;
+            }
+            for name in labels {
+                if let Some(a) = items[..j].iter().position(|x| has_goto(x, name)) {
+                    regions.push(GotoRegion {
+                        start: a,
+                        end: j,
+                        label: name.to_string(),
+                        backward: false,
+                    });
+                }
+                if let Some(b) = items[j..].iter().rposition(|x| has_goto(x, name)) {
+                    regions.push(GotoRegion {
+                        start: j,
+                        end: j + b + 1,
+                        label: name.to_string(),
+                        backward: true,
+                    });
+                }
+            }
+        }
+        loop {
+            let mut changed = false;
+            for x in 0..regions.len() {
+                for y in 0..regions.len() {
+                    let (a, b) = (&regions[x], &regions[y]);
+                    if !(a.start < b.start && b.start < a.end && a.end < b.end) {
+                        continue;
+                    }
+                    if !b.backward {
+                        regions[y].start = regions[x].start;
+                    } else if a.backward {
+                        regions[x].end = regions[y].end;
+                    } else {
+                        let (fwd, back) = (a.label.clone(), b.label.clone());
+                        let at = items[a.end].span;
+                        self.error(
+                            at,
+                            format!(
+                                "a forward goto to label '{fwd}' enters the loop that the \
+                                 backward goto to '{back}' forms; such control flow cannot \
+                                 be structured"
+                            ),
+                        );
+                        regions.swap_remove(x.max(y));
+                        regions.swap_remove(x.min(y));
+                        return regions;
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                return regions;
+            }
+        }
+    }
+
+    /// Leaves the constructs up to `breakables[target]` and lands on its
+    /// merge, or on its continue block.
+    fn jump(&mut self, target: usize, to_continue: bool) {
+        let n = self.breakables.len();
+        let b = &self.breakables[target];
+        let landing = if to_continue {
+            b.cont.unwrap_or(b.merge)
+        } else {
+            b.merge
+        };
+        // A continue may leave switches directly: they are not loops.
+        let direct =
+            (target + 1..n).all(|i| to_continue && self.breakables[i].kind == Construct::Switch);
+        if direct {
+            self.branch(landing);
+            return;
+        }
+        let flag = match self
+            .jumps
+            .iter()
+            .find(|j| j.target == target && j.to_continue == to_continue)
+        {
+            Some(j) => j.flag,
+            None => {
+                let bt = self.m.ty(TypeKey::Bool);
+                let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, bt));
+                let flag = self.m.id();
+                let fls = self.m.constant(ConstKey::False);
+                // Initialised in its declaration: each landing clears it
+                // again, so a jump inside a loop finds it false.
+                self.f.vars.extend_from_slice(&[
+                    (5 << 16) | Op::Variable as u32,
+                    p,
+                    flag,
+                    StorageClass::Function as u32,
+                    fls,
+                ]);
+                self.jumps.push(PendingJump {
+                    flag,
+                    target,
+                    to_continue,
+                });
+                flag
+            }
+        };
+        let t = self.m.constant(ConstKey::True);
+        self.op_void(Op::Store, &[flag, t]);
+        let innermost = self.breakables[n - 1].merge;
+        self.branch(innermost);
+    }
+
+    /// After a construct's merge: the pending jumps that left it go on
+    /// leaving, or land when their target is the construct now innermost.
+    fn land_jumps(&mut self) {
+        let n = self.breakables.len();
+        self.jumps.retain(|j| j.target < n);
+        let floor = self.frame_breakables();
+        let pending: Vec<(Word, usize, bool)> = self
+            .jumps
+            .iter()
+            .filter(|j| j.target >= floor)
+            .map(|j| (j.flag, j.target, j.to_continue))
+            .collect();
+        for (flag, target, to_continue) in pending {
+            if self.at_dead_point() {
+                return;
+            }
+            let b = self.m.ty(TypeKey::Bool);
+            let set = self.op(Op::Load, b, &[flag]);
+            let next = self.label();
+            let leave = if target + 1 == n {
+                self.label()
+            } else {
+                self.breakables[n - 1].merge
+            };
+            self.op_void(Op::SelectionMerge, &[next, 0]);
+            self.term(Op::BranchConditional, &[set, leave, next]);
+            if target + 1 == n {
+                self.f.begin(leave);
+                let fls = self.m.constant(ConstKey::False);
+                self.op_void(Op::Store, &[flag, fls]);
+                let t = &self.breakables[target];
+                let landing = if to_continue {
+                    t.cont.unwrap_or(t.merge)
+                } else {
+                    t.merge
+                };
+                self.term(Op::Branch, &[landing]);
+            }
+            self.f.begin(next);
         }
     }
 
@@ -1820,6 +2445,7 @@ impl<'a> Lowerer<'a> {
         self.breakables.push(Breakable {
             merge,
             cont: Some(cont),
+            kind: Construct::Loop,
         });
         let returns_before = self.frames.last().map(|f| f.flag.is_some());
         self.scoped(body);
@@ -1842,6 +2468,7 @@ impl<'a> Lowerer<'a> {
         if returns_before == Some(true) {
             self.propagate_return();
         }
+        self.land_jumps();
     }
 
     /// After a loop or switch inside an inlined function with early
@@ -1934,7 +2561,11 @@ impl<'a> Lowerer<'a> {
         labels.push(default.unwrap_or(merge));
         self.term(Op::Switch, &ops);
         self.f.mark_targets(&labels);
-        self.breakables.push(Breakable { merge, cont: None });
+        self.breakables.push(Breakable {
+            merge,
+            cont: None,
+            kind: Construct::Switch,
+        });
         let has_flag = self.frames.last().is_some_and(|f| f.flag.is_some());
         self.scopes.push(HashMap::new());
         for (label, stmts) in segments {
@@ -1956,6 +2587,7 @@ impl<'a> Lowerer<'a> {
         if has_flag {
             self.propagate_return();
         }
+        self.land_jumps();
     }
 
     fn return_stmt(&mut self, e: Option<&'a Expr>, span: Span) {
@@ -1974,11 +2606,28 @@ impl<'a> Lowerer<'a> {
             frame.exit,
             frame.breakables_at_entry,
         );
+        let generic = frame.generic_ret;
         match (e, ret_var) {
             (Some(e), Some(var)) => {
                 if let Some(v) = self.expr(e) {
                     if let Some(v) = self.convert(v, &ret_ty, e.span, false) {
                         self.op_void(Op::Store, &[var, v.id]);
+                        self.set_return_base(v.base, e.span);
+                    }
+                }
+            }
+            (Some(e), None) if generic => {
+                if let Some(v) = self.expr(e) {
+                    // The first return fixes the generic pointer's space.
+                    let ty = self.generic_resolved(&ret_ty, &v);
+                    if let Some(v) = self.convert(v, &ty, e.span, false) {
+                        let var = self.new_function_var(&ty);
+                        self.op_void(Op::Store, &[var, v.id]);
+                        if let Some(frame) = self.frames.last_mut() {
+                            frame.ret_ty = ty;
+                            frame.ret_var = Some(var);
+                            frame.ret_base = v.base;
+                        }
                     }
                 }
             }
@@ -1987,6 +2636,7 @@ impl<'a> Lowerer<'a> {
                 self.error(e.span, "void function should not return a value");
             }
             (None, Some(_)) => self.error(span, "non-void function should return a value"),
+            (None, None) if generic => self.error(span, "non-void function should return a value"),
             (None, None) => {}
         }
         if let Some(flag) = flag {
@@ -1998,6 +2648,68 @@ impl<'a> Lowerer<'a> {
                 exit
             };
             self.branch(target);
+        }
+    }
+
+    /// A returned `__local`/`__private` pointer's target; every return of
+    /// one function must point into the same object.
+    fn set_return_base(&mut self, base: Option<Rc<LBase>>, span: Span) {
+        let Some(base) = base else { return };
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        match &frame.ret_base {
+            None => frame.ret_base = Some(base),
+            Some(old) if **old == *base => {}
+            Some(_) => self.diags.error(
+                span,
+                "this function returns pointers into different __local/__private \
+                 objects; that is not supported yet",
+            ),
+        }
+    }
+
+    /// The type a generic pointer of declared type `declared` takes when
+    /// it gets `v`: `v`'s address space (every call is inlined, so the
+    /// space is known where the pointer is made). A pointer into
+    /// program-scope `__constant` data is held like a `__private` one.
+    pub(super) fn generic_resolved(&self, declared: &Type, v: &Val) -> Type {
+        let (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _)) =
+            (declared, &v.ty)
+        else {
+            return declared.clone();
+        };
+        if v.base
+            .as_ref()
+            .is_some_and(|b| b.sc == StorageClass::Private)
+        {
+            return Type::Pointer(elem.clone(), AddrSpace::Private, *q);
+        }
+        Type::Pointer(elem.clone(), *sp, *q)
+    }
+
+    /// Is `name` a generic pointer variable no assignment has given an
+    /// address space yet?
+    pub(super) fn unresolved_generic(&self, name: &str) -> bool {
+        self.lookup(name)
+            .is_some_and(|s| self.generic_vars.contains(&(s.root, s.pool)))
+    }
+
+    /// The first assignment to a generic pointer variable fixes its address
+    /// space: the variable is remade with that type.
+    pub(super) fn resolve_generic(&mut self, name: &str, v: &Val) {
+        let Some(sym) = self.lookup(name) else { return };
+        self.generic_vars.remove(&(sym.root, sym.pool));
+        let ty = self.generic_resolved(&sym.ty, v);
+        if ty == sym.ty {
+            return;
+        }
+        let new = self.named_private(name, &ty);
+        for s in self.scopes.iter_mut().rev() {
+            if let Some(old) = s.get_mut(name) {
+                *old = new;
+                return;
+            }
         }
     }
 
@@ -2027,7 +2739,7 @@ impl<'a> Lowerer<'a> {
             return;
         }
         if matches!(v.ty, Type::Opaque(n) if n != "event_t") {
-            self.error(v.span, "variables of this type are not supported yet");
+            self.opaque_local(v);
             return;
         }
         if self.types.size(&v.ty) > MAX_VARIABLE_BYTES {
@@ -2154,6 +2866,12 @@ impl<'a> Lowerer<'a> {
         }
         let sym = self.named_private(&v.name, &v.ty);
         let place = Self::sym_place(&sym);
+        if self.cl_version >= 200
+            && v.init.is_none()
+            && matches!(v.ty, Type::Pointer(_, AddrSpace::Private, _))
+        {
+            self.generic_vars.insert((sym.root, sym.pool));
+        }
         self.bind(&v.name, sym);
         if let Some(init) = &v.init {
             if let Init::List(..) = init {
@@ -2722,8 +3440,10 @@ impl<'a> Lowerer<'a> {
         let builtins = std::mem::take(&mut self.k.builtins);
         // printf in the scratch function writes through a made-up argument.
         let printf = self.k.printf_offset.replace(0);
+        let global_data = self.k.global_data_offset.replace(0);
         self.check_uncalled_in_scratch(f);
         self.k.printf_offset = printf;
+        self.k.global_data_offset = global_data;
         self.m = module;
         self.wg_size = wg_size;
         self.wide_types = wide_types;
@@ -2736,6 +3456,7 @@ impl<'a> Lowerer<'a> {
         self.f = FunctionWriter::new(entry);
         self.scopes = vec![HashMap::new()];
         self.breakables.clear();
+        self.jumps.clear();
         self.frames.clear();
         self.call_stack.clear();
         self.pool = None;
@@ -2840,7 +3561,9 @@ impl<'a> Lowerer<'a> {
             sym.base = v.base.clone();
             self.bind(&p.name, sym);
         }
-        let ret_var = if f.ret == Type::Void {
+        let generic_ret =
+            self.cl_version >= 200 && matches!(f.ret, Type::Pointer(_, AddrSpace::Private, _));
+        let ret_var = if f.ret == Type::Void || generic_ret {
             None
         } else {
             Some(self.new_function_var(&f.ret))
@@ -2859,6 +3582,8 @@ impl<'a> Lowerer<'a> {
         self.frames.push(Frame {
             ret_ty: f.ret.clone(),
             ret_var,
+            generic_ret,
+            ret_base: None,
             flag,
             exit,
             breakables_at_entry: self.breakables.len(),
@@ -2881,12 +3606,21 @@ impl<'a> Lowerer<'a> {
             self.stmt(body);
         }
         self.call_stack.pop();
-        self.frames.pop();
+        let frame = self.frames.pop()?;
         self.scopes = saved_scopes;
-        match ret_var {
+        match frame.ret_var {
             Some(var) => {
-                let t = self.sty(&f.ret);
-                Some(Val::new(self.op(Op::Load, t, &[var]), f.ret.clone()))
+                let t = self.sty(&frame.ret_ty);
+                let id = self.op(Op::Load, t, &[var]);
+                Some(Val {
+                    id,
+                    ty: frame.ret_ty,
+                    base: frame.ret_base,
+                })
+            }
+            None if generic_ret => {
+                self.error(span, format!("'{}' returns no pointer on any path", f.name));
+                None
             }
             None => Some(Val::new(0, Type::Void)),
         }
@@ -2973,7 +3707,7 @@ fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
                     || st(b)
             }
             StmtKind::Return(x) => x.as_ref().is_some_and(e),
-            StmtKind::Case(_, b) => st(b),
+            StmtKind::Case(_, b) | StmtKind::Label(_, b) => st(b),
             _ => false,
         }
     }
@@ -3005,7 +3739,8 @@ fn declares_union(f: &FuncDef, types: &TypeTable, space: AddrSpace) -> bool {
             StmtKind::While(_, b)
             | StmtKind::DoWhile(b, _)
             | StmtKind::Switch(_, b)
-            | StmtKind::Case(_, b) => st(b),
+            | StmtKind::Case(_, b)
+            | StmtKind::Label(_, b) => st(b),
             StmtKind::For(i, _, _, b) => i.as_deref().is_some_and(st) || st(b),
             _ => false,
         }
@@ -3150,7 +3885,7 @@ fn calls_printf<'a>(
                     || stmt(b, funcs, seen)
             }
             StmtKind::Return(x) => x.as_ref().is_some_and(|x| expr(x, funcs, seen)),
-            StmtKind::Case(_, b) => stmt(b, funcs, seen),
+            StmtKind::Case(_, b) | StmtKind::Label(_, b) => stmt(b, funcs, seen),
             _ => false,
         }
     }
@@ -3170,6 +3905,36 @@ fn same_object(old: &LBase, new: &LBase) -> bool {
             .all(|i| old.saved[i] || (!new.saved[i] && old.path[i] == new.path[i]))
 }
 
+/// The bytes of a scalar constant of type `s` (`out` is its size).
+fn scalar_bytes(s: Scalar, v: ConstVal, out: &mut [u8]) {
+    let bits: u64 = match s {
+        Scalar::Float => (v.as_f64() as f32).to_bits() as u64,
+        Scalar::Double => v.as_f64().to_bits(),
+        Scalar::Half => f32_to_f16(v.as_f64() as f32) as u64,
+        _ => consteval::wrap_to(v.as_i64(), s) as u64,
+    };
+    let n = out.len().min(8);
+    out[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
+}
+
+/// Does `s` contain `goto name`?
+fn has_goto(s: &Stmt, name: &str) -> bool {
+    match &s.kind {
+        StmtKind::Goto(l) => l == name,
+        StmtKind::Block(items) => items.iter().any(|x| has_goto(x, name)),
+        StmtKind::If(_, a, b) => {
+            has_goto(a, name) || b.as_deref().is_some_and(|x| has_goto(x, name))
+        }
+        StmtKind::While(_, b)
+        | StmtKind::DoWhile(b, _)
+        | StmtKind::Switch(_, b)
+        | StmtKind::For(_, _, _, b)
+        | StmtKind::Case(_, b)
+        | StmtKind::Label(_, b) => has_goto(b, name),
+        _ => false,
+    }
+}
+
 /// Does `body` return anywhere but as its last top-level statement?
 fn has_early_return(body: &Stmt) -> bool {
     fn any_return(s: &Stmt) -> bool {
@@ -3181,7 +3946,7 @@ fn has_early_return(body: &Stmt) -> bool {
                 any_return(b)
             }
             StmtKind::For(_, _, _, b) => any_return(b),
-            StmtKind::Case(_, b) => any_return(b),
+            StmtKind::Case(_, b) | StmtKind::Label(_, b) => any_return(b),
             _ => false,
         }
     }

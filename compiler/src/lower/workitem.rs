@@ -1,67 +1,106 @@
 //! Work-item functions: ids and sizes built from the launch header of the
-//! crate docs, `WorkgroupId`, `LocalInvocationId` and the work-group size
-//! specialization constants.
+//! crate docs, `WorkgroupId`, `LocalInvocationId`, the work-group size
+//! specialization constants (the size of the work-groups of one region of
+//! a non-uniform NDRange) and the enqueued local size specialization
+//! constants (the `local_work_size` the application asked for).
+//!
+//! Sizes and ids are `size_t` (64 bits): offsets and global sizes arrive as
+//! 64-bit header values, group ids and local sizes as 32-bit ones.
 
 use super::*;
 use crate::sema::builtins::{glsl, WorkItem};
+use crate::{
+    HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE, HEADER_GROUP_BASE, HEADER_WORK_DIM,
+    SPEC_ID_ENQUEUED_LOCAL_SIZE,
+};
 
 impl<'a> Lowerer<'a> {
-    /// Component `d` of a `uint3`, or `default` when `d` is not 0, 1 or 2.
-    fn select_dim(&mut self, vec: Word, d: &Val, default: u32, span: Span) -> R<Word> {
+    /// Component `d` of a `ulong3`, or `default` when `d` is not 0, 1 or 2.
+    fn select_dim(&mut self, vec: Word, d: &Val, default: u64, span: Span) -> R<Word> {
         let u = self.m.ty(TypeKey::Int(32));
+        let ul = self.m.ty(TypeKey::Int(64));
         let d = self.convert(d.clone(), &Type::UINT, span, false)?;
         let three = self.u32c(3);
         let two = self.u32c(2);
-        let dflt = self.u32c(default);
+        let dflt = self.m.u64_const(default);
         let bt = self.bool_ty(1);
         let in_range = self.op(Op::ULessThan, bt, &[d.id, three]);
         let clamped = self.glsl(u, glsl::UMIN, &[d.id, two]);
-        let x = self.op(Op::VectorExtractDynamic, u, &[vec, clamped]);
-        Some(self.op(Op::Select, u, &[in_range, x, dflt]))
+        let x = self.op(Op::VectorExtractDynamic, ul, &[vec, clamped]);
+        Some(self.op(Op::Select, ul, &[in_range, x, dflt]))
     }
 
-    fn header_vec(&mut self, first_word: u32) -> Word {
+    fn ulong3(&mut self) -> Word {
+        let ul = self.m.ty(TypeKey::Int(64));
+        self.m.ty(TypeKey::Vector(ul, 3))
+    }
+
+    fn uint3(&mut self) -> Word {
         let u = self.m.ty(TypeKey::Int(32));
-        let v3 = self.m.ty(TypeKey::Vector(u, 3));
-        let comps: Vec<Word> = (0..3).map(|i| self.push_word_at(first_word + i)).collect();
+        self.m.ty(TypeKey::Vector(u, 3))
+    }
+
+    /// Three 64-bit header values from byte `offset` on (low word first).
+    fn header_u64x3(&mut self, offset: u32) -> Word {
+        let first = offset / 4;
+        let comps: Vec<Word> = (0..3)
+            .map(|i| {
+                let lo = self.push_word_at(first + 2 * i);
+                let hi = self.push_word_at(first + 2 * i + 1);
+                self.combine_u64(lo, hi)
+            })
+            .collect();
+        let v3 = self.ulong3();
         self.op(Op::CompositeConstruct, v3, &comps)
     }
 
-    /// The id within the whole NDRange, before the global offset. Built
-    /// from `WorkgroupId`, which includes the base of a split dispatch:
-    /// lavapipe 22.3 leaves that base out of `GlobalInvocationId`.
-    fn global_invocation_id(&mut self) -> Word {
+    /// A `uint3` widened to `ulong3`.
+    fn widen3(&mut self, v: Word) -> Word {
+        let v3 = self.ulong3();
+        self.op(Op::UConvert, v3, &[v])
+    }
+
+    /// The enqueued local size: specialization constants that the runtime
+    /// sets to `local_work_size` for every region of an NDRange, while the
+    /// `WorkgroupSize` of a region's pipeline is that region's own size.
+    fn enqueued_local_size(&mut self) -> Word {
         let u = self.m.ty(TypeKey::Int(32));
-        let v3 = self.m.ty(TypeKey::Vector(u, 3));
-        let grp = self.group_id();
-        let ws = self.workgroup_size();
-        let lid = self.builtin_input(BuiltIn::LocalInvocationId);
-        let start = self.op(Op::IMul, v3, &[grp, ws]);
-        self.op(Op::IAdd, v3, &[start, lid])
+        let mut comps = Vec::with_capacity(3);
+        for sid in SPEC_ID_ENQUEUED_LOCAL_SIZE {
+            let c = self.m.global(Op::SpecConstant, u, &[1]);
+            self.m.decorate(c, Decoration::SpecId, &[sid]);
+            comps.push(c);
+        }
+        let v3 = self.uint3();
+        self.m.global(Op::SpecConstantComposite, v3, &comps)
     }
 
     /// The work-group id in the NDRange: `WorkgroupId` (which includes a
-    /// `vkCmdDispatchBase` base) plus the group base in x of the launch
-    /// header, for NDRanges split beyond `maxComputeWorkGroupCount`.
+    /// `vkCmdDispatchBase` base) plus the group base of the launch header,
+    /// for NDRanges split beyond `maxComputeWorkGroupCount`.
     fn group_id(&mut self) -> Word {
-        let u = self.m.ty(TypeKey::Int(32));
-        let v3 = self.m.ty(TypeKey::Vector(u, 3));
+        let v3 = self.uint3();
         let grp = self.builtin_input(BuiltIn::WorkgroupId);
-        let base = self.push_word_at(7);
-        let zero = self.u32c(0);
-        let b = self.op(Op::CompositeConstruct, v3, &[base, zero, zero]);
-        self.op(Op::IAdd, v3, &[grp, b])
+        let first = HEADER_GROUP_BASE / 4;
+        let comps: Vec<Word> = (0..3).map(|i| self.push_word_at(first + i)).collect();
+        let base = self.op(Op::CompositeConstruct, v3, &comps);
+        self.op(Op::IAdd, v3, &[grp, base])
     }
 
-    fn local_size_vec(&mut self) -> Word {
-        let u = self.m.ty(TypeKey::Int(32));
-        let v3 = self.m.ty(TypeKey::Vector(u, 3));
-        let ws = self.workgroup_size();
-        let gs = self.header_vec(3);
+    /// The id within the whole NDRange, before the global offset, as
+    /// `ulong3`: group id × enqueued local size + local id. Built from
+    /// `WorkgroupId`, which includes the base of a split dispatch: lavapipe
+    /// 22.3 leaves that base out of `GlobalInvocationId`.
+    fn global_invocation_id(&mut self) -> Word {
+        let v3 = self.ulong3();
         let grp = self.group_id();
-        let start = self.op(Op::IMul, v3, &[grp, ws]);
-        let left = self.op(Op::ISub, v3, &[gs, start]);
-        self.glsl(v3, glsl::UMIN, &[ws, left])
+        let grp = self.widen3(grp);
+        let enq = self.enqueued_local_size();
+        let enq = self.widen3(enq);
+        let lid = self.builtin_input(BuiltIn::LocalInvocationId);
+        let lid = self.widen3(lid);
+        let start = self.op(Op::IMul, v3, &[grp, enq]);
+        self.op(Op::IAdd, v3, &[start, lid])
     }
 
     pub(super) fn work_item(
@@ -71,27 +110,24 @@ impl<'a> Lowerer<'a> {
         constant_dim: Option<i64>,
         span: Span,
     ) -> R<Val> {
-        let u = self.m.ty(TypeKey::Int(32));
-        let v3 = self.m.ty(TypeKey::Vector(u, 3));
-        let ul = self.sty(&Type::ULONG);
-        let size_t = |l: &mut Self, id: Word| Val::new(l.op(Op::UConvert, ul, &[id]), Type::ULONG);
+        let ul = self.m.ty(TypeKey::Int(64));
+        let v3 = self.ulong3();
         let (vec, default) = match w {
             WorkItem::WorkDim => {
-                let id = self.push_word_at(6);
+                let id = self.push_word_at(HEADER_WORK_DIM / 4);
                 return Some(Val::new(id, Type::UINT));
             }
             WorkItem::GlobalLinearId | WorkItem::LocalLinearId => {
                 let (id, size) = if w == WorkItem::GlobalLinearId {
                     let gid = self.global_invocation_id();
-                    (gid, self.header_vec(3))
+                    (gid, self.header_u64x3(HEADER_GLOBAL_SIZE))
                 } else {
                     let lid = self.builtin_input(BuiltIn::LocalInvocationId);
-                    (lid, self.local_size_vec())
+                    let lid = self.widen3(lid);
+                    let ws = self.workgroup_size();
+                    (lid, self.widen3(ws))
                 };
-                let c = |l: &mut Self, v: Word, i: u32| {
-                    let x = l.op(Op::CompositeExtract, u, &[v, i]);
-                    l.op(Op::UConvert, ul, &[x])
-                };
+                let c = |l: &mut Self, v: Word, i: u32| l.op(Op::CompositeExtract, ul, &[v, i]);
                 let (i0, i1, i2) = (c(self, id, 0), c(self, id, 1), c(self, id, 2));
                 let (s0, s1) = (c(self, size, 0), c(self, size, 1));
                 let a = self.op(Op::IMul, ul, &[i2, s1]);
@@ -102,31 +138,46 @@ impl<'a> Lowerer<'a> {
             }
             WorkItem::GlobalId => {
                 let gid = self.global_invocation_id();
-                let off = self.header_vec(0);
+                let off = self.header_u64x3(HEADER_GLOBAL_OFFSET);
                 (self.op(Op::IAdd, v3, &[gid, off]), 0)
             }
-            WorkItem::LocalId => (self.builtin_input(BuiltIn::LocalInvocationId), 0),
-            WorkItem::GroupId => (self.group_id(), 0),
-            WorkItem::GlobalSize => (self.header_vec(3), 1),
-            WorkItem::GlobalOffset => (self.header_vec(0), 0),
-            WorkItem::EnqueuedLocalSize => (self.workgroup_size(), 1),
-            WorkItem::LocalSize => (self.local_size_vec(), 1),
-            WorkItem::NumGroups => {
+            WorkItem::LocalId => {
+                let lid = self.builtin_input(BuiltIn::LocalInvocationId);
+                (self.widen3(lid), 0)
+            }
+            WorkItem::GroupId => {
+                let grp = self.group_id();
+                (self.widen3(grp), 0)
+            }
+            WorkItem::GlobalSize => (self.header_u64x3(HEADER_GLOBAL_SIZE), 1),
+            WorkItem::GlobalOffset => (self.header_u64x3(HEADER_GLOBAL_OFFSET), 0),
+            WorkItem::EnqueuedLocalSize => {
+                let enq = self.enqueued_local_size();
+                (self.widen3(enq), 1)
+            }
+            // Each region of a non-uniform NDRange runs with its own
+            // work-group size, so the built-in is exact.
+            WorkItem::LocalSize => {
                 let ws = self.workgroup_size();
-                let gs = self.header_vec(3);
-                let one = self.u32c(1);
+                (self.widen3(ws), 1)
+            }
+            WorkItem::NumGroups => {
+                let enq = self.enqueued_local_size();
+                let enq = self.widen3(enq);
+                let gs = self.header_u64x3(HEADER_GLOBAL_SIZE);
+                let one = self.m.u64_const(1);
                 let ones = self.m.constant(ConstKey::Composite(v3, vec![one; 3]));
-                let a = self.op(Op::IAdd, v3, &[gs, ws]);
+                let a = self.op(Op::IAdd, v3, &[gs, enq]);
                 let a = self.op(Op::ISub, v3, &[a, ones]);
-                (self.op(Op::UDiv, v3, &[a, ws]), 1)
+                (self.op(Op::UDiv, v3, &[a, enq]), 1)
             }
         };
         let d = d?;
         let x = match constant_dim {
-            Some(c @ 0..=2) => self.op(Op::CompositeExtract, u, &[vec, c as u32]),
-            Some(_) => self.u32c(default),
+            Some(c @ 0..=2) => self.op(Op::CompositeExtract, ul, &[vec, c as u32]),
+            Some(_) => self.m.u64_const(default),
             None => self.select_dim(vec, &d, default, span)?,
         };
-        Some(size_t(self, x))
+        Some(Val::new(x, Type::ULONG))
     }
 }

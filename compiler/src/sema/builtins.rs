@@ -110,12 +110,104 @@ pub enum Rounding {
     Rtn,
 }
 
+/// The OpenCL C 2.0 atomic functions (section 6.15.12 of the OpenCL C
+/// specification).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicC11 {
+    Init,
+    Load,
+    Store,
+    Exchange,
+    /// `atomic_compare_exchange_strong` and `_weak` (a weak exchange may
+    /// fail spuriously; this one never does).
+    CompareExchange,
+    /// `atomic_fetch_<op>`: `Add`, `Sub`, `Or`, `Xor`, `And`, `Min`, `Max`.
+    Fetch(AtomicOp),
+    FlagTestAndSet,
+    FlagClear,
+    WorkItemFence,
+}
+
+/// The combining operation of a reduction or scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupArith {
+    Add,
+    Min,
+    Max,
+    Mul,
+    And,
+    Or,
+    Xor,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+}
+
+/// A collective over a work-group or a sub-group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOp {
+    All,
+    Any,
+    Broadcast,
+    Reduce(GroupArith),
+    ScanInclusive(GroupArith),
+    ScanExclusive(GroupArith),
+}
+
+/// The sub-group functions (cl_khr_subgroups and the extended sub-group
+/// extensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubGroupFn {
+    Size,
+    MaxSize,
+    NumSubGroups,
+    EnqueuedNumSubGroups,
+    Id,
+    LocalId,
+    Barrier,
+    Collective(GroupOp),
+    /// `sub_group_non_uniform_*`: over the active work-items only.
+    NonUniform(GroupOp),
+    Elect,
+    NonUniformAll,
+    NonUniformAny,
+    NonUniformAllEqual,
+    NonUniformBroadcast,
+    BroadcastFirst,
+    Ballot,
+    InverseBallot,
+    BallotBitExtract,
+    BallotBitCount,
+    BallotInclusiveScan,
+    BallotExclusiveScan,
+    BallotFindLsb,
+    BallotFindMsb,
+    EqMask,
+    GeMask,
+    GtMask,
+    LeMask,
+    LtMask,
+    Shuffle,
+    ShuffleXor,
+    ShuffleUp,
+    ShuffleDown,
+}
+
 /// How a built-in is implemented.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Builtin {
     WorkItem(WorkItem),
     Fence(Fence),
     Atomic(AtomicOp),
+    /// OpenCL C 2.0 atomics; `explicit` for the `_explicit` forms, whose
+    /// memory order and scope are arguments.
+    AtomicC11 {
+        op: AtomicC11,
+        explicit: bool,
+    },
+    /// `work_group_<collective>`.
+    WorkGroup(GroupOp),
+    SubGroup(SubGroupFn),
     /// `gentypef f(gentypef...)` as one GLSL.std.450 instruction with
     /// `arity` arguments; `f32_only` where GLSL.std.450 has no 64-bit form.
     FloatGlsl {
@@ -373,7 +465,7 @@ const TABLE: &[(&str, Builtin)] = {
         (
             "powr",
             Library {
-                func: "__ferrocl_pow",
+                func: "__ferrocl_powr",
                 arity: 2,
                 fallback: Some(POW),
             },
@@ -410,14 +502,50 @@ const TABLE: &[(&str, Builtin)] = {
                 f32_only: false,
             },
         ),
+        // Vulkan does not promise that Fma is fused; the library's is
+        // correctly rounded (the instruction only serves where no library
+        // version exists).
         (
             "fma",
-            FloatGlsl {
-                op: FMA,
+            Library {
+                func: "__ferrocl_fma",
                 arity: 3,
-                f32_only: false,
+                fallback: Some(FMA),
             },
         ),
+        (
+            "erf",
+            Library {
+                func: "__ferrocl_erf",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "erfc",
+            Library {
+                func: "__ferrocl_erfc",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "tgamma",
+            Library {
+                func: "__ferrocl_tgamma",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        (
+            "lgamma",
+            Library {
+                func: "__ferrocl_lgamma",
+                arity: 1,
+                fallback: None,
+            },
+        ),
+        ("lgamma_r", Special("lgamma_r")),
         (
             "mix",
             FloatGlsl {
@@ -656,7 +784,10 @@ pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
     // pown is lowered as the library's pow; 64-bit mad_sat is in the library.
-    matches!(identifier, "pown" | "rootn" | "ilogb" | "mad_sat")
+    matches!(
+        identifier,
+        "pown" | "rootn" | "ilogb" | "mad_sat" | "lgamma_r" | "fmod" | "hypot" | "remainder" | "remquo" | "ldexp"
+    )
         || TABLE
             .iter()
             .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
@@ -689,6 +820,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         }
         return Some(b.clone());
     }
+    if let Some(b) = synchronization_builtin(name) {
+        return Some(b);
+    }
     if let Some(rest) = name.strip_prefix("convert_") {
         return parse_convert(rest);
     }
@@ -713,6 +847,124 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         return vector_count(n).map(Builtin::VStore);
     }
     None
+}
+
+/// OpenCL C 2.0 atomics, work-group collectives and sub-group functions.
+fn synchronization_builtin(name: &str) -> Option<Builtin> {
+    if let Some(f) = sub_group_query(name) {
+        return Some(Builtin::SubGroup(f));
+    }
+    if let Some(rest) = name.strip_prefix("atomic_") {
+        let (rest, explicit) = match rest.strip_suffix("_explicit") {
+            Some(r) => (r, true),
+            None => (rest, false),
+        };
+        let op = match rest {
+            "init" if !explicit => AtomicC11::Init,
+            "work_item_fence" if !explicit => AtomicC11::WorkItemFence,
+            "load" => AtomicC11::Load,
+            "store" => AtomicC11::Store,
+            "exchange" => AtomicC11::Exchange,
+            "compare_exchange_strong" | "compare_exchange_weak" => AtomicC11::CompareExchange,
+            "flag_test_and_set" => AtomicC11::FlagTestAndSet,
+            "flag_clear" => AtomicC11::FlagClear,
+            _ => AtomicC11::Fetch(match rest.strip_prefix("fetch_")? {
+                "add" => AtomicOp::Add,
+                "sub" => AtomicOp::Sub,
+                "or" => AtomicOp::Or,
+                "xor" => AtomicOp::Xor,
+                "and" => AtomicOp::And,
+                "min" => AtomicOp::Min,
+                "max" => AtomicOp::Max,
+                _ => return None,
+            }),
+        };
+        return Some(Builtin::AtomicC11 { op, explicit });
+    }
+    if let Some(rest) = name.strip_prefix("work_group_") {
+        return group_op(rest, false).map(Builtin::WorkGroup);
+    }
+    let rest = name.strip_prefix("sub_group_")?;
+    let f = match rest {
+        "barrier" => SubGroupFn::Barrier,
+        "elect" => SubGroupFn::Elect,
+        "non_uniform_all" => SubGroupFn::NonUniformAll,
+        "non_uniform_any" => SubGroupFn::NonUniformAny,
+        "non_uniform_all_equal" => SubGroupFn::NonUniformAllEqual,
+        "non_uniform_broadcast" => SubGroupFn::NonUniformBroadcast,
+        "broadcast_first" => SubGroupFn::BroadcastFirst,
+        "ballot" => SubGroupFn::Ballot,
+        "inverse_ballot" => SubGroupFn::InverseBallot,
+        "ballot_bit_extract" => SubGroupFn::BallotBitExtract,
+        "ballot_bit_count" => SubGroupFn::BallotBitCount,
+        "ballot_inclusive_scan" => SubGroupFn::BallotInclusiveScan,
+        "ballot_exclusive_scan" => SubGroupFn::BallotExclusiveScan,
+        "ballot_find_lsb" => SubGroupFn::BallotFindLsb,
+        "ballot_find_msb" => SubGroupFn::BallotFindMsb,
+        "shuffle" => SubGroupFn::Shuffle,
+        "shuffle_xor" => SubGroupFn::ShuffleXor,
+        "shuffle_up" => SubGroupFn::ShuffleUp,
+        "shuffle_down" => SubGroupFn::ShuffleDown,
+        _ => match rest.strip_prefix("non_uniform_") {
+            Some(op) => SubGroupFn::NonUniform(group_op(op, true)?),
+            None => SubGroupFn::Collective(group_op(rest, false)?),
+        },
+    };
+    Some(Builtin::SubGroup(f))
+}
+
+/// `get_sub_group_*` and `get_*_sub_group*`: the sub-group work-item
+/// functions, and the mask queries of cl_khr_subgroup_ballot.
+fn sub_group_query(name: &str) -> Option<SubGroupFn> {
+    Some(match name {
+        "get_sub_group_size" => SubGroupFn::Size,
+        "get_max_sub_group_size" => SubGroupFn::MaxSize,
+        "get_num_sub_groups" => SubGroupFn::NumSubGroups,
+        "get_enqueued_num_sub_groups" => SubGroupFn::EnqueuedNumSubGroups,
+        "get_sub_group_id" => SubGroupFn::Id,
+        "get_sub_group_local_id" => SubGroupFn::LocalId,
+        "get_sub_group_eq_mask" => SubGroupFn::EqMask,
+        "get_sub_group_ge_mask" => SubGroupFn::GeMask,
+        "get_sub_group_gt_mask" => SubGroupFn::GtMask,
+        "get_sub_group_le_mask" => SubGroupFn::LeMask,
+        "get_sub_group_lt_mask" => SubGroupFn::LtMask,
+        _ => return None,
+    })
+}
+
+/// `all`, `any`, `broadcast`, `reduce_<op>`, `scan_inclusive_<op>`,
+/// `scan_exclusive_<op>`; the non-uniform forms also take `mul` and the
+/// bitwise and logical operations, and have no `all`/`any`/`broadcast`.
+fn group_op(s: &str, non_uniform: bool) -> Option<GroupOp> {
+    let arith = |op: &str| {
+        Some(match op {
+            "add" => GroupArith::Add,
+            "min" => GroupArith::Min,
+            "max" => GroupArith::Max,
+            "mul" if non_uniform => GroupArith::Mul,
+            "and" if non_uniform => GroupArith::And,
+            "or" if non_uniform => GroupArith::Or,
+            "xor" if non_uniform => GroupArith::Xor,
+            "logical_and" if non_uniform => GroupArith::LogicalAnd,
+            "logical_or" if non_uniform => GroupArith::LogicalOr,
+            "logical_xor" if non_uniform => GroupArith::LogicalXor,
+            _ => return None,
+        })
+    };
+    Some(match s {
+        "all" if !non_uniform => GroupOp::All,
+        "any" if !non_uniform => GroupOp::Any,
+        "broadcast" if !non_uniform => GroupOp::Broadcast,
+        _ => {
+            if let Some(op) = s.strip_prefix("reduce_") {
+                GroupOp::Reduce(arith(op)?)
+            } else if let Some(op) = s.strip_prefix("scan_inclusive_") {
+                GroupOp::ScanInclusive(arith(op)?)
+            } else {
+                GroupOp::ScanExclusive(arith(s.strip_prefix("scan_exclusive_")?)?)
+            }
+        }
+    })
 }
 
 fn half_stride(n: u8, aligned: bool) -> u8 {

@@ -378,6 +378,11 @@ float __ferrocl_cbrt(float x) {
         ax = ax * 16777216.0f;
         scale = 0.00390625f;
     }
+    if (ax > 1.0e36f) {
+        // Keeps y^3 in the Newton steps below overflow: 2^-123 = (2^-41)^3.
+        ax = ax * 9.40395481e-38f;
+        scale = 2199023255552.0f;
+    }
     // A first guess from the exponent bits divided by three, then Newton.
     float y = as_float(as_uint(ax) / 3u + 0x2a51067fu);
     y = y - (y * y * y - ax) / (3.0f * y * y);
@@ -552,4 +557,281 @@ float __ferrocl_rootn(float x, int n) {
         return -__ferrocl_pow(-x, 1.0f / (float)n);
     }
     return __ferrocl_pow(x, 1.0f / (float)n);
+}
+
+// ---- erf, erfc, tgamma and lgamma in float -------------------------------
+// Used where the device has no doubles (with doubles, the float built-ins
+// are the double ones rounded once). Same scheme as the double versions,
+// with float-sized fits.
+
+float __ferrocl_erf_small(float x) {
+    float z = x * x;
+    return x * (1.12837917f + z * (-0.376126389f + z * (0.112837917f + z * (-0.0268661706f + z * (0.00522397763f + z * (-0.000854832702f + z * (0.00012055333f + z * (-1.49256504e-05f + z * (1.64621144e-06f + z * (-1.63658447e-07f + z * (1.48071928e-08f + z * (-1.22905553e-09f))))))))))));
+}
+
+float __ferrocl_erfcx(float x) {
+    if (x < 1.5f) {
+        float u = 2.0f * x - 2.0f;
+        return 0.427583576f + u * (-0.136606007f + u * (0.0385928767f + u * (-0.00990336882f + u * (0.00234837744f + u * (-0.000520701729f + u * (0.00010860542f + u * (-2.15823292e-05f + u * (4.44406658e-06f + u * (-8.03504756e-07f)))))))));
+    }
+    if (x < 2.5f) {
+        float u = 2.0f * x - 4.0f;
+        return 0.255395676f + u * (-0.0533982298f + u * (0.010450688f + u * (-0.00193259529f + u * (0.000340048365f + u * (-5.7183674e-05f + u * (9.24942968e-06f + u * (-1.51734098e-06f + u * (2.28148401e-07f))))))));
+    }
+    if (x < 4.0f) {
+        float u = (x - 3.25f) * 1.33333333f;
+        return 0.166335348f + u * (-0.0353995517f + u * (0.00727722521f + u * (-0.0014493393f + u * (0.000280344697f + u * (-5.27736296e-05f + u * (9.66531911e-06f + u * (-1.73256031e-06f + u * (3.27157883e-07f + u * (-5.59768697e-08f)))))))));
+    }
+    float u = 32.0f / (x * x) - 1.0f;
+    return (0.985055706f + u * (-0.0143104471f + u * (0.000591285595f + u * (-3.87477966e-05f + u * (3.39232728e-06f + u * (-3.65619401e-07f + u * (4.84933833e-08f + u * (-7.04255539e-09f)))))))) / (x * 1.77245385f);
+}
+
+// e^(-x^2) with x^2 split into an exact head (12 bits squared) and a tail.
+float __ferrocl_exp_neg_square(float x) {
+    float h = as_float(as_uint(x) & 0xfffff000u);
+    float l = x - h;
+    return __ferrocl_exp(-(h * h)) * __ferrocl_exp(-(l * (x + h)));
+}
+
+float __ferrocl_erfc_pos(float x) {
+    if (x > 10.1f) return 0.0f;
+    return __ferrocl_exp_neg_square(x) * __ferrocl_erfcx(x);
+}
+
+float __ferrocl_erf(float x) {
+    if (isnan(x)) return x;
+    float ax = fabs(x);
+    if (ax <= 1.0f) return __ferrocl_erf_small(x);
+    if (ax >= 4.0f) return copysign(1.0f, x);
+    return copysign(1.0f - __ferrocl_erfc_pos(ax), x);
+}
+
+float __ferrocl_erfc(float x) {
+    if (isnan(x)) return x;
+    if (x >= 0.5f) return __ferrocl_erfc_pos(x);
+    if (x > -1.0f) return 1.0f - __ferrocl_erf_small(x);
+    if (x < -4.0f) return 2.0f;
+    return 2.0f - __ferrocl_erfc_pos(-x);
+}
+
+// 1 / Gamma(1 + t) for t in [0, 1], given u = 2t - 1.
+float __ferrocl_rgamma1(float u) {
+    return 1.12837917f + u * (-0.0205872731f + u * (-0.13166361f + u * (0.0218878858f + u * (0.0031854409f + u * (-0.00131782865f + u * (0.000103283018f + u * (1.72148862e-05f + u * (-4.28132456e-06f))))))));
+}
+
+// a * b = p + e exactly (Dekker's product, Veltkamp's 12-bit split).
+float2 __ferrocl_split(float a) {
+    // Scaled by 2^-14 where 4097 a could overflow, and back.
+    int big = fabs(a) > 8.0e34f;
+    float s = big ? a * 6.10351562e-05f : a;
+    float c = 4097.0f * s;
+    float hi = c - (c - s);
+    float lo = s - hi;
+    return big ? (float2)(hi * 16384.0f, lo * 16384.0f) : (float2)(hi, lo);
+}
+
+float2 __ferrocl_two_prod(float a, float b) {
+    float p = a * b;
+    float2 x = __ferrocl_split(a);
+    float2 y = __ferrocl_split(b);
+    float e = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
+    return (float2)(p, e);
+}
+
+float2 __ferrocl_ff_mul(float2 a, float b) {
+    float2 p = __ferrocl_two_prod(a.x, b);
+    float e = p.y + a.y * b;
+    float s = p.x + e;
+    return (float2)(s, e - (s - p.x));
+}
+
+float __ferrocl_tgamma(float x) {
+    if (isnan(x) || x == INFINITY) return x;
+    if (x == 0.0f) return 1.0f / x;
+    if (x < 0.0f && (isinf(x) || floor(x) == x)) return NAN;
+    if (x > 35.0401f) return INFINITY;
+    if (x >= 1.0f) {
+        int n = (int)x - 1;
+        float t = x - (float)(n + 1);
+        float r = __ferrocl_rgamma1(2.0f * t - 1.0f);
+        // From 1 / r as a float-float, so the product stays below Gamma(x).
+        float q = 1.0f / r;
+        float2 qr = __ferrocl_two_prod(q, r);
+        float2 p = (float2)(q, ((1.0f - qr.x) - qr.y) / r);
+        for (int j = 1; j <= n; j++) {
+            p = __ferrocl_ff_mul(p, x - (float)j);
+        }
+        return p.x + p.y;
+    }
+    if (x > 0.0f) return (1.0f / x) / __ferrocl_rgamma1(2.0f * x - 1.0f);
+    // Gamma(x) = Gamma(2 + x) / (x (1 + x)) on (-1, 0).
+    if (x > -1.0f) return (1.0f / x) / (__ferrocl_rgamma1(2.0f * x + 1.0f) * (x + 1.0f));
+    if (x < -50.0f) return (((int)floor(x)) & 1) != 0 ? -0.0f : 0.0f;
+    int m = -(int)floor(x);
+    float t = x + (float)m;
+    float g = 1.0f / __ferrocl_rgamma1(2.0f * t - 1.0f);
+    // The divisor in products of 16 factors, each far below overflow.
+    float2 d = (float2)(1.0f, 0.0f);
+    for (int j = 0; j <= m; j++) {
+        d = __ferrocl_ff_mul(d, x + (float)j);
+        if ((j & 15) == 15) {
+            g = g / (d.x + d.y);
+            d = (float2)(1.0f, 0.0f);
+        }
+    }
+    return g / (d.x + d.y);
+}
+
+// Stirling's series for lgamma, x >= 34.
+float __ferrocl_lgamma_stirling(float x) {
+    float z = 1.0f / (x * x);
+    float s = (0.0833333333f + z * -0.00277777778f) / x;
+    return (x - 0.5f) * (__ferrocl_log(x) - 1.0f) + (0.418938533f + s);
+}
+
+float __ferrocl_lgamma(float x) {
+    if (isnan(x)) return x;
+    if (isinf(x)) return INFINITY;
+    float ax = fabs(x);
+    if (x <= 0.0f && floor(x) == x) return INFINITY;
+    if (ax < 1.0e-30f) return -__ferrocl_log(ax);
+    if (ax < 34.0f) return __ferrocl_log(fabs(__ferrocl_tgamma(x)));
+    if (x > 0.0f) return __ferrocl_lgamma_stirling(x);
+    float r = x - 2.0f * rint(0.5f * x);
+    if (r > 0.5f) r = 1.0f - r;
+    if (r < -0.5f) r = -1.0f - r;
+    float sp = __ferrocl_sin(3.14159265f * r);
+    // Reflection: Gamma(x) Gamma(-x) = -pi / (x sin(pi x)).
+    return __ferrocl_log(3.14159265f / fabs(x * sp)) - __ferrocl_lgamma_stirling(-x);
+}
+
+float __ferrocl_gamma_sign(float x) {
+    if (isnan(x) || isinf(x) || (x <= 0.0f && floor(x) == x)) return 0.0f;
+    if (x > 0.0f) return 1.0f;
+    // Beyond 2^24 every float is an integer, so the conversion is exact.
+    return (((int)floor(x)) & 1) != 0 ? -1.0f : 1.0f;
+}
+
+// ---- fmod, remainder, remquo, hypot --------------------------------------
+
+// |x| = m * 2^(e - 150) with m < 2^24 an integer, for finite x; denormals
+// have the exponent of the smallest normal.
+int __ferrocl_unpack_exp(float x) {
+    int e = (int)((as_uint(x) >> 23) & 0xffu);
+    return e == 0 ? 1 : e;
+}
+
+uint __ferrocl_unpack_mant(float x) {
+    uint b = as_uint(x) & 0x7fffffffu;
+    return b < 0x00800000u ? b : (b & 0x007fffffu) | 0x00800000u;
+}
+
+// (r, q) for finite x, y with 0 < |y| <= |x|: the remainder of |x| by |y| as the
+// integer r in units of 2^(ey - 150) (so r < my), and the low 8 bits of the
+// truncated quotient, by long division on the integer mantissas (exact).
+uint2 __ferrocl_mod_parts(float x, float y) {
+    int ex = __ferrocl_unpack_exp(x);
+    int ey = __ferrocl_unpack_exp(y);
+    uint mx = __ferrocl_unpack_mant(x);
+    uint my = __ferrocl_unpack_mant(y);
+    int d = ex - ey;
+    ulong r = (ulong)(mx % my);
+    uint q = mx / my;
+    while (d > 0) {
+        int k = d < 32 ? d : 32;
+        ulong w = r << (ulong)k;
+        ulong qs = w / (ulong)my;
+        r = w - qs * (ulong)my;
+        q = (uint)((((ulong)q << (ulong)k) + qs) & 0xffUL);
+        d -= k;
+    }
+    return (uint2)((uint)r, q & 0xffu);
+}
+
+float __ferrocl_fmod(float x, float y) {
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0f) return NAN;
+    if (isinf(y) || fabs(x) < fabs(y)) return x;
+    uint2 p = __ferrocl_mod_parts(x, y);
+    float r = ldexp((float)p.x, __ferrocl_unpack_exp(y) - 150);
+    return copysign(r, x);
+}
+
+// (remainder, quotient's low 7 bits with the sign of x / y).
+float2 __ferrocl_remquo_parts(float x, float y) {
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0f) return (float2)(NAN, 0.0f);
+    if (isinf(y)) return (float2)(x, 0.0f);
+    uint my = __ferrocl_unpack_mant(y);
+    int ey = __ferrocl_unpack_exp(y);
+    float ax = fabs(x);
+    float ay = fabs(y);
+    float qsign = ((x < 0.0f) != (y < 0.0f)) ? -1.0f : 1.0f;
+    if (ax < ay) {
+        // The quotient rounds to 0, or to 1 above |y| / 2, where |x| - |y|
+        // is exact (Sterbenz).
+        if (ax > 0.5f * ay) return (float2)((x < 0.0f ? -1.0f : 1.0f) * (ax - ay), qsign);
+        return (float2)(x, 0.0f);
+    }
+    uint2 p = __ferrocl_mod_parts(x, y);
+    long r = (long)p.x;
+    uint q = p.y;
+    // Round the quotient to nearest, ties to even.
+    if (2L * r > (long)my || (2L * r == (long)my && (q & 1u) != 0u)) {
+        r -= (long)my;
+        q += 1u;
+    }
+    float v = ldexp((float)r, ey - 150);
+    v = r == 0L ? 0.0f : v;
+    float rem = (x < 0.0f) ? -v : v;
+    return (float2)(rem, qsign * (float)(int)(q & 0x7fu));
+}
+
+float __ferrocl_remainder(float x, float y) {
+    return __ferrocl_remquo_parts(x, y).x;
+}
+
+float __ferrocl_remquo_quo(float x, float y) {
+    return __ferrocl_remquo_parts(x, y).y;
+}
+
+// sqrt(x^2 + y^2) without overflow or underflow in the squares: both
+// scaled by a power of two near the larger one's magnitude.
+float __ferrocl_hypot(float x, float y) {
+    if (isinf(x) || isinf(y)) return INFINITY;
+    if (isnan(x) || isnan(y)) return x + y;
+    float ax = fabs(x);
+    float ay = fabs(y);
+    float big = fmax(ax, ay);
+    if (big == 0.0f) return 0.0f;
+    int e = __ferrocl_unpack_exp(big) - 127;
+    float a = ldexp(ax, -e);
+    float b = ldexp(ay, -e);
+    return ldexp(sqrt(a * a + b * b), e);
+}
+
+// powr: pow for x >= 0, whose special cases are those of exp(y log x).
+float __ferrocl_powr(float x, float y) {
+    if (isnan(x) || isnan(y) || x < 0.0f) return NAN;
+    if (x == 0.0f) return y == 0.0f ? NAN : (y < 0.0f ? INFINITY : 0.0f);
+    if (isinf(x)) return y == 0.0f ? NAN : (y < 0.0f ? 0.0f : INFINITY);
+    if (x == 1.0f) return isinf(y) ? NAN : 1.0f;
+    return __ferrocl_pow(x, y);
+}
+
+// ldexp exactly, for every n: the exponent field is set directly where the
+// result is normal, and one multiplication rounds where it is denormal
+// (Vulkan's Ldexp is only defined for exponents within the float range).
+float __ferrocl_ldexp(float x, int n) {
+    if (isnan(x) || isinf(x) || x == 0.0f) return x;
+    n = clamp(n, -400, 400);
+    if (fabs(x) < 1.17549435e-38f) {
+        x = x * 16777216.0f;
+        n -= 24;
+    }
+    uint b = as_uint(x);
+    int t = (int)((b >> 23) & 0xffu) - 127 + n;
+    if (t > 127) return copysign(INFINITY, x);
+    if (t >= -126) return as_float((b & 0x807fffffu) | ((uint)(t + 127) << 23));
+    if (t < -151) return copysign(0.0f, x);
+    float m = as_float((b & 0x807fffffu) | 0x00800000u);
+    return m * as_float((uint)(t + 126 + 127) << 23);
 }

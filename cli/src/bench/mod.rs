@@ -1,0 +1,285 @@
+//! `ferrocl bench`: the same OpenCL workloads on every platform and device
+//! the system loader sees (ferrocl and any other implementation beside it),
+//! printed side by side with ferrocl/other ratios and the targets they are
+//! held to, or as JSON.
+//!
+//! Owns: the workloads (`workloads`, their OpenCL C in `kernels`), the
+//! extra entry points they need (`api`), and the report (`report`). It
+//! reaches ferrocl only through `libOpenCL.so.1`, exactly as any
+//! application does, so both sides of a ratio pay the same loader costs.
+
+mod api;
+mod kernels;
+mod report;
+mod workloads;
+
+use crate::args::BenchArgs;
+use crate::install;
+use crate::loader::{Handle, OpenCl};
+use api::{Api, Ctx};
+use ferrocl_runtime::cl::*;
+use std::path::PathBuf;
+use workloads::{Sizes, Target};
+
+/// One measurement's result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Value(f64),
+    /// The device lacks what the workload needs (fp16, fp64).
+    NotSupported(String),
+    /// An OpenCL error, a build failure or a wrong result.
+    Failed(String),
+}
+
+/// One line of a device's results.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub group: &'static str,
+    pub name: String,
+    pub unit: &'static str,
+    pub value: Outcome,
+}
+
+/// Everything measured on one device.
+#[derive(Clone, Debug)]
+pub struct DeviceResults {
+    pub platform: String,
+    pub device: String,
+    pub driver: String,
+    pub version: String,
+    pub ferrocl: bool,
+    pub rows: Vec<Row>,
+}
+
+/// The workloads `--only` can name; `app` names the last six.
+pub const WORKLOADS: [&str; 11] = [
+    "bandwidth",
+    "compute",
+    "transfer",
+    "enqueue",
+    "build",
+    "sgemm",
+    "reduction",
+    "scan",
+    "nbody",
+    "conv2d",
+    "radix",
+];
+
+/// The workload names a `--only` list selects, in the order they run.
+pub fn select(only: &[String]) -> Result<Vec<&'static str>, String> {
+    if only.is_empty() {
+        return Ok(WORKLOADS.to_vec());
+    }
+    for name in only {
+        if name != "app" && !WORKLOADS.contains(&name.as_str()) {
+            return Err(format!(
+                "unknown workload {name:?} (known: {}, app)",
+                WORKLOADS.join(", ")
+            ));
+        }
+    }
+    Ok(WORKLOADS
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| only.iter().any(|o| o == *w || (o == "app" && *i >= 5)))
+        .map(|(_, w)| *w)
+        .collect())
+}
+
+/// A temporary vendors directory naming our library, removed on drop.
+struct TemporaryVendors(PathBuf);
+
+impl Drop for TemporaryVendors {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Without `OCL_ICD_VENDORS`, the loader is pointed at a vendors directory
+/// holding ferrocl's .icd (ocl-icd), and ferrocl is appended to
+/// `OCL_ICD_FILENAMES` (the Khronos loader), so the other platforms the
+/// user's environment names stay visible beside it.
+fn prepare_loader_environment(quiet: bool) -> Result<Option<TemporaryVendors>, String> {
+    if std::env::var_os("OCL_ICD_VENDORS").is_some() {
+        return Ok(None);
+    }
+    let lib = install::library_next_to_executable()?;
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-{}", std::process::id()));
+    let (_, line) = install::write_icd(&dir, &lib)?;
+    // Still single-threaded: the loader reads these on the first OpenCL
+    // call, after this point.
+    std::env::set_var("OCL_ICD_VENDORS", &dir);
+    let filenames = match std::env::var("OCL_ICD_FILENAMES") {
+        Ok(list) if !list.is_empty() => format!("{list}:{line}"),
+        _ => line.clone(),
+    };
+    std::env::set_var("OCL_ICD_FILENAMES", &filenames);
+    if !quiet {
+        eprintln!("OCL_ICD_VENDORS was not set: using {line} for this run");
+    }
+    Ok(Some(TemporaryVendors(dir)))
+}
+
+fn device_flag(cl: &OpenCl, device: Handle, extension: &str, config: cl_uint) -> bool {
+    let extensions = cl
+        .device_string(device, CL_DEVICE_EXTENSIONS)
+        .unwrap_or_default();
+    let fp_config: cl_ulong = cl.device_value(device, config).unwrap_or(0);
+    extensions.split_whitespace().any(|e| e == extension) || fp_config != 0
+}
+
+fn run_device(
+    cl: &OpenCl,
+    api: &Api,
+    platform: &str,
+    device: Handle,
+    sizes: &Sizes,
+    selected: &[&str],
+    quiet: bool,
+) -> Result<DeviceResults, String> {
+    let name = cl.device_string(device, CL_DEVICE_NAME)?;
+    let mut results = DeviceResults {
+        platform: platform.to_string(),
+        device: name.clone(),
+        driver: cl.device_string(device, CL_DRIVER_VERSION)?,
+        version: cl.device_string(device, CL_DEVICE_VERSION)?,
+        ferrocl: platform == "ferrocl",
+        rows: Vec::new(),
+    };
+    let ctx = Ctx::new(api, device)?;
+    let target = Target {
+        ctx: &ctx,
+        sizes,
+        compute_units: cl.device_value::<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS)? as usize,
+        max_group: cl.device_value::<usize>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE)?,
+        max_alloc: cl.device_value::<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE)? as usize,
+        fp64: device_flag(cl, device, "cl_khr_fp64", CL_DEVICE_DOUBLE_FP_CONFIG),
+        fp16: cl
+            .device_string(device, CL_DEVICE_EXTENSIONS)
+            .unwrap_or_default()
+            .split_whitespace()
+            .any(|e| e == "cl_khr_fp16"),
+    };
+    for &workload in selected {
+        if !quiet {
+            eprintln!("  {platform} / {name}: {workload}");
+        }
+        let rows = match workload {
+            "bandwidth" => workloads::bandwidth(&target),
+            "compute" => workloads::compute(&target),
+            "transfer" => workloads::transfers(&target),
+            "enqueue" => workloads::enqueue(&target),
+            "build" => workloads::build(&target),
+            "sgemm" => vec![workloads::sgemm(&target)],
+            "reduction" => vec![workloads::reduction(&target)],
+            "scan" => vec![workloads::scan(&target)],
+            "nbody" => vec![workloads::nbody(&target)],
+            "conv2d" => vec![workloads::conv2d(&target)],
+            "radix" => vec![workloads::radix(&target)],
+            _ => Vec::new(),
+        };
+        if !quiet {
+            for row in &rows {
+                let value = match &row.value {
+                    Outcome::Value(v) => format!("{v:.4} {}", row.unit),
+                    Outcome::NotSupported(e) => format!("n/a ({e})"),
+                    Outcome::Failed(e) => format!("FAILED: {e}"),
+                };
+                eprintln!("    {}: {value}", row.name);
+            }
+        }
+        results.rows.extend(rows);
+    }
+    Ok(results)
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), String> {
+    let selected = select(&args.only)?;
+    let mut sizes = if args.quick {
+        Sizes::quick()
+    } else {
+        Sizes::full()
+    };
+    if let Some(r) = args.repeats {
+        sizes.repeats = r;
+    }
+    if let Some(bytes) = args.mem {
+        sizes.bandwidth_bytes = bytes;
+        sizes.transfer_bytes = bytes;
+    }
+    if let Some(threads) = args.threads {
+        sizes.enqueue_threads = threads;
+    }
+    let _vendors = prepare_loader_environment(args.json)?;
+    let cl = OpenCl::open()?;
+    let api = Api::open()?;
+    let mut devices = Vec::new();
+    for platform in cl.platforms()? {
+        let platform_name = cl.platform_string(platform, CL_PLATFORM_NAME)?;
+        if let Some(filter) = &args.platform {
+            if !platform_name.to_lowercase().contains(&filter.to_lowercase())
+                && platform_name != "ferrocl"
+            {
+                continue;
+            }
+        }
+        for device in cl.devices(platform)? {
+            let device_name = cl.device_string(device, CL_DEVICE_NAME)?;
+            if let Some(filter) = &args.device {
+                if !device_name.to_lowercase().contains(&filter.to_lowercase()) {
+                    continue;
+                }
+            }
+            if !args.json {
+                eprintln!("running on {platform_name} / {device_name}");
+            }
+            devices.push(run_device(
+                &cl,
+                &api,
+                &platform_name,
+                device,
+                &sizes,
+                &selected,
+                args.json,
+            )?);
+        }
+    }
+    if devices.is_empty() {
+        return Err("the OpenCL loader sees no device".into());
+    }
+    let report = report::Report::new(devices);
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.table());
+    }
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, report.json() + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let failures = report.failures();
+    if failures > 0 {
+        return Err(format!("{failures} measurement(s) failed; see the table"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_workloads() {
+        assert_eq!(select(&[]).unwrap(), WORKLOADS.to_vec());
+        assert_eq!(
+            select(&["radix".into(), "bandwidth".into()]).unwrap(),
+            vec!["bandwidth", "radix"]
+        );
+        assert_eq!(
+            select(&["app".into()]).unwrap(),
+            vec!["sgemm", "reduction", "scan", "nbody", "conv2d", "radix"]
+        );
+        assert!(select(&["frobnicate".into()]).is_err());
+    }
+}

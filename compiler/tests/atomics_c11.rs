@@ -1,0 +1,161 @@
+//! OpenCL C 2.0 atomics and 64-bit atomics: every form builds to a module
+//! that `spirv-val` accepts, with the memory semantics the Vulkan memory
+//! model allows; misuse is diagnosed.
+
+mod common;
+
+use ferrocl_compiler::TargetCaps;
+
+fn caps_with(features: &[&str], int64_atomics: bool) -> TargetCaps {
+    TargetCaps {
+        int64_atomics,
+        features: features.iter().map(|f| f.to_string()).collect(),
+        ..TargetCaps::default()
+    }
+}
+
+#[test]
+fn every_c11_atomic_form_validates() {
+    let src = r#"
+        kernel void k(volatile global int *gi, volatile global uint *gu, global float *gf,
+                      global int *out) {
+            local int li;
+            local uint lu;
+            atomic_init(&li, 0);
+            atomic_store(&lu, 1u);
+            atomic_store_explicit(&gi[1], 2, memory_order_release);
+            atomic_store_explicit(&gi[2], 3, memory_order_seq_cst, memory_scope_work_group);
+            int a = atomic_load(&gi[0]);
+            a += atomic_load_explicit(&li, memory_order_acquire);
+            a += atomic_load_explicit(&gi[3], memory_order_relaxed, memory_scope_device);
+            a += atomic_exchange(&gi[4], a);
+            a += atomic_exchange_explicit(&li, a, memory_order_acq_rel, memory_scope_sub_group);
+            int expected = 5;
+            bool ok = atomic_compare_exchange_strong(&gi[5], &expected, 6);
+            ok = ok && atomic_compare_exchange_weak_explicit(&li, &expected, 7,
+                         memory_order_acq_rel, memory_order_acquire, memory_scope_work_group);
+            ok = ok || atomic_compare_exchange_strong_explicit(&gu[0], (uint *)&expected, 8u,
+                         memory_order_release, memory_order_relaxed);
+            a += atomic_fetch_add(&gi[6], 1) + atomic_fetch_sub(&lu, 1u);
+            a += atomic_fetch_or_explicit(&gu[1], 2u, memory_order_relaxed);
+            a += atomic_fetch_xor_explicit(&gu[2], 2u, memory_order_acquire, memory_scope_device);
+            a += atomic_fetch_and(&li, 3) + atomic_fetch_min(&gi[7], a) + atomic_fetch_max(&lu, 4u);
+            a += atomic_fetch_min_explicit(&gu[3], 5u, memory_order_seq_cst, memory_scope_work_item);
+            a += atomic_flag_test_and_set(&gi[8]);
+            a += atomic_flag_test_and_set_explicit(&li, memory_order_acquire, memory_scope_device);
+            atomic_flag_clear(&gi[8]);
+            atomic_flag_clear_explicit(&li, memory_order_release);
+            atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+            atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_acquire, memory_scope_work_group);
+            atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE,
+                                   memory_order_seq_cst, memory_scope_work_item);
+            atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_group);
+            float f = atomic_load(gf) + atomic_exchange(&gf[1], 1.0f);
+            atomic_store(&gf[2], f);
+            out[0] = a + ok;
+        }"#;
+    common::build(src);
+}
+
+#[test]
+fn sixty_four_bit_atomics_validate_where_the_device_has_them() {
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+        kernel void k(global long *g, global ulong *u) {
+            local long l;
+            local ulong lu;
+            l = 0; lu = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atom_add(&l, 2L);
+            atom_min(&l, g[0]);
+            atom_max(&lu, u[0]);
+            atom_inc(&lu);
+            atom_cmpxchg(&g[1], 3L, 4L);
+            atom_xor(&u[1], 5UL);
+            atomic_fetch_add(&g[2], 1L);
+            long e = 0;
+            atomic_compare_exchange_strong_explicit(&l, &e, 9L, memory_order_acq_rel,
+                                                    memory_order_relaxed, memory_scope_work_group);
+            u[2] = atomic_load(&lu) + atomic_exchange(&u[3], 7UL);
+        }"#;
+    common::build_caps(src, &caps_with(&[], true));
+    let log = match common::build_with(src, &caps_with(&[], false)) {
+        Ok(_) => panic!("64-bit atomics built for a device without them"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("atomic functions on 'long'"), "{log}");
+}
+
+#[test]
+fn float_atomics_follow_the_device_features() {
+    let src = r#"
+        kernel void k(global float *g) {
+            local float l;
+            l = 0.0f;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float a = atomic_fetch_add(&g[0], 1.0f);
+            a += atomic_fetch_sub_explicit(&l, 2.0f, memory_order_relaxed);
+            a += atomic_fetch_min(&g[1], a);
+            a += atomic_fetch_max_explicit(&l, a, memory_order_relaxed, memory_scope_work_group);
+            g[2] = a;
+        }"#;
+    let all = caps_with(
+        &[
+            "__opencl_c_ext_fp32_global_atomic_add",
+            "__opencl_c_ext_fp32_local_atomic_add",
+            "__opencl_c_ext_fp32_global_atomic_min_max",
+            "__opencl_c_ext_fp32_local_atomic_min_max",
+        ],
+        false,
+    );
+    let p = common::build_caps(src, &all);
+    assert!(!p.spirv.is_empty());
+    let only_add = caps_with(&["__opencl_c_ext_fp32_global_atomic_add"], false);
+    let log = match common::build_with(src, &only_add) {
+        Ok(_) => panic!("float atomic min built without the feature"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("__opencl_c_ext_fp32_local_atomic_add"), "{log}");
+    assert!(
+        log.contains("__opencl_c_ext_fp32_global_atomic_min_max"),
+        "{log}"
+    );
+}
+
+#[test]
+fn misuse_is_diagnosed() {
+    for (src, want) in [
+        (
+            "kernel void k(global int *p) { atomic_load(p, memory_order_relaxed); }",
+            "'atomic_load' takes 1 arguments",
+        ),
+        (
+            "kernel void k(global int *p) { atomic_store_explicit(p, 1); }",
+            "'atomic_store_explicit' takes 3 or 4 arguments",
+        ),
+        (
+            "kernel void k(global int *p) { int x = 0; atomic_fetch_add(x, 1); }",
+            "must be a pointer",
+        ),
+        (
+            "kernel void k(global float *p) { atomic_fetch_or(p, 1.0f); }",
+            "takes an integer object",
+        ),
+        (
+            "kernel void k(global long *p) { atomic_flag_clear(p); }",
+            "atomic_flag",
+        ),
+        (
+            "kernel void k(global float *p) { float e = 0; atomic_compare_exchange_strong(p, &e, 1.0f); }",
+            "not supported",
+        ),
+        (
+            "kernel void k(global int *g) { int x = 0; atomic_fetch_add(&x, 1); }",
+            "__global or __local",
+        ),
+    ] {
+        let log = common::build_error(src);
+        assert!(log.contains(want), "for {src}\nwanted '{want}' in:\n{log}");
+    }
+}

@@ -1,0 +1,149 @@
+//! Program-scope `__global` variables (OpenCL C 6.8 of 2.0/3.0, feature
+//! `__opencl_c_program_scope_global_variables`): layout, initial bytes, the
+//! hidden launch argument, and the errors of older language versions.
+
+mod common;
+
+use common::validate;
+use ferrocl_compiler::{compile, ArgKind, CompileRequest, CompiledProgram, TargetCaps};
+
+fn caps() -> TargetCaps {
+    TargetCaps {
+        features: vec!["__opencl_c_program_scope_global_variables".into()],
+        ..TargetCaps::default()
+    }
+}
+
+fn build_std(source: &str, options: &str) -> Result<CompiledProgram, String> {
+    let request = CompileRequest {
+        source,
+        options,
+        headers: &[],
+    };
+    compile(&request, &caps()).map_err(|e| e.log)
+}
+
+fn build(source: &str) -> CompiledProgram {
+    match build_std(source, "-cl-std=CL3.0") {
+        Ok(p) => {
+            validate(&p.spirv);
+            p
+        }
+        Err(log) => panic!("build failed:\n{log}"),
+    }
+}
+
+#[test]
+fn initial_bytes_follow_c_layout() {
+    let p = build(
+        "global int counter = 5;\n\
+         global char tag[3] = \"ab\";\n\
+         static global float4 scale = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n\
+         struct pair { short a; long b; };\n\
+         global struct pair pairs[2] = { { 1, 2 }, { -1 } };\n\
+         global uint zeroes[4];\n\
+         kernel void k(global int *out) {\n\
+           out[0] = counter++ + tag[1] + (int)scale.w + pairs[1].a + (int)zeroes[2];\n\
+         }\n",
+    );
+    let mut want = Vec::new();
+    want.extend_from_slice(&5i32.to_le_bytes());
+    want.extend_from_slice(b"ab\0");
+    want.resize(16, 0);
+    for f in [1.0f32, 2.0, 3.0, 4.0] {
+        want.extend_from_slice(&f.to_le_bytes());
+    }
+    for (a, b) in [(1i16, 2i64), (-1, 0)] {
+        let mut s = [0u8; 16];
+        s[..2].copy_from_slice(&a.to_le_bytes());
+        s[8..].copy_from_slice(&b.to_le_bytes());
+        want.extend_from_slice(&s);
+    }
+    want.extend_from_slice(&[0u8; 16]);
+    assert_eq!(p.global_data, want);
+}
+
+#[test]
+fn the_buffer_address_is_a_hidden_argument_before_printf() {
+    let p = build(
+        "int total;\n\
+         kernel void k(global int *out, char c) {\n\
+           total += c;\n\
+           out[0] = total;\n\
+           printf(\"%d\\n\", total);\n\
+         }\n\
+         kernel void plain(int x) { }\n",
+    );
+    let k = &p.kernels[0];
+    assert_eq!(k.args.len(), 2);
+    assert_eq!(k.args[1].kind, ArgKind::Value);
+    assert_eq!(k.global_data_offset(), 16);
+    assert_eq!(k.args_size, 32);
+    assert_eq!(p.kernels[1].global_data_offset(), 8);
+    assert_eq!(p.kernels[1].args_size, 16);
+    assert_eq!(p.global_data, vec![0; 4]);
+}
+
+#[test]
+fn pointers_to_globals_and_extern_declarations() {
+    build(
+        "extern global int shared_count;\n\
+         global int shared_count = 1;\n\
+         global float data[16];\n\
+         void bump(global int *p) { atomic_inc(p); }\n\
+         kernel void k(global float *out) {\n\
+           global float *d = data;\n\
+           d[get_global_id(0) & 15] += 1.0f;\n\
+           bump(&shared_count);\n\
+           out[0] = d[3] + shared_count;\n\
+         }\n",
+    );
+}
+
+#[test]
+fn global_variables_need_opencl_c_2_0() {
+    let log = build_std("global int x;\nkernel void k() { x = 1; }\n", "").unwrap_err();
+    assert!(
+        log.contains("<source>:1:") && log.contains("need -cl-std=CL2.0 or CL3.0"),
+        "{log}"
+    );
+    let log = build_std("int x;\nkernel void k() { x = 1; }\n", "-cl-std=CL1.2").unwrap_err();
+    assert!(log.contains("__constant address space"), "{log}");
+}
+
+#[test]
+fn global_variable_errors() {
+    let log = build_std("local int x;\nkernel void k() { }\n", "-cl-std=CL2.0").unwrap_err();
+    assert!(log.contains("__global or __constant"), "{log}");
+    let log = build_std(
+        "extern global int missing;\nkernel void k(global int *o) { o[0] = missing; }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap_err();
+    assert!(
+        log.contains("'missing' is declared but not defined"),
+        "{log}"
+    );
+    let log = build_std(
+        "global int a = 1;\nglobal int a = 2;\nkernel void k() { }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap_err();
+    assert!(log.contains("redefinition of 'a'"), "{log}");
+    let log = build_std(
+        "int n = 3;\nglobal int *p = &n;\nkernel void k() { }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap_err();
+    assert!(log.contains("null pointer"), "{log}");
+    let request = CompileRequest {
+        source: "global int x;\nkernel void k() { x = 1; }\n",
+        options: "-cl-std=CL3.0",
+        headers: &[],
+    };
+    let log = compile(&request, &TargetCaps::default()).unwrap_err().log;
+    assert!(
+        log.contains("__opencl_c_program_scope_global_variables"),
+        "{log}"
+    );
+}

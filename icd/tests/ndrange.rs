@@ -1,0 +1,261 @@
+//! NDRange shapes: non-uniform work-groups (OpenCL 2.0 and newer), offsets,
+//! NULL local sizes and NDRanges split beyond `maxComputeWorkGroupCount`,
+//! every work-item function compared with values computed on the host.
+
+mod common;
+
+use common::*;
+use ferrocl_runtime::cl::{CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, CL_INVALID_WORK_GROUP_SIZE};
+
+/// Values each work-item writes, in this order, per dimension where the
+/// function takes one.
+const PER_DIM: usize = 6;
+/// Per work-item: 6 functions × 3 dimensions, the two linear ids and the
+/// local size derived from a barrier-synchronised count of the group.
+const STRIDE: usize = PER_DIM * 3 + 3;
+
+const IDS: &str = r#"
+    __kernel void ids(__global ulong *out, __local uint *count) {
+        size_t lin = get_global_linear_id();
+        __global ulong *o = out + lin * 21;
+        for (uint d = 0; d < 3; d++) {
+            o[d * 6 + 0] = get_global_id(d);
+            o[d * 6 + 1] = get_local_id(d);
+            o[d * 6 + 2] = get_group_id(d);
+            o[d * 6 + 3] = get_local_size(d);
+            o[d * 6 + 4] = get_enqueued_local_size(d);
+            o[d * 6 + 5] = get_num_groups(d);
+        }
+        o[18] = lin;
+        o[19] = get_local_linear_id();
+        // Every work-item of the group counts itself: the group really has
+        // get_local_size work-items.
+        if (get_local_linear_id() == 0) *count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        atomic_inc(count);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[20] = *count;
+    }"#;
+
+/// What work-item `gid` (offset included) of an NDRange must report.
+fn expected(
+    gid: [usize; 3],
+    global: [usize; 3],
+    local: [usize; 3],
+    offset: [usize; 3],
+) -> Vec<u64> {
+    let mut out = Vec::with_capacity(STRIDE);
+    let mut lsize = [0usize; 3];
+    let mut lid = [0usize; 3];
+    for d in 0..3 {
+        let i = gid[d] - offset[d];
+        let group = i / local[d];
+        let whole = global[d] / local[d];
+        let size = if group < whole {
+            local[d]
+        } else {
+            global[d] % local[d]
+        };
+        lsize[d] = size;
+        lid[d] = i % local[d];
+        out.extend_from_slice(&[
+            gid[d] as u64,
+            lid[d] as u64,
+            group as u64,
+            size as u64,
+            local[d] as u64,
+            global[d].div_ceil(local[d]) as u64,
+        ]);
+    }
+    let rel: Vec<usize> = (0..3).map(|d| gid[d] - offset[d]).collect();
+    out.push(((rel[2] * global[1] + rel[1]) * global[0] + rel[0]) as u64);
+    out.push(((lid[2] * lsize[1] + lid[1]) * lsize[0] + lid[0]) as u64);
+    out.push((lsize[0] * lsize[1] * lsize[2]) as u64);
+    out
+}
+
+fn pad(v: &[usize], fill: usize) -> [usize; 3] {
+    let mut out = [fill; 3];
+    out[..v.len()].copy_from_slice(v);
+    out
+}
+
+/// Runs the `ids` kernel over one shape and compares every value.
+fn check_shape(gpu: &Gpu, k: &Kernel<'_>, global: &[usize], local: &[usize], offset: &[usize]) {
+    let g = pad(global, 1);
+    let l = pad(local, 1);
+    let o = pad(offset, 0);
+    let items: usize = g.iter().product();
+    let out = gpu.zeroed::<u64>(items * STRIDE);
+    k.arg_buffer(0, &out).arg_local(1, 4);
+    gpu.run(k, global, Some(local), Some(offset));
+    let got = gpu.read::<u64>(&out);
+    let mut want = Vec::with_capacity(items * STRIDE);
+    for z in 0..g[2] {
+        for y in 0..g[1] {
+            for x in 0..g[0] {
+                want.extend(expected([x + o[0], y + o[1], z + o[2]], g, l, o));
+            }
+        }
+    }
+    assert_same(
+        &got,
+        &want,
+        &format!("work-item values of global {global:?} local {local:?} offset {offset:?}"),
+    );
+}
+
+#[test]
+fn device_reports_non_uniform_work_groups() {
+    let gpu = Gpu::new();
+    let supported: u32 = gpu.device_info(CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT);
+    assert_eq!(supported, 1);
+}
+
+#[test]
+fn non_uniform_shapes_in_one_to_three_dimensions() {
+    let gpu = Gpu::new();
+    let k = gpu.kernel_with_options(IDS, "ids", "-cl-std=CL3.0");
+    let shapes: &[(&[usize], &[usize], &[usize])] = &[
+        (&[10], &[4], &[0]),
+        (&[3], &[8], &[0]),
+        (&[1], &[64], &[5]),
+        (&[257], &[64], &[1000]),
+        (&[64], &[16], &[3]),
+        (&[13, 9], &[4, 2], &[0, 0]),
+        (&[5, 7], &[8, 8], &[2, 1]),
+        (&[33, 3], &[16, 4], &[7, 11]),
+        (&[16, 16], &[4, 4], &[1, 2]),
+        (&[13, 9, 5], &[4, 2, 3], &[0, 0, 0]),
+        (&[7, 5, 3], &[2, 2, 2], &[1, 2, 3]),
+        (&[9, 10, 11], &[3, 3, 3], &[100, 0, 7]),
+        (&[4, 4, 4], &[4, 4, 4], &[0, 0, 0]),
+        (&[1, 1, 17], &[1, 1, 8], &[0, 0, 0]),
+    ];
+    for (global, local, offset) in shapes {
+        check_shape(&gpu, &k, global, local, offset);
+    }
+}
+
+#[test]
+fn opencl_c_2_0_allows_non_uniform_groups() {
+    let gpu = Gpu::new();
+    let k = gpu.kernel_with_options(IDS, "ids", "-cl-std=CL2.0");
+    check_shape(&gpu, &k, &[11, 6], &[4, 4], &[2, 0]);
+}
+
+#[test]
+fn uniform_work_groups_are_required_where_the_program_asks() {
+    let gpu = Gpu::new();
+    let out = gpu.zeroed::<u64>(100 * STRIDE);
+    for options in [
+        "",
+        "-cl-std=CL1.2",
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+    ] {
+        let k = gpu.kernel_with_options(IDS, "ids", options);
+        k.arg_buffer(0, &out).arg_local(1, 4);
+        assert_eq!(
+            gpu.try_run(&k, &[10], Some(&[4]), None),
+            CL_INVALID_WORK_GROUP_SIZE,
+            "non-dividing local size with options {options:?}"
+        );
+        // A dividing one still runs.
+        gpu.run(&k, &[12], Some(&[4]), None);
+    }
+    gpu.finish();
+}
+
+#[test]
+fn null_local_size_covers_a_prime_range_once() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void count(__global uint *hits, __global uint *sizes) {
+            atomic_inc(&hits[get_global_id(0)]);
+            if (get_global_id(0) == 0) {
+                sizes[0] = get_local_size(0);
+                sizes[1] = get_enqueued_local_size(0);
+                sizes[2] = get_num_groups(0);
+            }
+        }"#;
+    for options in ["-cl-std=CL3.0", "-cl-std=CL1.2"] {
+        let k = gpu.kernel_with_options(src, "count", options);
+        let n = 1031usize;
+        let hits = gpu.zeroed::<u32>(n);
+        let sizes = gpu.zeroed::<u32>(3);
+        k.arg_buffer(0, &hits).arg_buffer(1, &sizes);
+        gpu.run(&k, &[n], None, None);
+        assert_same(&gpu.read::<u32>(&hits), &vec![1u32; n], "each id once");
+        let s = gpu.read::<u32>(&sizes);
+        assert_eq!(s[0], s[1], "the first group is whole");
+        assert_eq!(s[2] as usize, n.div_ceil(s[1] as usize));
+        if options.contains("CL1.2") {
+            assert_eq!(n % s[1] as usize, 0, "uniform groups for OpenCL C 1.2");
+        } else {
+            assert!(s[1] > 1, "a useful group size for a prime range");
+        }
+    }
+}
+
+/// More work-groups in y and in z than lavapipe's (and most GPUs')
+/// `maxComputeWorkGroupCount` of 65535 there.
+#[test]
+fn many_groups_in_y_and_z() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void groups(__global uint *out) {
+            size_t i = get_global_linear_id();
+            out[i] = (uint)(get_group_id(0) + get_group_id(1) + get_group_id(2));
+            if (get_global_id(1) + get_global_id(2) == 0)
+                out[i] = (uint)(get_num_groups(1) * get_num_groups(2));
+        }"#;
+    let k = gpu.kernel_with_options(src, "groups", "-cl-std=CL3.0");
+    for global in [[1usize, 70_001, 1], [1, 1, 70_001], [2, 300, 300]] {
+        let local = [1usize, 1, 1];
+        let n: usize = global.iter().product();
+        let out = gpu.zeroed::<u32>(n);
+        k.arg_buffer(0, &out);
+        gpu.run(&k, &global, Some(&local), None);
+        let mut want = Vec::with_capacity(n);
+        for z in 0..global[2] {
+            for y in 0..global[1] {
+                for x in 0..global[0] {
+                    want.push(if y + z == 0 {
+                        (global[1] * global[2]) as u32
+                    } else {
+                        (x + y + z) as u32
+                    });
+                }
+            }
+        }
+        assert_same(
+            &gpu.read::<u32>(&out),
+            &want,
+            &format!("groups of {global:?}"),
+        );
+    }
+}
+
+#[test]
+fn ids_and_offsets_past_32_bits() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void ids(__global ulong *out) {
+            size_t g = get_global_id(0) - get_global_offset(0);
+            size_t h = get_global_id(1) - get_global_offset(1);
+            out[h * get_global_size(0) + g] = get_global_id(0) ^ (get_global_id(1) << 1);
+        }"#;
+    let k = gpu.kernel_with_options(src, "ids", "-cl-std=CL3.0");
+    let offset = [(1usize << 32) - 7, (1usize << 40) + 3];
+    let global = [19usize, 5];
+    let out = gpu.zeroed::<u64>(global[0] * global[1]);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &global, Some(&[4, 2]), Some(&offset));
+    let mut want = Vec::new();
+    for y in 0..global[1] {
+        for x in 0..global[0] {
+            want.push(((offset[0] + x) ^ ((offset[1] + y) << 1)) as u64);
+        }
+    }
+    assert_same(&gpu.read::<u64>(&out), &want, "ids around 2^32 and 2^40");
+}

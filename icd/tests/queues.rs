@@ -1,0 +1,503 @@
+//! Command queues through the Rust-callable `extern "C"` entry points of the
+//! `ferrocl` rlib: in-order queues whose barriers follow real hazards,
+//! out-of-order queues (independent commands, wait lists, markers and
+//! barriers, user events), and `clSetCommandQueueProperty`.
+//!
+//! The Vulkan validation layer is on for the whole process; each test ends
+//! by checking that it reported nothing.
+
+#![allow(clippy::missing_safety_doc)]
+
+use ferrocl::context::*;
+use ferrocl::device::*;
+use ferrocl::enqueue::*;
+use ferrocl::event::*;
+use ferrocl::kernel::*;
+use ferrocl::memory::*;
+use ferrocl::platform::*;
+use ferrocl::program::*;
+use ferrocl::queue::*;
+use ferrocl_runtime::cl::*;
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+use std::sync::Once;
+
+type H = *mut c_void;
+
+static VALIDATION: Once = Once::new();
+
+fn ok(code: cl_int) {
+    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
+}
+
+fn check_validation() {
+    assert_eq!(
+        ferrocl_vk::validation_message_count(),
+        0,
+        "Vulkan validation messages"
+    );
+}
+
+fn device() -> H {
+    VALIDATION.call_once(|| {
+        if std::env::var_os("FERROCL_VALIDATION").is_none() {
+            std::env::set_var("FERROCL_VALIDATION", "1");
+        }
+    });
+    unsafe {
+        let mut platform = null_mut();
+        ok(clGetPlatformIDs(1, &mut platform, null_mut()));
+        let mut dev = null_mut();
+        ok(clGetDeviceIDs(
+            platform,
+            CL_DEVICE_TYPE_ALL,
+            1,
+            &mut dev,
+            null_mut(),
+        ));
+        dev
+    }
+}
+
+const KERNELS: &str = r#"
+    __kernel void inc(__global uint *x) { x[get_global_id(0)] += 1; }
+    __kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }
+    __kernel void twice_plus(__global const uint *a, __global uint *b, uint add) {
+        size_t i = get_global_id(0);
+        b[i] = a[i] * 2 + add;
+    }
+    __kernel void sum(__global const uint *a, __global const uint *b, __global uint *c) {
+        size_t i = get_global_id(0);
+        c[i] += a[i] + b[i];
+    }
+"#;
+
+const N: usize = 1024;
+
+struct Env {
+    ctx: H,
+    queue: H,
+    program: H,
+}
+
+impl Env {
+    fn new(properties: cl_bitfield) -> Env {
+        let dev = device();
+        let mut err = 0;
+        unsafe {
+            let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
+            ok(err);
+            let queue = clCreateCommandQueue(ctx, dev, properties, &mut err);
+            ok(err);
+            let src = CString::new(KERNELS).unwrap();
+            let ptr = src.as_ptr();
+            let program = clCreateProgramWithSource(ctx, 1, &ptr, null(), &mut err);
+            ok(err);
+            ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
+            Env {
+                ctx,
+                queue,
+                program,
+            }
+        }
+    }
+
+    fn kernel(&self, name: &str) -> H {
+        let n = CString::new(name).unwrap();
+        let mut err = 0;
+        let k = unsafe { clCreateKernel(self.program, n.as_ptr(), &mut err) };
+        ok(err);
+        k
+    }
+
+    fn buffer(&self, len: usize) -> H {
+        let mut err = 0;
+        let data = vec![0u32; len];
+        let b = unsafe {
+            clCreateBuffer(
+                self.ctx,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                len * 4,
+                data.as_ptr() as *mut c_void,
+                &mut err,
+            )
+        };
+        ok(err);
+        b
+    }
+
+    /// A blocking read after the events of `waits`.
+    fn read(&self, buf: H, waits: &[H]) -> Vec<u32> {
+        let mut out = vec![0u32; N];
+        unsafe {
+            ok(clEnqueueReadBuffer(
+                self.queue,
+                buf,
+                CL_TRUE,
+                0,
+                N * 4,
+                out.as_mut_ptr().cast(),
+                waits.len() as cl_uint,
+                if waits.is_empty() { null() } else { waits.as_ptr() },
+                null_mut(),
+            ));
+        }
+        out
+    }
+
+    /// Enqueues `kernel` over N work-items after `waits`; returns its event.
+    fn run(&self, kernel: H, waits: &[H]) -> H {
+        let global = N;
+        let mut event = null_mut();
+        unsafe {
+            ok(clEnqueueNDRangeKernel(
+                self.queue,
+                kernel,
+                1,
+                null(),
+                &global,
+                null(),
+                waits.len() as cl_uint,
+                if waits.is_empty() { null() } else { waits.as_ptr() },
+                &mut event,
+            ));
+        }
+        event
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        unsafe {
+            ok(clFinish(self.queue));
+            ok(clReleaseProgram(self.program));
+            ok(clReleaseCommandQueue(self.queue));
+            ok(clReleaseContext(self.ctx));
+        }
+    }
+}
+
+unsafe fn arg<T>(k: H, index: u32, value: &T) {
+    ok(clSetKernelArg(
+        k,
+        index,
+        std::mem::size_of::<T>(),
+        (value as *const T).cast(),
+    ));
+}
+
+fn status(e: H) -> cl_int {
+    let mut s: cl_int = 0;
+    unsafe {
+        ok(clGetEventInfo(
+            e,
+            CL_EVENT_COMMAND_EXECUTION_STATUS,
+            4,
+            (&mut s as *mut cl_int).cast(),
+            null_mut(),
+        ));
+    }
+    s
+}
+
+fn release(events: &[H]) {
+    for &e in events {
+        unsafe { ok(clReleaseEvent(e)) };
+    }
+}
+
+/// In order, without clFinish between them: read after write and write
+/// after write on one buffer (a chain of increments, across batches),
+/// ping-pong between two buffers, several readers of one buffer, and
+/// writers of two sub-buffers of one parent read as a whole.
+#[test]
+fn in_order_commands_see_every_earlier_result() {
+    let env = Env::new(0);
+    let (inc, set, twice, sum) = (
+        env.kernel("inc"),
+        env.kernel("set"),
+        env.kernel("twice_plus"),
+        env.kernel("sum"),
+    );
+    let (a, b, c) = (env.buffer(N), env.buffer(N), env.buffer(N));
+    let mut events = Vec::new();
+    unsafe {
+        arg(inc, 0, &a);
+        for _ in 0..100 {
+            events.push(env.run(inc, &[]));
+        }
+        // b = 2a + 1, a = 2b + 1, b = 2a + 1.
+        arg(twice, 2, &1u32);
+        for (from, to) in [(a, b), (b, a), (a, b)] {
+            arg(twice, 0, &from);
+            arg(twice, 1, &to);
+            events.push(env.run(twice, &[]));
+        }
+        // Readers of b only: c += a + b three times.
+        arg(sum, 0, &b);
+        arg(sum, 1, &b);
+        arg(sum, 2, &c);
+        for _ in 0..3 {
+            events.push(env.run(sum, &[]));
+        }
+    }
+    let a_val = (100 * 2 + 1) * 2 + 1;
+    let b_val = a_val * 2 + 1;
+    assert_eq!(env.read(a, &[]), vec![a_val; N]);
+    assert_eq!(env.read(b, &[]), vec![b_val; N]);
+    assert_eq!(env.read(c, &[]), vec![3 * 2 * b_val; N]);
+
+    // Sub-buffers of one parent written by different kernels.
+    let parent = env.buffer(2 * N);
+    let mut subs = Vec::new();
+    for half in 0..2 {
+        let region = [half * N * 4, N * 4];
+        let mut err = 0;
+        let sub = unsafe {
+            clCreateSubBuffer(
+                parent,
+                CL_MEM_READ_WRITE,
+                CL_BUFFER_CREATE_TYPE_REGION,
+                region.as_ptr().cast(),
+                &mut err,
+            )
+        };
+        ok(err);
+        subs.push(sub);
+    }
+    unsafe {
+        arg(set, 0, &subs[0]);
+        arg(set, 1, &7u32);
+        events.push(env.run(set, &[]));
+        arg(set, 0, &subs[1]);
+        arg(set, 1, &9u32);
+        events.push(env.run(set, &[]));
+        arg(twice, 0, &subs[1]);
+        arg(twice, 1, &subs[0]);
+        arg(twice, 2, &0u32);
+        events.push(env.run(twice, &[]));
+    }
+    assert_eq!(env.read(subs[0], &[]), vec![18; N]);
+    release(&events);
+    unsafe {
+        for m in subs.into_iter().chain([parent, a, b, c]) {
+            ok(clReleaseMemObject(m));
+        }
+        for k in [inc, set, twice, sum] {
+            ok(clReleaseKernel(k));
+        }
+    }
+    check_validation();
+}
+
+/// Out of order: independent commands on separate buffers, each chained to
+/// its predecessor by a wait list, then a barrier that orders a command
+/// over all of them.
+#[test]
+fn out_of_order_wait_lists_and_barriers_order_commands() {
+    let env = Env::new(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let set = env.kernel("set");
+    let inc = env.kernel("inc");
+    let sum = env.kernel("sum");
+    let bufs: Vec<H> = (0..4).map(|_| env.buffer(N)).collect();
+    let mut events = Vec::new();
+    let mut last = Vec::new();
+    unsafe {
+        // Four independent chains: set(i) -> inc -> inc -> ... (i+1 times).
+        for (i, &buf) in bufs.iter().enumerate() {
+            arg(set, 0, &buf);
+            arg(set, 1, &(i as u32 * 10));
+            let mut prev = env.run(set, &[]);
+            events.push(prev);
+            arg(inc, 0, &buf);
+            for _ in 0..=i {
+                prev = env.run(inc, &[prev]);
+                events.push(prev);
+            }
+            last.push(prev);
+        }
+        // Every command after the barrier waits for every one before it.
+        ok(clEnqueueBarrierWithWaitList(env.queue, 0, null(), null_mut()));
+        arg(sum, 0, &bufs[0]);
+        arg(sum, 1, &bufs[1]);
+        arg(sum, 2, &bufs[2]);
+        let summed = env.run(sum, &[]);
+        events.push(summed);
+        // The blocking read waits for the sum through its wait list.
+        assert_eq!(env.read(bufs[2], &[summed]), vec![23 + 1 + 12; N]);
+        assert_eq!(env.read(bufs[3], &last[3..]), vec![34; N]);
+        let mut marker = null_mut();
+        ok(clEnqueueMarkerWithWaitList(env.queue, 0, null(), &mut marker));
+        ok(clWaitForEvents(1, &marker));
+        for &e in &events {
+            assert_eq!(status(e), CL_COMPLETE as cl_int, "command before the marker");
+        }
+        events.push(marker);
+    }
+    release(&events);
+    unsafe {
+        for m in bufs {
+            ok(clReleaseMemObject(m));
+        }
+        for k in [set, inc, sum] {
+            ok(clReleaseKernel(k));
+        }
+    }
+    check_validation();
+}
+
+/// Out of order, a command held by a user event holds back only what waits
+/// for it: an independent command completes meanwhile, while a marker and
+/// a barrier (which wait for every earlier command) and what follows the
+/// barrier wait too.
+#[test]
+fn out_of_order_user_event_holds_only_its_dependents() {
+    let env = Env::new(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let set_a = env.kernel("set");
+    let set_b = env.kernel("set");
+    let inc = env.kernel("inc");
+    let (a, b) = (env.buffer(N), env.buffer(N));
+    let mut err = 0;
+    unsafe {
+        let gate = clCreateUserEvent(env.ctx, &mut err);
+        ok(err);
+        arg(set_a, 0, &a);
+        arg(set_a, 1, &5u32);
+        let held = env.run(set_a, &[gate]);
+        arg(set_b, 0, &b);
+        arg(set_b, 1, &6u32);
+        let free = env.run(set_b, &[]);
+        ok(clWaitForEvents(1, &free));
+        assert_eq!(env.read(b, &[free]), vec![6; N]);
+        assert!(status(held) > CL_COMPLETE as cl_int, "waits for the user event");
+        let mut marker = null_mut();
+        ok(clEnqueueMarkerWithWaitList(env.queue, 0, null(), &mut marker));
+        let mut barrier = null_mut();
+        ok(clEnqueueBarrierWithWaitList(env.queue, 0, null(), &mut barrier));
+        arg(inc, 0, &a);
+        let after = env.run(inc, &[]);
+        ok(clFlush(env.queue));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        for e in [held, marker, barrier, after] {
+            assert!(status(e) > CL_COMPLETE as cl_int, "held behind the user event");
+        }
+        ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));
+        ok(clFinish(env.queue));
+        for e in [held, marker, barrier, after] {
+            assert_eq!(status(e), CL_COMPLETE as cl_int);
+        }
+        assert_eq!(env.read(a, &[]), vec![6; N]);
+        release(&[gate, held, free, marker, barrier, after]);
+        for m in [a, b] {
+            ok(clReleaseMemObject(m));
+        }
+        for k in [set_a, set_b, inc] {
+            ok(clReleaseKernel(k));
+        }
+    }
+    check_validation();
+}
+
+/// A failed dependency fails its dependents on an out-of-order queue too.
+#[test]
+fn out_of_order_failed_user_event_fails_dependents() {
+    let env = Env::new(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    let set = env.kernel("set");
+    let a = env.buffer(N);
+    let mut err = 0;
+    unsafe {
+        let gate = clCreateUserEvent(env.ctx, &mut err);
+        ok(err);
+        arg(set, 0, &a);
+        arg(set, 1, &1u32);
+        let e = env.run(set, &[gate]);
+        ok(clSetUserEventStatus(gate, -1));
+        ok(clFinish(env.queue));
+        assert_eq!(status(e), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        release(&[gate, e]);
+        ok(clReleaseMemObject(a));
+        ok(clReleaseKernel(set));
+    }
+    check_validation();
+}
+
+fn queue_properties(q: H) -> cl_bitfield {
+    let mut props: cl_bitfield = 0;
+    unsafe {
+        ok(clGetCommandQueueInfo(
+            q,
+            CL_QUEUE_PROPERTIES,
+            8,
+            (&mut props as *mut cl_bitfield).cast(),
+            null_mut(),
+        ));
+    }
+    props
+}
+
+#[test]
+fn set_command_queue_property_switches_modes() {
+    let env = Env::new(0);
+    let inc = env.kernel("inc");
+    let a = env.buffer(N);
+    unsafe {
+        let mut supported: cl_bitfield = 0;
+        ok(clGetDeviceInfo(
+            device(),
+            CL_DEVICE_QUEUE_ON_HOST_PROPERTIES,
+            8,
+            (&mut supported as *mut cl_bitfield).cast(),
+            null_mut(),
+        ));
+        assert_ne!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0);
+        arg(inc, 0, &a);
+        let before = env.run(inc, &[]);
+        let mut old: cl_bitfield = 99;
+        ok(clSetCommandQueueProperty(
+            env.queue,
+            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE,
+            CL_TRUE,
+            &mut old,
+        ));
+        assert_eq!(old, 0);
+        // Commands enqueued before the change have completed.
+        assert_eq!(status(before), CL_COMPLETE as cl_int);
+        assert_eq!(
+            queue_properties(env.queue),
+            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE
+        );
+        let during = env.run(inc, &[]);
+        ok(clSetCommandQueueProperty(
+            env.queue,
+            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+            CL_FALSE,
+            null_mut(),
+        ));
+        assert_eq!(queue_properties(env.queue), CL_QUEUE_PROFILING_ENABLE);
+        let after = env.run(inc, &[]);
+        ok(clFinish(env.queue));
+        assert_eq!(env.read(a, &[]), vec![3; N]);
+        let mut start: cl_ulong = 0;
+        ok(clGetEventProfilingInfo(
+            after,
+            CL_PROFILING_COMMAND_START,
+            8,
+            (&mut start as *mut cl_ulong).cast(),
+            null_mut(),
+        ));
+        assert_ne!(start, 0);
+        // CL_INVALID_VALUE if values specified in properties are not valid.
+        assert_eq!(
+            clSetCommandQueueProperty(env.queue, 1 << 20, CL_TRUE, null_mut()),
+            CL_INVALID_VALUE
+        );
+        assert_eq!(
+            clSetCommandQueueProperty(null_mut(), 0, CL_TRUE, null_mut()),
+            CL_INVALID_COMMAND_QUEUE
+        );
+        release(&[before, during, after]);
+        ok(clReleaseMemObject(a));
+        ok(clReleaseKernel(inc));
+    }
+    check_validation();
+}

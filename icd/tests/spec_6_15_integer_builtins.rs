@@ -1,0 +1,85 @@
+//! OpenCL C 6.15.3 (integer functions) and 6.15.1 (work-item functions),
+//! each compared with a host reference over inputs that reach the edges.
+
+mod common;
+mod spec_support;
+
+use spec_support::*;
+
+fn hadd(a: i32, b: i32) -> i32 {
+    ((a as i64 + b as i64) >> 1) as i32
+}
+
+#[test]
+fn integer_functions_on_int() {
+    let rows: &[Row<i32, i32>] = &[
+        row("abs", "out[i] = (int)abs(x);", |x| x.unsigned_abs() as i32),
+        row("abs_diff", "out[i] = (int)abs_diff(x, 1000);", |x| (x as i64 - 1000).unsigned_abs() as u32 as i32),
+        row("add_sat", "out[i] = add_sat(x, 0x40000000);", |x| x.saturating_add(0x4000_0000)),
+        row("sub_sat", "out[i] = sub_sat(x, 0x40000000);", |x| x.saturating_sub(0x4000_0000)),
+        row("hadd", "out[i] = hadd(x, 0x7ffffff0);", |x| hadd(x, 0x7fff_fff0)),
+        row("rhadd", "out[i] = rhadd(x, -3);", |x| ((x as i64 - 3 + 1) >> 1) as i32),
+        row("clamp", "out[i] = clamp(x, -100, 100);", |x| x.clamp(-100, 100)),
+        row("clz", "out[i] = clz(x);", |x| x.leading_zeros() as i32),
+        row("ctz", "out[i] = ctz(x);", |x| x.trailing_zeros() as i32),
+        row("popcount", "out[i] = popcount(x);", |x| x.count_ones() as i32),
+        row("mad_hi", "out[i] = mad_hi(x, 0x12345678, 5);", |x| ((x as i64 * 0x1234_5678) >> 32) as i32 + 5),
+        row("mul_hi", "out[i] = mul_hi(x, x);", |x| ((x as i64 * x as i64) >> 32) as i32),
+        row("mad_sat", "out[i] = mad_sat(x, 3, 7);", |x| (x as i64 * 3 + 7).clamp(i32::MIN as i64, i32::MAX as i64) as i32),
+        row("max min", "out[i] = max(x, 5) + min(x, -5);", |x| x.max(5).wrapping_add(x.min(-5))),
+        row("rotate", "out[i] = rotate(x, 7);", |x| x.rotate_left(7)),
+        row("rotate by negative", "out[i] = rotate(x, -3);", |x| x.rotate_left(29)),
+        row("mad24", "out[i] = mad24(x & 0x7fffff, 3, -1);", |x| (x & 0x7f_ffff) * 3 - 1),
+        row("mul24", "out[i] = mul24((x << 8) >> 8, 100);", |x| ((x << 8) >> 8).wrapping_mul(100)),
+        row("upsample short", "out[i] = upsample((short)x, (ushort)(x >> 16));", |x| ((x as i16 as i32) << 16) | ((x >> 16) as u16 as i32)),
+        row("max of vectors", "int4 v = max((int4)(x), (int4)(0, 1, 2, 3)); out[i] = v.x + v.w;", |x| x.max(0).wrapping_add(x.max(3))),
+        row("clz of char", "out[i] = clz((char)x);", |x| (x as u8).leading_zeros() as i32),
+        row("popcount of ulong", "out[i] = (int)popcount(((ulong)(uint)x << 32) | (uint)x);", |x| 2 * x.count_ones() as i32),
+        row("abs of vector", "uint2 a = abs((int2)(x, -7)); out[i] = (int)(a.x + a.y);", |x| x.unsigned_abs().wrapping_add(7) as i32),
+        row("clamp of vector with scalar bounds", "int4 v = clamp((int4)(x, -x, 0, 1000), -10, 10); out[i] = v.x + v.y * 100 + v.w * 10000;", |x| x.clamp(-10, 10) + 100 * x.wrapping_neg().clamp(-10, 10) + 100_000),
+        row("add_sat of uchar", "out[i] = add_sat((uchar)x, (uchar)200);", |x| (x as u8).saturating_add(200) as i32),
+        row("sub_sat of ushort", "out[i] = sub_sat((ushort)x, (ushort)1000);", |x| (x as u16).saturating_sub(1000) as i32),
+        row("mul_hi of uint", "out[i] = (int)mul_hi((uint)x, 0xdeadbeefu);", |x| (((x as u32 as u64) * 0xdead_beef) >> 32) as i32),
+        row("hadd of uint", "out[i] = (int)hadd((uint)x, 0xffffffffu);", |x| (((x as u32 as u64) + 0xffff_ffff) >> 1) as u32 as i32),
+        row("rotate of uchar", "out[i] = rotate((uchar)x, (uchar)3);", |x| (x as u8).rotate_left(3) as i32),
+        row("long mul_hi", "long a = (long)x << 20; out[i] = (int)mul_hi(a, a);", |x| { let a = (x as i64) << 20; ((a as i128 * a as i128) >> 64) as i32 }),
+    ];
+    check_rows("int", "int", &int_inputs(), rows, "", 0.0);
+}
+
+#[test]
+fn work_item_functions() {
+    let gpu = common::Gpu::new();
+    let src = r#"
+        kernel void k(global uint *out) {
+            size_t g = get_global_id(0) + get_global_size(0) * get_global_id(1);
+            global uint *r = out + g * 10;
+            r[0] = get_work_dim();
+            r[1] = get_global_size(0);
+            r[2] = get_global_size(1);
+            r[3] = get_local_size(0);
+            r[4] = get_num_groups(1);
+            r[5] = get_group_id(0);
+            r[6] = get_local_id(1);
+            r[7] = get_global_offset(0);
+            r[8] = get_global_linear_id();
+            r[9] = get_local_linear_id();
+        }"#;
+    let program = match gpu.try_program(src, "-cl-std=CL2.0") {
+        Ok(p) => p,
+        Err((_, log)) => panic!("build failed:\n{log}"),
+    };
+    let k = program.kernel("k");
+    let out = gpu.zeroed::<u32>(8 * 6 * 10);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[8, 6], Some(&[4, 3]), None);
+    let got = gpu.read::<u32>(&out);
+    let mut want = Vec::new();
+    for y in 0..6u32 {
+        for x in 0..8u32 {
+            let (lx, ly) = (x % 4, y % 3);
+            want.extend_from_slice(&[2, 8, 6, 4, 2, x / 4, ly, 0, y * 8 + x, ly * 4 + lx]);
+        }
+    }
+    common::assert_same(&got, &want, "work-item functions");
+}
