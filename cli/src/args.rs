@@ -214,10 +214,16 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                                 .map(str::to_string),
                         );
                     }
-                    "--repeats" => bench.repeats = Some(count(name, value(name, inline, &mut rest)?)?),
+                    "--repeats" => {
+                        bench.repeats = Some(count(name, value(name, inline, &mut rest)?)?)
+                    }
                     "--mem" => bench.mem = Some(count(name, value(name, inline, &mut rest)?)?),
-                    "--threads" => bench.threads = Some(count(name, value(name, inline, &mut rest)?)?),
-                    "--platform" => bench.platform = Some(value(name, inline, &mut rest)?.to_string()),
+                    "--threads" => {
+                        bench.threads = Some(count(name, value(name, inline, &mut rest)?)?)
+                    }
+                    "--platform" => {
+                        bench.platform = Some(value(name, inline, &mut rest)?.to_string())
+                    }
                     "--device" => bench.device = Some(value(name, inline, &mut rest)?.to_string()),
                     "--json-file" => bench.json_file = Some(value(name, inline, &mut rest)?.into()),
                     _ => return Err(format!("bench: unknown argument {word:?}")),

@@ -70,6 +70,9 @@ pub enum ExprKind {
     AlignofType(Type),
     VecStepType(Type),
     VecStepExpr(Box<Expr>),
+    /// `(struct point){ 1, 2 }`: an unnamed object of the type, with the
+    /// initializer already in positional form.
+    CompoundLit(Type, Box<Init>),
     Comma(Box<Expr>, Box<Expr>),
     /// A parse error already reported; lowers to nothing.
     Error,

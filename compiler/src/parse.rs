@@ -327,13 +327,13 @@ impl<'a> Parser<'a> {
                 }
             } else {
                 let init = if self.eat("=") {
-                    Some(self.initializer())
+                    Some(self.initializer(&d.ty))
                 } else {
                     None
                 };
                 tu.globals.push(VarDecl {
                     name,
-                    ty: d.ty,
+                    ty: complete_array(d.ty, init.as_ref()),
                     space: d.var_space,
                     qual: specs.qual,
                     init,
@@ -923,37 +923,200 @@ impl<'a> Parser<'a> {
     }
 
     /// initializer: assignment-expression | `{` initializer (`,` initializer)* `,`? `}`
-    fn initializer(&mut self) -> Init {
+    /// initializer: assignment-expression | `{` (designation? initializer
+    ///   `,`)* `}`; designation: (`[` constant-expression `]` | `.`
+    ///   identifier)+ `=`
+    ///
+    /// The list is built for `ty`: designators (C99 6.7.8) become positions,
+    /// so later stages see one entry per member or element, an empty list
+    /// standing for one left zero.
+    fn initializer(&mut self, ty: &Type) -> Init {
         let span = self.span();
-        if self.eat("{") {
-            if !self.enter() {
-                self.recover();
-                return Init::List(Vec::new(), span);
-            }
-            let mut items = Vec::new();
-            while !self.is_punct("}") && !self.at_eof() {
-                if self.is_punct(".") || self.is_punct("[") {
-                    self.diags
-                        .error(self.span(), "designated initializers are not supported yet");
-                    while !self.is_punct("=") && !self.is_punct("}") && !self.at_eof() {
-                        self.bump();
+        if !self.eat("{") {
+            return Init::Expr(self.assignment_expr());
+        }
+        if !self.enter() {
+            self.recover();
+            return Init::List(Vec::new(), span);
+        }
+        let mut items: Vec<Option<Init>> = Vec::new();
+        let mut pos = 0usize;
+        while !self.is_punct("}") && !self.at_eof() {
+            let before = self.pos;
+            if self.is_punct(".") || self.is_punct("[") {
+                let path = self.designation();
+                match path
+                    .first()
+                    .and_then(|d| self.designator_index(ty, d))
+                {
+                    Some(idx) => {
+                        if items.len() <= idx {
+                            items.resize_with(idx + 1, || None);
+                        }
+                        let elem = self.element_type(ty, idx);
+                        self.designated(&mut items[idx], &elem, &path[1..], span);
+                        pos = idx + 1;
                     }
-                    self.eat("=");
+                    None => {
+                        self.initializer(&Type::INT);
+                    }
                 }
-                let before = self.pos;
-                items.push(self.initializer());
-                if self.pos == before {
-                    self.bump();
+            } else {
+                if items.len() <= pos {
+                    items.resize_with(pos + 1, || None);
                 }
-                if !self.eat(",") {
-                    break;
+                let elem = self.element_type(ty, pos);
+                items[pos] = Some(self.initializer(&elem));
+                pos += 1;
+            }
+            if self.pos == before {
+                self.bump();
+            }
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect("}");
+        self.leave();
+        let items = items
+            .into_iter()
+            .map(|i| i.unwrap_or(Init::List(Vec::new(), span)))
+            .collect();
+        Init::List(items, span)
+    }
+
+    /// The initializer at the end of a designator path, merged into what
+    /// `slot` already holds.
+    fn designated(&mut self, slot: &mut Option<Init>, ty: &Type, path: &[Designator], span: Span) {
+        let Some(first) = path.first() else {
+            *slot = Some(self.initializer(ty));
+            return;
+        };
+        let Some(idx) = self.designator_index(ty, first) else {
+            self.initializer(&Type::INT);
+            return;
+        };
+        let mut items: Vec<Option<Init>> = match slot.take() {
+            Some(Init::List(items, _)) => items.into_iter().map(Some).collect(),
+            _ => Vec::new(),
+        };
+        if items.len() <= idx {
+            items.resize_with(idx + 1, || None);
+        }
+        let elem = self.element_type(ty, idx);
+        self.designated(&mut items[idx], &elem, &path[1..], span);
+        let items = items
+            .into_iter()
+            .map(|i| i.unwrap_or(Init::List(Vec::new(), span)))
+            .collect();
+        *slot = Some(Init::List(items, span));
+    }
+
+    /// designation: designator+ `=`
+    fn designation(&mut self) -> Vec<Designator> {
+        let mut path = Vec::new();
+        loop {
+            let span = self.span();
+            if self.eat(".") {
+                match self.ident_text().map(str::to_string) {
+                    Some(name) => {
+                        self.bump();
+                        path.push(Designator::Field(name, span));
+                    }
+                    None => {
+                        self.diags.error(self.span(), "expected a field designator");
+                        break;
+                    }
+                }
+            } else if self.eat("[") {
+                let e = self.conditional_expr();
+                self.expect("]");
+                match consteval::eval(&e, &self.types) {
+                    Some(v) => path.push(Designator::Index(v.as_i64(), span)),
+                    None => {
+                        self.diags.error(
+                            e.span,
+                            "array designator is not an integer constant expression",
+                        );
+                        path.push(Designator::Index(0, span));
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+        self.expect("=");
+        path
+    }
+
+    /// The position a designator selects in an object of type `ty`.
+    fn designator_index(&mut self, ty: &Type, d: &Designator) -> Option<usize> {
+        match (d, ty) {
+            (Designator::Field(name, span), Type::Struct(id)) => {
+                let def = self.types.structs.get(*id)?;
+                match def.members.iter().position(|m| m.name == *name) {
+                    Some(0) => Some(0),
+                    Some(i) if !def.is_union => Some(i),
+                    Some(_) => {
+                        self.diags.error(
+                            *span,
+                            "initializing a union member other than the first is not supported yet",
+                        );
+                        None
+                    }
+                    None => {
+                        let tn = self.types.name(ty);
+                        self.diags.error(
+                            *span,
+                            format!("field designator '{name}' does not refer to any field in type '{tn}'"),
+                        );
+                        None
+                    }
                 }
             }
-            self.expect("}");
-            self.leave();
-            Init::List(items, span)
-        } else {
-            Init::Expr(self.assignment_expr())
+            (Designator::Index(i, span), Type::Array(_, n)) => {
+                if *i < 0 || (*n > 0 && *i >= *n as i64) {
+                    self.diags.error(
+                        *span,
+                        format!("array index {i} in initializer exceeds array bounds"),
+                    );
+                    None
+                } else {
+                    Some(*i as usize)
+                }
+            }
+            (Designator::Field(_, span), _) => {
+                let tn = self.types.name(ty);
+                self.diags.error(
+                    *span,
+                    format!("field designator cannot initialize a non-struct, non-union type '{tn}'"),
+                );
+                None
+            }
+            (Designator::Index(_, span), _) => {
+                let tn = self.types.name(ty);
+                self.diags.error(
+                    *span,
+                    format!("array designator cannot initialize non-array type '{tn}'"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The type of position `idx` of an initializer list for `ty` (the
+    /// type itself for a scalar in braces).
+    fn element_type(&self, ty: &Type, idx: usize) -> Type {
+        match ty {
+            Type::Array(e, _) => (**e).clone(),
+            Type::Vector(s, _) => Type::Scalar(*s),
+            Type::Struct(id) => self
+                .types
+                .structs
+                .get(*id)
+                .and_then(|d| d.members.get(idx))
+                .map_or(Type::INT, |m| m.ty.clone()),
+            t => t.clone(),
         }
     }
 
@@ -997,13 +1160,13 @@ impl<'a> Parser<'a> {
                 }
             } else {
                 let init = if self.eat("=") {
-                    Some(self.initializer())
+                    Some(self.initializer(&d.ty))
                 } else {
                     None
                 };
                 vars.push(VarDecl {
                     name,
-                    ty: d.ty,
+                    ty: complete_array(d.ty, init.as_ref()),
                     space: d.var_space,
                     qual: specs.qual,
                     init,
@@ -1410,13 +1573,14 @@ impl<'a> Parser<'a> {
             let ty = self.type_name().unwrap_or(Type::INT);
             self.expect(")");
             if self.is_punct("{") {
-                self.diags
-                    .error(self.span(), "compound literals are not supported yet");
-                self.initializer();
-                return Expr {
-                    kind: ExprKind::Error,
+                // A compound literal (C99 6.5.2.5): an unnamed object.
+                let init = self.initializer(&ty);
+                let ty = complete_array(ty, Some(&init));
+                let e = Expr {
+                    kind: ExprKind::CompoundLit(ty, Box::new(init)),
                     span,
                 };
+                return self.postfix_tail(e);
             }
             // `(char2)(char)0` is a cast of a cast, not a vector literal
             // whose first operand is a type name.
@@ -1661,6 +1825,27 @@ impl<'a> Parser<'a> {
             }
         };
         Expr { kind, span }
+    }
+}
+
+/// One step of a designation.
+enum Designator {
+    Field(String, Span),
+    Index(i64, Span),
+}
+
+/// `T x[] = {...}` (and `"..."`): the array takes the initializer's length.
+fn complete_array(ty: Type, init: Option<&Init>) -> Type {
+    match (ty, init) {
+        (Type::Array(e, 0), Some(Init::List(items, _))) => Type::Array(e, items.len().max(1) as u32),
+        (
+            Type::Array(e, 0),
+            Some(Init::Expr(Expr {
+                kind: ExprKind::StrLit(bytes),
+                ..
+            })),
+        ) => Type::Array(e, bytes.len() as u32 + 1),
+        (t, _) => t,
     }
 }
 

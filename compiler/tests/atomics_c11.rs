@@ -116,7 +116,10 @@ fn float_atomics_follow_the_device_features() {
         Ok(_) => panic!("float atomic min built without the feature"),
         Err(e) => e.log,
     };
-    assert!(log.contains("__opencl_c_ext_fp32_local_atomic_add"), "{log}");
+    assert!(
+        log.contains("__opencl_c_ext_fp32_local_atomic_add"),
+        "{log}"
+    );
     assert!(
         log.contains("__opencl_c_ext_fp32_global_atomic_min_max"),
         "{log}"

@@ -108,3 +108,59 @@ fn uncalled_functions_that_are_fine_build() {
          kernel void k(global int *o) { o[0] = 1; }\n",
     );
 }
+
+#[test]
+fn as_type_of_different_sizes() {
+    let log = build_error(
+        "kernel void k(global int *o) {\n  float2 f = (float2)(1.0f);\n  o[0] = as_int(f);\n}\n",
+    );
+    assert_has(&log, "<source>:3:");
+    assert_has(&log, "sizes of 'float2' and 'int' must match");
+}
+
+#[test]
+fn writes_to_constant_memory() {
+    let log = build_error(
+        "kernel void k(constant int *c, global int *o) {\n  c[0] = 1;\n  o[0] = c[1];\n}\n",
+    );
+    assert_has(&log, "<source>:2:");
+    assert_has(&log, "cannot assign to __constant memory");
+    let log = build_error(
+        "constant int tab[2] = { 1, 2 };\nkernel void k(global int *o) {\n  tab[0] = 3;\n}\n",
+    );
+    assert_has(&log, "<source>:3:");
+    assert_has(&log, "cannot assign to a __constant variable");
+}
+
+#[test]
+fn kernels_must_return_void() {
+    let log = build_error("kernel int k(global int *o) { o[0] = 1; return 0; }\n");
+    assert_has(&log, "<source>:1:");
+    assert_has(&log, "a kernel function must return void");
+}
+
+#[test]
+fn pointer_to_pointer_kernel_argument() {
+    let log = build_error("kernel void k(global int **pp) { }\n");
+    assert_has(&log, "<source>:1:");
+    assert_has(&log, "must point to __global, __constant or __local memory");
+}
+
+#[test]
+fn bad_designators() {
+    let log = build_error(
+        "struct P { int x, y; };\nkernel void k(global int *o) {\n  struct P p = { .z = 1 };\n  int a[2] = { [5] = 1 };\n  int s = { .x = 1 };\n  o[0] = p.x + a[0] + s;\n}\n",
+    );
+    assert_has(
+        &log,
+        "<source>:3:18: error: field designator 'z' does not refer to any field in type 'struct P'",
+    );
+    assert_has(&log, "<source>:4:16: error: array index 5 in initializer exceeds array bounds");
+    assert_has(&log, "<source>:5:13: error: field designator cannot initialize a non-struct");
+}
+
+#[test]
+fn bit_fields_are_not_allowed() {
+    let log = build_error("struct B { uint a : 3; };\nkernel void k(global int *o) { }\n");
+    assert_has(&log, "bit-fields are not supported in OpenCL C");
+}

@@ -112,10 +112,10 @@ unsafe fn create_image(
         // SAFETY: a handle the application got from this library.
         let m = unsafe { arc_from_handle::<Mem>(raw.mem_object) }
             .map_err(|_| CL_INVALID_IMAGE_DESCRIPTOR)?;
-        let allowed = match (raw.image_type, &m.image) {
-            (CL_MEM_OBJECT_IMAGE1D_BUFFER, None) | (CL_MEM_OBJECT_IMAGE2D, _) => true,
-            _ => false,
-        };
+        let allowed = matches!(
+            (raw.image_type, &m.image),
+            (CL_MEM_OBJECT_IMAGE1D_BUFFER, None) | (CL_MEM_OBJECT_IMAGE2D, _)
+        );
         if !allowed || !Arc::ptr_eq(&m.context, &ctx) {
             return Err(CL_INVALID_IMAGE_DESCRIPTOR);
         }
@@ -166,9 +166,14 @@ unsafe fn create_image(
         !host_ptr.is_null() || source.is_some(),
         from_buffer,
     )?;
-    if let Some(m) = &source {
-        check_source(m, &format, &desc, &raw, element_size)?;
-    }
+    let desc = match &source {
+        Some(m) => {
+            check_source(m, &format, &desc, &raw, element_size)?;
+            // A view of another image takes that image's pitches.
+            m.image.as_ref().map_or(desc, |parent| parent.desc)
+        }
+        None => desc,
+    };
     // CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or
     // CL_MEM_COPY_HOST_PTR are set in flags or if host_ptr is not NULL but
     // CL_MEM_COPY_HOST_PTR or CL_MEM_USE_HOST_PTR are not set in flags.

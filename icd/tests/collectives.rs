@@ -58,7 +58,9 @@ fn check_int_collectives(local: usize, groups: usize, seed: u32) {
     let gpu = Gpu::new();
     let n = local * groups;
     let mut rng = XorShift::new(seed);
-    let mut data: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 2001) as i32 - 1000).collect();
+    let mut data: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 2001) as i32 - 1000)
+        .collect();
     // Group 0 holds 77 once; the others do not.
     for v in data.iter_mut() {
         if *v == 77 {
@@ -73,7 +75,9 @@ fn check_int_collectives(local: usize, groups: usize, seed: u32) {
     let pick = (local * 2) / 3;
     let k = gpu.kernel_with_options(INT_SOURCE, "k", "-cl-std=CL2.0");
     let (din, dout) = (gpu.buffer(&data), gpu.zeroed::<i32>(10 * n));
-    k.arg_buffer(0, &din).arg_buffer(1, &dout).arg(2, pick as i32);
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg(2, pick as i32);
     gpu.run(&k, &[n], Some(&[local]), None);
     let want = int_reference(&data, local, pick);
     let got = gpu.read::<i32>(&dout);
@@ -140,7 +144,9 @@ fn unsigned_long_and_float_collectives() {
         .map(|_| (i64::from(rng.next_u32()) << 20) - (1i64 << 50))
         .collect();
     // Small integers: float sums are exact in every order.
-    let f: Vec<f32> = (0..n).map(|_| (rng.next_u32() % 64) as f32 - 32.0).collect();
+    let f: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u32() % 64) as f32 - 32.0)
+        .collect();
     let k = gpu.kernel_with_options(src, "k", "-cl-std=CL2.0");
     let (du, dl, df) = (gpu.buffer(&u), gpu.buffer(&l), gpu.buffer(&f));
     let (dou, dol, dof) = (

@@ -1032,6 +1032,20 @@ fn image_and_sampler_kernel_arguments() {
             CL_INVALID_SAMPLER
         );
         assert_eq!(clSetKernelArg(kernel, 1, hsize, null()), CL_INVALID_SAMPLER);
+        // A write-only image is no read_only argument.
+        let (write_only, e) = create(
+            &env,
+            CL_MEM_WRITE_ONLY,
+            RGBA8,
+            &desc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0),
+            null_mut(),
+        );
+        ok(e);
+        assert_eq!(
+            clSetKernelArg(kernel, 0, hsize, (&write_only as *const H).cast()),
+            CL_INVALID_ARG_VALUE
+        );
+        ok(clReleaseMemObject(write_only));
         ok(clReleaseSampler(sampler));
         ok(clReleaseMemObject(buffer));
         ok(clReleaseMemObject(image));
@@ -1134,6 +1148,95 @@ fn kernels_see_the_image_descriptor() {
         ok(clReleaseMemObject(image));
         ok(clReleaseKernel(kernel));
         ok(clReleaseProgram(program));
+    }
+    check_validation();
+}
+
+#[test]
+fn image_views_share_pixels_and_pitches() {
+    let env = Env::new();
+    let (w, h, pitch) = (3usize, 2usize, 20usize);
+    let mut host: Vec<u8> = (0..pitch * h).map(|i| i as u8).collect();
+    let mut d = desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
+    d.row_pitch = pitch;
+    let (image, err) = create(
+        &env,
+        CL_MEM_COPY_HOST_PTR,
+        RGBA8,
+        &d,
+        host.as_mut_ptr().cast(),
+    );
+    ok(err);
+    let mut v = desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
+    v.mem_object = image;
+    let (view, err) = create(
+        &env,
+        CL_MEM_READ_ONLY,
+        [CL_sRGBA, CL_UNORM_INT8],
+        &v,
+        null_mut(),
+    );
+    ok(err);
+    assert_eq!(image_info::<usize>(view, CL_IMAGE_ROW_PITCH), pitch);
+    assert_eq!(mem_info::<H>(view, CL_MEM_ASSOCIATED_MEMOBJECT), image);
+    let mut out = vec![0u8; w * h * 4];
+    unsafe {
+        ok(clEnqueueReadImage(
+            env.queue,
+            view,
+            CL_TRUE,
+            [0usize; 3].as_ptr(),
+            [w, h, 1].as_ptr(),
+            0,
+            0,
+            out.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+    }
+    let expected: Vec<u8> = (0..h)
+        .flat_map(|y| host[y * pitch..y * pitch + w * 4].to_vec())
+        .collect();
+    assert_eq!(out, expected);
+    // A different data type, or another size, is no view.
+    assert_eq!(
+        create(
+            &env,
+            CL_MEM_READ_ONLY,
+            [CL_RGBA, CL_SNORM_INT8],
+            &v,
+            null_mut()
+        )
+        .1,
+        CL_INVALID_IMAGE_FORMAT_DESCRIPTOR
+    );
+    assert_eq!(
+        create(
+            &env,
+            CL_MEM_READ_ONLY,
+            [CL_BGRA, CL_UNORM_INT8],
+            &v,
+            null_mut()
+        )
+        .1,
+        CL_INVALID_IMAGE_FORMAT_DESCRIPTOR
+    );
+    v.width = 2;
+    assert_eq!(
+        create(
+            &env,
+            CL_MEM_READ_ONLY,
+            [CL_sRGBA, CL_UNORM_INT8],
+            &v,
+            null_mut()
+        )
+        .1,
+        CL_INVALID_IMAGE_DESCRIPTOR
+    );
+    unsafe {
+        ok(clReleaseMemObject(view));
+        ok(clReleaseMemObject(image));
     }
     check_validation();
 }

@@ -7,6 +7,7 @@
 
 use ferrocl::context::*;
 use ferrocl::device::*;
+use ferrocl::event::*;
 use ferrocl::image::*;
 use ferrocl::memory::*;
 use ferrocl::platform::*;
@@ -623,6 +624,7 @@ fn maps_expose_the_image_at_its_pitches() {
                 let (origin, region) = sub_region(shape.extent);
                 let (mut row_pitch, mut slice_pitch) = (0usize, 0usize);
                 let mut err = 0;
+                let mut event: H = null_mut();
                 let ptr = unsafe {
                     clEnqueueMapImage(
                         env.queue,
@@ -635,11 +637,23 @@ fn maps_expose_the_image_at_its_pitches() {
                         &mut slice_pitch,
                         0,
                         null(),
-                        null_mut(),
+                        &mut event,
                         &mut err,
                     )
                 } as *mut u8;
                 ok(err);
+                let mut command: cl_uint = 0;
+                unsafe {
+                    ok(clGetEventInfo(
+                        event,
+                        CL_EVENT_COMMAND_TYPE,
+                        4,
+                        (&mut command as *mut cl_uint).cast(),
+                        null_mut(),
+                    ));
+                    ok(clReleaseEvent(event));
+                }
+                assert_eq!(command, CL_COMMAND_MAP_IMAGE);
                 let one_d_array = shape.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
                 let (y_step, z_step) = if one_d_array {
                     (slice_pitch, 0)

@@ -138,7 +138,11 @@ impl Env {
                 N * 4,
                 out.as_mut_ptr().cast(),
                 waits.len() as cl_uint,
-                if waits.is_empty() { null() } else { waits.as_ptr() },
+                if waits.is_empty() {
+                    null()
+                } else {
+                    waits.as_ptr()
+                },
                 null_mut(),
             ));
         }
@@ -158,7 +162,11 @@ impl Env {
                 &global,
                 null(),
                 waits.len() as cl_uint,
-                if waits.is_empty() { null() } else { waits.as_ptr() },
+                if waits.is_empty() {
+                    null()
+                } else {
+                    waits.as_ptr()
+                },
                 &mut event,
             ));
         }
@@ -317,7 +325,12 @@ fn out_of_order_wait_lists_and_barriers_order_commands() {
             last.push(prev);
         }
         // Every command after the barrier waits for every one before it.
-        ok(clEnqueueBarrierWithWaitList(env.queue, 0, null(), null_mut()));
+        ok(clEnqueueBarrierWithWaitList(
+            env.queue,
+            0,
+            null(),
+            null_mut(),
+        ));
         arg(sum, 0, &bufs[0]);
         arg(sum, 1, &bufs[1]);
         arg(sum, 2, &bufs[2]);
@@ -327,10 +340,19 @@ fn out_of_order_wait_lists_and_barriers_order_commands() {
         assert_eq!(env.read(bufs[2], &[summed]), vec![23 + 1 + 12; N]);
         assert_eq!(env.read(bufs[3], &last[3..]), vec![34; N]);
         let mut marker = null_mut();
-        ok(clEnqueueMarkerWithWaitList(env.queue, 0, null(), &mut marker));
+        ok(clEnqueueMarkerWithWaitList(
+            env.queue,
+            0,
+            null(),
+            &mut marker,
+        ));
         ok(clWaitForEvents(1, &marker));
         for &e in &events {
-            assert_eq!(status(e), CL_COMPLETE as cl_int, "command before the marker");
+            assert_eq!(
+                status(e),
+                CL_COMPLETE as cl_int,
+                "command before the marker"
+            );
         }
         events.push(marker);
     }
@@ -369,17 +391,33 @@ fn out_of_order_user_event_holds_only_its_dependents() {
         let free = env.run(set_b, &[]);
         ok(clWaitForEvents(1, &free));
         assert_eq!(env.read(b, &[free]), vec![6; N]);
-        assert!(status(held) > CL_COMPLETE as cl_int, "waits for the user event");
+        assert!(
+            status(held) > CL_COMPLETE as cl_int,
+            "waits for the user event"
+        );
         let mut marker = null_mut();
-        ok(clEnqueueMarkerWithWaitList(env.queue, 0, null(), &mut marker));
+        ok(clEnqueueMarkerWithWaitList(
+            env.queue,
+            0,
+            null(),
+            &mut marker,
+        ));
         let mut barrier = null_mut();
-        ok(clEnqueueBarrierWithWaitList(env.queue, 0, null(), &mut barrier));
+        ok(clEnqueueBarrierWithWaitList(
+            env.queue,
+            0,
+            null(),
+            &mut barrier,
+        ));
         arg(inc, 0, &a);
         let after = env.run(inc, &[]);
         ok(clFlush(env.queue));
         std::thread::sleep(std::time::Duration::from_millis(50));
         for e in [held, marker, barrier, after] {
-            assert!(status(e) > CL_COMPLETE as cl_int, "held behind the user event");
+            assert!(
+                status(e) > CL_COMPLETE as cl_int,
+                "held behind the user event"
+            );
         }
         ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));
         ok(clFinish(env.queue));

@@ -329,3 +329,221 @@ fn division_by_zero_gives_infinity_or_nan() {
     ];
     check_rows("float", "uint", &float_inputs(), rows, "", 0.0);
 }
+
+/// The integer types with their ranges.
+const INT_TYPES: &[(&str, i128, i128)] = &[
+    ("char", i8::MIN as i128, i8::MAX as i128),
+    ("uchar", 0, u8::MAX as i128),
+    ("short", i16::MIN as i128, i16::MAX as i128),
+    ("ushort", 0, u16::MAX as i128),
+    ("int", i32::MIN as i128, i32::MAX as i128),
+    ("uint", 0, u32::MAX as i128),
+    ("long", i64::MIN as i128, i64::MAX as i128),
+    ("ulong", 0, u64::MAX as i128),
+];
+
+/// `v` wrapped to the integer type `(lo, hi)`, as the 64 bits a `long`
+/// holds after `(long)` of that type.
+fn wrap_to(v: i128, lo: i128, hi: i128) -> i64 {
+    let span = hi - lo + 1;
+    let wrapped = (v - lo).rem_euclid(span) + lo;
+    wrapped as i64
+}
+
+#[test]
+fn convert_table_from_int() {
+    let mut rows: Vec<Generated<i32, i64>> = Vec::new();
+    for &(t, lo, hi) in INT_TYPES {
+        rows.push(Generated {
+            name: format!("convert_{t}"),
+            src: row_source(
+                "int",
+                "long",
+                "",
+                &format!("out[i] = (long)convert_{t}(x);"),
+            ),
+            host: Box::new(move |x| wrap_to(x as i128, lo, hi)),
+        });
+        rows.push(Generated {
+            name: format!("convert_{t}_sat"),
+            src: row_source(
+                "int",
+                "long",
+                "",
+                &format!("out[i] = (long)convert_{t}_sat(x);"),
+            ),
+            host: Box::new(move |x| (x as i128).clamp(lo, hi) as i64),
+        });
+        rows.push(Generated {
+            name: format!("convert_{t}4_sat"),
+            src: row_source(
+                "int",
+                "long",
+                "",
+                &format!("out[i] = (long)convert_{t}4_sat((int4)(0, x, -x, 1)).y;"),
+            ),
+            host: Box::new(move |x| (x as i128).clamp(lo, hi) as i64),
+        });
+        rows.push(Generated {
+            name: format!("convert_{t} from ulong"),
+            src: row_source(
+                "int",
+                "long",
+                "",
+                &format!(
+                    "ulong u = (ulong)(uint)x * 0x100000001UL; out[i] = (long)convert_{t}_sat(u);"
+                ),
+            ),
+            host: Box::new(move |x| {
+                ((x as u32 as u128 * 0x1_0000_0001) as i128).clamp(lo, hi) as i64
+            }),
+        });
+    }
+    check_generated(&int_inputs(), &rows, "", 0.0);
+}
+
+/// Floats around the edges of the integer ranges and the rounding ties.
+fn edge_floats() -> Vec<f32> {
+    let mut v = float_inputs();
+    v.extend_from_slice(&[
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        127.5,
+        128.0,
+        -128.5,
+        255.5,
+        300.7,
+        -300.5,
+        32767.5,
+        65535.5,
+        70000.5,
+        -70000.5,
+        2147483520.0,
+        3e9,
+        -3e9,
+        4294967040.0,
+        1e19,
+        -1e19,
+        1e30,
+        -1e30,
+    ]);
+    v
+}
+
+fn round_mode(x: f64, mode: &str) -> f64 {
+    match mode {
+        "_rte" => x.round_ties_even(),
+        "_rtp" => x.ceil(),
+        "_rtn" => x.floor(),
+        _ => x.trunc(),
+    }
+}
+
+#[test]
+fn convert_table_from_float() {
+    let mut rows: Vec<Generated<f32, i64>> = Vec::new();
+    for &(t, lo, hi) in INT_TYPES {
+        for mode in ["", "_rte", "_rtz", "_rtp", "_rtn"] {
+            rows.push(Generated {
+                name: format!("convert_{t}_sat{mode}"),
+                src: row_source(
+                    "float",
+                    "long",
+                    "",
+                    &format!("out[i] = (long)convert_{t}_sat{mode}(x);"),
+                ),
+                host: Box::new(move |x| {
+                    let r = round_mode(x as f64, mode);
+                    (r.clamp(lo as f64, hi as f64) as i128).clamp(lo, hi) as i64
+                }),
+            });
+            if lo < 0 {
+                // Without _sat only values that fit are defined.
+                rows.push(Generated {
+                    name: format!("convert_{t}{mode} in range"),
+                    src: row_source(
+                        "float",
+                        "long",
+                        "",
+                        &format!("float y = clamp(x, -100.0f, 100.0f); out[i] = (long)convert_{t}{mode}(y);"),
+                    ),
+                    host: Box::new(move |x| round_mode(x.clamp(-100.0, 100.0) as f64, mode) as i64),
+                });
+            }
+        }
+    }
+    check_generated(&edge_floats(), &rows, "", 0.0);
+}
+
+#[test]
+fn as_type_table() {
+    // Every 4-byte type, read back through its last component.
+    let types: &[(&str, &str, usize, bool)] = &[
+        ("char4", "w", 1, true),
+        ("uchar4", "w", 1, false),
+        ("short2", "y", 2, true),
+        ("ushort2", "y", 2, false),
+        ("int", "", 4, true),
+        ("uint", "", 4, false),
+    ];
+    let mut rows: Vec<Generated<i32, i64>> = Vec::new();
+    for &(t, comp, size, signed) in types {
+        let read = if comp.is_empty() {
+            format!("as_{t}(x)")
+        } else {
+            format!("as_{t}(x).{comp}")
+        };
+        let host = move |x: i32| -> i64 {
+            let bits = (x as u32 >> (32 - 8 * size as u32)) as u64;
+            if signed {
+                let shift = 64 - 8 * size as u32;
+                ((bits << shift) as i64) >> shift
+            } else {
+                bits as i64
+            }
+        };
+        rows.push(Generated {
+            name: format!("as_{t} of int"),
+            src: row_source("int", "long", "", &format!("out[i] = (long){read};")),
+            host: Box::new(host),
+        });
+        let from_float = read.replace("(x)", "(as_float(x))");
+        rows.push(Generated {
+            name: format!("as_{t} of float"),
+            src: row_source("int", "long", "", &format!("out[i] = (long){from_float};")),
+            host: Box::new(host),
+        });
+    }
+    // 8-byte types through a long.
+    for (t, comp, size) in [
+        ("int2", "y", 4),
+        ("short4", "w", 2),
+        ("char8", "s7", 1),
+        ("long", "", 8),
+    ] {
+        let read = if comp.is_empty() {
+            format!("as_{t}(l)")
+        } else {
+            format!("as_{t}(l).{comp}")
+        };
+        rows.push(Generated {
+            name: format!("as_{t} of long"),
+            src: row_source(
+                "int",
+                "long",
+                "",
+                &format!("long l = ((long)x << 32) | (uint)(x ^ 0x5555); out[i] = (long){read};"),
+            ),
+            host: Box::new(move |x| {
+                let l = ((x as i64) << 32) | ((x ^ 0x5555) as u32 as i64);
+                let shift = 64 - 8 * size as u32;
+                (l >> shift << shift) >> shift
+            }),
+        });
+    }
+    check_generated(&int_inputs(), &rows, "", 0.0);
+}

@@ -124,12 +124,6 @@ fn program_scope_global_variables() {
             "out[i] = counter * 2;",
             |_| 10,
         ),
-        row_with(
-            "global pointer variable",
-            "global int tab[2] = {3, 4}; global int *global gp = &tab[1];",
-            "out[i] = *gp;",
-            |_| 4,
-        ),
     ];
     check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL3.0", 0.0);
 }
@@ -147,7 +141,6 @@ fn generic_address_space() {
         row("to_global of global", "int *g = &out[i]; global int *p = to_global(g); out[i] = (p != 0) + (to_local(g) == 0) * 2 + (to_private(g) == 0) * 4;", |_| 7),
         row("to_private of private", "int a = x; int *g = &a; out[i] = (to_private(g) != 0) + (to_global(g) == 0) * 2;", |_| 3),
         row("to_local of local", "local int t[1]; int *g = t; out[i] = (to_local(g) != 0) + (to_global(g) == 0) * 2;", |_| 3),
-        row("get_fence", "local int t[1]; int *g = t; out[i] = get_fence(g) == CLK_LOCAL_MEM_FENCE;", |_| 1),
         row("generic pointer arithmetic", "int a[4] = {1, 2, 3, x}; int *g = a; g += 3; out[i] = *g + g[-1];", |x| x.wrapping_add(3)),
         row("cast generic back to global", "int *g = (int *)(out + i); global int *p = (global int *)g; *p = x + 1;", |x| x.wrapping_add(1)),
     ];
@@ -182,4 +175,27 @@ fn private_pointers_stored_in_private_memory() {
         ),
     ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);
+}
+
+#[test]
+#[ignore = "get_fence is not declared: 'implicit declaration of function 'get_fence''"]
+fn get_fence_of_generic_pointers() {
+    let rows: &[Row<i32, i32>] = &[row(
+        "get_fence",
+        "local int t[1]; int *g = t; out[i] = get_fence(g) == CLK_LOCAL_MEM_FENCE;",
+        |_| 1,
+    )];
+    check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL3.0", 0.0);
+}
+
+#[test]
+#[ignore = "a program-scope pointer initialized with the address of a program-scope __global variable is rejected: 'can only be initialised with a null pointer here'"]
+fn program_scope_pointer_to_a_global_variable() {
+    let rows: &[Row<i32, i32>] = &[row_with(
+        "global pointer variable",
+        "global int tab[2] = {3, 4}; global int *global gp = &tab[1];",
+        "out[i] = *gp;",
+        |_| 4,
+    )];
+    check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL3.0", 0.0);
 }

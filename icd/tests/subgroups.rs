@@ -64,11 +64,14 @@ fn work_item_queries_describe_a_partition_of_the_work_group() {
     assert!(max >= 1, "a sub-group has at least one work-item");
     assert!(out[n..2 * n].iter().all(|&m| m as usize == max));
     let count = local.div_ceil(max);
-    eprintln!("DBG {:?}", &out[2 * n..6 * n]);
     assert!(out[2 * n..3 * n].iter().all(|&c| c as usize == count));
     assert!(out[5 * n..6 * n].iter().all(|&c| c as usize == count));
     let groups_seen = sub_groups(local, &out[3 * n..4 * n], &out[4 * n..5 * n]);
-    assert_eq!(groups_seen.len(), count * groups, "sub-groups per work-group");
+    assert_eq!(
+        groups_seen.len(),
+        count * groups,
+        "sub-groups per work-group"
+    );
     for members in &groups_seen {
         for (lid, &i) in members.iter().enumerate() {
             assert_eq!(out[4 * n + i] as usize, lid, "local ids run from 0");
@@ -112,11 +115,15 @@ fn collectives_match_the_host_per_sub_group() {
     let (local, groups) = (24usize, 4usize);
     let n = local * groups;
     let mut rng = XorShift::new(41);
-    let data: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 2001) as i32 - 1000).collect();
+    let data: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u32() % 2001) as i32 - 1000)
+        .collect();
     let ldata: Vec<i64> = (0..n)
         .map(|_| (i64::from(rng.next_u32()) << 24) - (1i64 << 54))
         .collect();
-    let fdata: Vec<f32> = (0..n).map(|_| (rng.next_u32() % 50) as f32 - 25.0).collect();
+    let fdata: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u32() % 50) as f32 - 25.0)
+        .collect();
     let k = gpu.kernel(src, "k");
     let (din, dl, df) = (gpu.buffer(&data), gpu.buffer(&ldata), gpu.buffer(&fdata));
     let (dout, dlout, dfout, dids) = (
@@ -134,7 +141,8 @@ fn collectives_match_the_host_per_sub_group() {
         .arg_buffer(6, &dids);
     gpu.run(&k, &[n], Some(&[local]), None);
     let ids = gpu.read::<u32>(&dids);
-    let (mut want, mut lwant, mut fwant) = (vec![0i32; 9 * n], vec![0i64; 2 * n], vec![0f32; 2 * n]);
+    let (mut want, mut lwant, mut fwant) =
+        (vec![0i32; 9 * n], vec![0i64; 2 * n], vec![0f32; 2 * n]);
     for members in sub_groups(local, &ids[..n], &ids[n..]) {
         let vals: Vec<i32> = members.iter().map(|&i| data[i]).collect();
         let sum = vals.iter().fold(0i32, |a, &v| a.wrapping_add(v));
@@ -232,7 +240,9 @@ fn ballots_shuffles_and_non_uniform_operations() {
         gpu.zeroed::<i32>(17 * n),
         gpu.zeroed::<u32>(2 * n),
     );
-    k.arg_buffer(0, &din).arg_buffer(1, &dout).arg_buffer(2, &dids);
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_buffer(2, &dids);
     gpu.run(&k, &[n], Some(&[local]), None);
     let ids = gpu.read::<u32>(&dids);
     let got = gpu.read::<i32>(&dout);
@@ -381,7 +391,11 @@ fn kernel_sub_group_info_answers_for_the_device() {
     );
     assert_eq!(three, [2 * size, 1, 1]);
     check(
-        query(CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, &[1 << 30], &mut three),
+        query(
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+            &[1 << 30],
+            &mut three,
+        ),
         "CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT",
     );
     assert_eq!(three, [0, 0, 0], "too many sub-groups for one work-group");
@@ -401,7 +415,11 @@ fn kernel_sub_group_info_answers_for_the_device() {
         "a missing local size"
     );
     assert_eq!(
-        query(CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, &[1, 2, 3, 4], &mut one),
+        query(
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+            &[1, 2, 3, 4],
+            &mut one
+        ),
         CL_INVALID_VALUE,
         "four dimensions"
     );

@@ -13,7 +13,7 @@ use crate::cl::*;
 use crate::context::{Context, ObjectCallback};
 use crate::event::Event;
 use crate::queue::{Queue, RecordFn, Recorder};
-use crate::staging::Staging;
+use crate::staging::{self, Staging};
 use crate::vk_error;
 use ferrocl_vk::{Buffer, MemoryLocation};
 use parking_lot::Mutex;
@@ -303,9 +303,15 @@ pub fn enqueue_read(
     blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
     mem.check_device(queue)?;
-    // Host-visible device memory (lavapipe, resizable BAR): a blocking read
-    // waits for the queue anyway, then copies straight out of the buffer.
-    if let (true, Some(base)) = (blocking, mem.buffer.mapped_ptr()) {
+    // Host-visible, host-cached device memory (lavapipe, unified memory): a
+    // blocking read waits for the queue anyway, then copies straight out of
+    // the buffer. Uncached mappings (resizable BAR on a discrete GPU) are
+    // left alone: host reads across PCIe ran at 20-40 MB/s on an H100.
+    // Not on an out-of-order queue: there the read waits for its wait list
+    // only, and finishing the queue could wait on commands held by events
+    // that the application sets after this call.
+    let cached = mem.buffer.mapped_ptr().filter(|_| mem.buffer.host_cached());
+    if let (true, Some(base), false) = (blocking, cached, queue.out_of_order()) {
         queue.finish()?;
         for dep in wait_list {
             dep.wait();
@@ -315,6 +321,18 @@ pub fn enqueue_read(
         if let Some(event) = queue.run_on_host_if_idle(command_type, wait_list, copy) {
             return Ok(event);
         }
+    }
+    if let Some(event) = read_into_imported(
+        queue,
+        mem,
+        src,
+        dst_ptr,
+        dst,
+        region,
+        wait_list,
+        command_type,
+    )? {
+        return Ok(event);
     }
     let mem = mem.clone();
     let record = move |r: &mut Recorder<'_>| {
@@ -360,6 +378,63 @@ pub fn enqueue_read(
     queue.enqueue(command_type, wait_list, record)
 }
 
+/// A linear region between the application's memory at `host` and `mem`
+/// as a buffer the GPU copies to or from directly: the staging buffer of a
+/// live mapping when `host` points into one (mapped `ALLOC_HOST_PTR`
+/// memory), else, from [`staging::IMPORT_MIN_BYTES`] on, the application's
+/// own pages imported. `None` when the region is not one contiguous run or
+/// neither applies.
+fn imported_host_region(
+    queue: &Queue,
+    host: usize,
+    host_rect: Rect,
+    region: [usize; 3],
+) -> Result<Option<(Arc<Buffer>, u64)>, cl_int> {
+    if region[1] != 1 || region[2] != 1 {
+        return Ok(None);
+    }
+    let start = host + host_rect.offset(0, 0, 0);
+    if let Some(found) = staging::mapped_staging(start, region[0]) {
+        return Ok(Some(found));
+    }
+    if region[0] < staging::IMPORT_MIN_BYTES {
+        return Ok(None);
+    }
+    let device = queue.device.backend()?;
+    // SAFETY: the application keeps `region[0]` bytes at `start` valid
+    // until the command completes; the buffer is kept alive by the command
+    // and dropped only after it has completed.
+    Ok(unsafe { staging::import_host_range(device, start, region[0]) })
+}
+
+/// `clEnqueueReadBuffer` of a large linear region: a GPU copy into the
+/// application's imported pages; `None` when they cannot be imported.
+#[allow(clippy::too_many_arguments)]
+fn read_into_imported(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    src: Rect,
+    dst_ptr: usize,
+    dst: Rect,
+    region: [usize; 3],
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Option<Arc<Event>>, cl_int> {
+    let Some((host, at)) = imported_host_region(queue, dst_ptr, dst, region)? else {
+        return Ok(None);
+    };
+    let mem = mem.clone();
+    let record = move |r: &mut Recorder<'_>| {
+        r.keep(mem.clone());
+        r.keep(host.clone());
+        let from = (mem.offset + src.offset(0, 0, 0)) as u64;
+        r.stream
+            .copy_buffer(&mem.buffer, from, &host, at, region[0] as u64)
+            .map_err(vk_error)
+    };
+    queue.enqueue(command_type, wait_list, record).map(Some)
+}
+
 /// `clEnqueueWriteBuffer(Rect)`: the bytes are copied into staging now.
 #[allow(clippy::too_many_arguments)]
 pub fn enqueue_write(
@@ -373,6 +448,27 @@ pub fn enqueue_write(
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
     mem.check_device(queue)?;
+    // Large regions into memory the host cannot write at memory speed
+    // (device-local, or write-combined over PCIe): the GPU copies from the
+    // application's own pages by DMA, with no host copy (the application
+    // may not touch them until the command completes).
+    let imported = if mem.buffer.host_cached() {
+        None
+    } else {
+        imported_host_region(queue, src_ptr, src, region)?
+    };
+    if let Some((host, at)) = imported {
+        let mem = mem.clone();
+        let record = move |r: &mut Recorder<'_>| {
+            r.keep(mem.clone());
+            r.keep(host.clone());
+            let to = (mem.offset + dst.offset(0, 0, 0)) as u64;
+            r.stream
+                .copy_buffer(&host, at, &mem.buffer, to, region[0] as u64)
+                .map_err(vk_error)
+        };
+        return queue.enqueue(command_type, wait_list, record);
+    }
     // Host-visible device memory on an idle queue: written in place.
     if let Some(base) = mem.buffer.mapped_ptr() {
         let to = base.as_ptr() as usize + mem.offset;
@@ -537,6 +633,9 @@ pub fn enqueue_map(
     };
     let write = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
     let fetch = map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
+    if ptr == stage_ptr {
+        staging::register_mapping(ptr, size, stage.buffer());
+    }
     mem.maps.lock().push(Mapping {
         ptr,
         offset,
@@ -577,6 +676,9 @@ pub fn enqueue_map(
             if let Some(i) = maps.iter().rposition(|m| m.ptr == ptr) {
                 maps.remove(i);
             }
+            if ptr == stage_ptr {
+                staging::unregister_mapping(ptr);
+            }
             Err(code)
         }
     }
@@ -599,6 +701,7 @@ pub fn enqueue_unmap(
             .ok_or(CL_INVALID_VALUE)?;
         maps.remove(i)
     };
+    staging::unregister_mapping(ptr as usize);
     let mem = mem.clone();
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());

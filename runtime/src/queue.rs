@@ -900,3 +900,46 @@ fn device_times(stamps: &[Stamps], anchor_ns: u64, period_ns: f64) -> Vec<Option
         .map(|t| t.map(|(a, b)| (to_host(a), to_host(b))))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffers(reads: &[usize], writes: &[usize]) -> Access {
+        Access::Buffers {
+            reads: reads.to_vec(),
+            writes: writes.to_vec(),
+        }
+    }
+
+    fn after(earlier: &[Access]) -> Hazards {
+        let mut h = Hazards::default();
+        for a in earlier {
+            match a {
+                Access::Unknown => h.unknown = true,
+                Access::Nothing => {}
+                Access::Buffers { reads, writes } => {
+                    h.reads.extend(reads);
+                    h.writes.extend(writes);
+                }
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn barriers_follow_hazards_per_memory_object() {
+        let h = after(&[buffers(&[1], &[2])]);
+        // Read after read, and work on other objects: no barrier.
+        assert!(!h.conflicts(&buffers(&[1], &[3])));
+        assert!(!h.conflicts(&Access::Nothing));
+        // Read after write, write after read, write after write.
+        assert!(h.conflicts(&buffers(&[2], &[])));
+        assert!(h.conflicts(&buffers(&[], &[1])));
+        assert!(h.conflicts(&buffers(&[], &[2])));
+        // Unknown access on either side.
+        assert!(h.conflicts(&Access::Unknown));
+        assert!(after(&[Access::Unknown]).conflicts(&buffers(&[7], &[])));
+        assert!(!after(&[]).conflicts(&buffers(&[1], &[2])));
+    }
+}

@@ -4,19 +4,117 @@
 //! class from its queue's pool; the buffer goes back when the last command
 //! using it has completed (the [`Staging`] handle is dropped), so a steady
 //! stream of transfers creates no Vulkan buffers.
+//!
+//! Large reads and writes skip staging where the device can import host
+//! memory (VK_EXT_external_memory_host): [`import_host_range`] makes the
+//! application's own pages a buffer that the GPU copies to or from, so the
+//! bytes cross PCIe once, by DMA, with no host-side copy.
 
 use crate::cl::*;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, MemoryLocation};
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// Smallest size class.
 const MIN_CLASS: u64 = 4096;
-/// Larger buffers are not kept for reuse.
-const MAX_POOLED: u64 = 16 << 20;
+/// Larger buffers are not kept for reuse. Allocating (and so pinning)
+/// host-visible memory costs far more than copying through it: on an H100
+/// (driver 580) a fresh 128 MiB staging buffer per map held a map at 3 GB/s,
+/// so buffers up to this size are kept.
+const MAX_POOLED: u64 = 256 << 20;
 /// Bytes of idle buffers a pool keeps.
-const POOL_CAPACITY: u64 = 64 << 20;
+const POOL_CAPACITY: u64 = 256 << 20;
+
+/// Transfers from this size on go straight between the application's
+/// pages and the buffer when the pages can be imported; below it, pinning
+/// them costs more than a staging copy.
+pub const IMPORT_MIN_BYTES: usize = 4 << 20;
+
+/// The smallest page size of the hosts ferrocl runs on: an import rounded
+/// out to this alignment covers only pages that hold some of the
+/// application's bytes, which are therefore mapped.
+const MIN_PAGE_SIZE: u64 = 4096;
+
+/// Host ranges of live `clEnqueueMapBuffer` mappings that are staging
+/// buffers: a read or write whose host pointer lies in one (the "pinned"
+/// memory of a mapped `CL_MEM_ALLOC_HOST_PTR` buffer) is a GPU copy from or
+/// to that staging buffer, with no host copy.
+static MAPPED_STAGING: Mutex<Vec<(usize, usize, Weak<Buffer>)>> = Mutex::new(Vec::new());
+
+/// Records that `[ptr, ptr + len)` is the mapped memory of `buffer` until
+/// [`unregister_mapping`].
+pub fn register_mapping(ptr: usize, len: usize, buffer: &Arc<Buffer>) {
+    MAPPED_STAGING
+        .lock()
+        .push((ptr, len, Arc::downgrade(buffer)));
+}
+
+/// Forgets the mapping registered at `ptr` (the latest one, when a staging
+/// buffer was mapped twice).
+pub fn unregister_mapping(ptr: usize) {
+    let mut mapped = MAPPED_STAGING.lock();
+    if let Some(i) = mapped.iter().rposition(|m| m.0 == ptr) {
+        mapped.swap_remove(i);
+    }
+}
+
+/// The staging buffer whose live mapping holds `[ptr, ptr + len)`, and the
+/// offset of `ptr` in it.
+pub fn mapped_staging(ptr: usize, len: usize) -> Option<(Arc<Buffer>, u64)> {
+    let mapped = MAPPED_STAGING.lock();
+    mapped.iter().rev().find_map(|(start, size, buffer)| {
+        let inside = ptr >= *start && ptr.checked_add(len)? <= start + size;
+        let buffer = buffer.upgrade().filter(|_| inside)?;
+        let base = buffer.mapped_ptr()?.as_ptr() as usize;
+        Some((buffer, (ptr - base) as u64))
+    })
+}
+
+/// `FERROCL_HOST_IMPORT=0` turns the direct path off (to compare with the
+/// staged one).
+fn host_import_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("FERROCL_HOST_IMPORT").map_or(true, |v| v != "0"))
+}
+
+/// The application's bytes `[ptr, ptr + len)` as a buffer the GPU can copy
+/// to and from: the pages around them imported with
+/// VK_EXT_external_memory_host. Returns the buffer and the offset of `ptr`
+/// in it, or `None` (then stage) when the transfer is small, the device
+/// lacks the extension, or the driver refuses these pages (read-only or
+/// file-backed memory, for instance).
+///
+/// # Safety
+///
+/// The bytes must stay allocated and mapped until every command using the
+/// buffer has completed; OpenCL requires that of the pointer of a read or
+/// write until its command completes, and the caller keeps the buffer
+/// alive exactly that long.
+pub unsafe fn import_host_range(
+    device: &ferrocl_vk::Device,
+    ptr: usize,
+    len: usize,
+) -> Option<(Arc<Buffer>, u64)> {
+    let info = device.info();
+    if len < IMPORT_MIN_BYTES || !info.features.external_memory_host || !host_import_enabled() {
+        return None;
+    }
+    let alignment = info.limits.min_imported_host_pointer_alignment.max(1);
+    if alignment > MIN_PAGE_SIZE {
+        return None;
+    }
+    let start = ptr as u64 & !(alignment - 1);
+    let end = (ptr as u64)
+        .checked_add(len as u64)?
+        .checked_next_multiple_of(alignment)?;
+    let host = std::ptr::NonNull::new(start as *mut u8)?;
+    // SAFETY: the pages from `start` to `end` each hold some of the
+    // caller's bytes, so they are mapped, and stay so as the caller
+    // promises.
+    let buffer = unsafe { device.import_host_memory(host, end - start) }.ok()?;
+    Some((Arc::new(buffer), ptr as u64 - start))
+}
 
 struct Idle {
     buffers: Vec<(MemoryLocation, Arc<Buffer>)>,
@@ -115,5 +213,41 @@ impl Drop for Staging {
             idle.bytes += size;
             idle.buffers.push((self.location, buffer));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large, unaligned range of an ordinary heap vector imports as the
+    /// pages around it, with the offset pointing at its first byte; small
+    /// ranges are left to staging.
+    #[test]
+    fn heap_ranges_import_around_their_pages() {
+        let instance = ferrocl_vk::Instance::new();
+        let Some(index) = (0..instance.devices().len())
+            .find(|&i| instance.devices()[i].features.external_memory_host)
+        else {
+            return;
+        };
+        let device = instance.open_device(index).expect("open the Vulkan device");
+        let mut data = vec![7u8; IMPORT_MIN_BYTES + 8192];
+        let ptr = data.as_mut_ptr() as usize + 100;
+        // SAFETY: `data` outlives the buffer, dropped at the end of scope.
+        let imported = unsafe { import_host_range(&device, ptr, IMPORT_MIN_BYTES) };
+        if let Some((buffer, at)) = imported {
+            assert_eq!(
+                buffer
+                    .mapped_ptr()
+                    .map(|p| p.as_ptr() as usize + at as usize),
+                Some(ptr)
+            );
+            assert!(buffer.size() >= at + IMPORT_MIN_BYTES as u64);
+            drop(buffer);
+        }
+        // SAFETY: as above.
+        assert!(unsafe { import_host_range(&device, ptr, 4096) }.is_none());
+        drop(data);
     }
 }

@@ -80,9 +80,8 @@ impl<'a> Ctx<'a> {
     pub fn new(api: &'a Api, device: Handle) -> Result<Ctx<'a>, String> {
         let mut err = 0;
         // SAFETY: one device handle from clGetDeviceIDs; no callback.
-        let context = unsafe {
-            (api.clCreateContext)(null(), 1, &device, null(), null_mut(), &mut err)
-        };
+        let context =
+            unsafe { (api.clCreateContext)(null(), 1, &device, null(), null_mut(), &mut err) };
         check(err, "clCreateContext")?;
         let mut ctx = Ctx {
             api,
@@ -128,9 +127,8 @@ impl<'a> Ctx<'a> {
     pub fn buffer(&self, flags: cl_bitfield, bytes: usize) -> Result<Mem<'_>, String> {
         let mut err = 0;
         // SAFETY: no host pointer.
-        let handle = unsafe {
-            (self.api.clCreateBuffer)(self.context, flags, bytes, null_mut(), &mut err)
-        };
+        let handle =
+            unsafe { (self.api.clCreateBuffer)(self.context, flags, bytes, null_mut(), &mut err) };
         check(err, "clCreateBuffer")?;
         Ok(Mem {
             ctx: self,
@@ -226,7 +224,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Enqueues `kernel` over `global` (and `local` when given).
-    pub fn run(&self, kernel: &Kernel<'_>, global: &[usize], local: Option<&[usize]>) -> Result<(), String> {
+    pub fn run(
+        &self,
+        kernel: &Kernel<'_>,
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> Result<(), String> {
         self.run_on(self.queue, kernel, global, local)
     }
 
@@ -294,7 +297,8 @@ impl<'c> Program<'c> {
         let cname = CString::new(name).map_err(|e| e.to_string())?;
         let mut err = 0;
         // SAFETY: live program; NUL-terminated name.
-        let handle = unsafe { (self.ctx.api.clCreateKernel)(self.handle, cname.as_ptr(), &mut err) };
+        let handle =
+            unsafe { (self.ctx.api.clCreateKernel)(self.handle, cname.as_ptr(), &mut err) };
         check(err, &format!("clCreateKernel({name})"))?;
         Ok(Kernel {
             ctx: self.ctx,
@@ -365,11 +369,7 @@ impl Kernel<'_> {
 
     /// A by-value argument of a plain type (`uint`, `float`, ...).
     pub fn value<T: Copy>(&self, index: u32, value: T) -> Result<(), String> {
-        self.set(
-            index,
-            std::mem::size_of::<T>(),
-            (&value as *const T).cast(),
-        )
+        self.set(index, std::mem::size_of::<T>(), (&value as *const T).cast())
     }
 
     pub fn local(&self, index: u32, bytes: usize) -> Result<(), String> {

@@ -218,7 +218,9 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     for platform in cl.platforms()? {
         let platform_name = cl.platform_string(platform, CL_PLATFORM_NAME)?;
         if let Some(filter) = &args.platform {
-            if !platform_name.to_lowercase().contains(&filter.to_lowercase())
+            if !platform_name
+                .to_lowercase()
+                .contains(&filter.to_lowercase())
                 && platform_name != "ferrocl"
             {
                 continue;

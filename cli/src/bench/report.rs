@@ -329,9 +329,16 @@ mod tests {
             ferrocl,
             rows: values
                 .iter()
-                .zip(["global memory bandwidth float", "empty kernel enqueue+finish round trip"])
+                .zip([
+                    "global memory bandwidth float",
+                    "empty kernel enqueue+finish round trip",
+                ])
                 .map(|(&v, name)| Row {
-                    group: if name.contains("bandwidth") { "bandwidth" } else { "enqueue" },
+                    group: if name.contains("bandwidth") {
+                        "bandwidth"
+                    } else {
+                        "enqueue"
+                    },
                     name: name.into(),
                     unit: "x",
                     value: Outcome::Value(v),

@@ -404,7 +404,12 @@ pub fn transfers(t: &Target<'_>) -> Vec<Row> {
 
 /// A blocking write from (or read into) `host`, checked once by a round
 /// trip through the device.
-fn write_or_read(t: &Target<'_>, host: *mut c_void, bytes: usize, write: bool) -> Result<f64, String> {
+fn write_or_read(
+    t: &Target<'_>,
+    host: *mut c_void,
+    bytes: usize,
+    write: bool,
+) -> Result<f64, String> {
     let ctx = t.ctx;
     let api = ctx.api;
     let dev = ctx.buffer(CL_MEM_READ_WRITE, bytes)?;
@@ -419,20 +424,47 @@ fn write_or_read(t: &Target<'_>, host: *mut c_void, bytes: usize, write: bool) -
         let status = unsafe {
             if write {
                 (api.clEnqueueWriteBuffer)(
-                    ctx.queue, dev.handle, CL_TRUE, 0, bytes, host, 0, null(), null_mut(),
+                    ctx.queue,
+                    dev.handle,
+                    CL_TRUE,
+                    0,
+                    bytes,
+                    host,
+                    0,
+                    null(),
+                    null_mut(),
                 )
             } else {
                 (api.clEnqueueReadBuffer)(
-                    ctx.queue, dev.handle, CL_TRUE, 0, bytes, host, 0, null(), null_mut(),
+                    ctx.queue,
+                    dev.handle,
+                    CL_TRUE,
+                    0,
+                    bytes,
+                    host,
+                    0,
+                    null(),
+                    null_mut(),
                 )
             }
         };
-        check(status, if write { "clEnqueueWriteBuffer" } else { "clEnqueueReadBuffer" })
+        check(
+            status,
+            if write {
+                "clEnqueueWriteBuffer"
+            } else {
+                "clEnqueueReadBuffer"
+            },
+        )
     };
     op(true)?;
     host_bytes.fill(0);
     op(false)?;
-    if let Some(i) = host_bytes.iter().enumerate().position(|(i, &b)| b != (i % 251) as u8) {
+    if let Some(i) = host_bytes
+        .iter()
+        .enumerate()
+        .position(|(i, &b)| b != (i % 251) as u8)
+    {
         return Err(format!("byte {i} came back wrong"));
     }
     let seconds = time_per_call(t, || op(write))?;
@@ -454,7 +486,16 @@ fn map_unmap(t: &Target<'_>, bytes: usize) -> (Result<f64, String>, Result<f64, 
         // SAFETY: blocking map of the whole buffer.
         let ptr = unsafe {
             (api.clEnqueueMapBuffer)(
-                ctx.queue, dev.handle, CL_TRUE, flags, 0, bytes, 0, null(), null_mut(), &mut err,
+                ctx.queue,
+                dev.handle,
+                CL_TRUE,
+                flags,
+                0,
+                bytes,
+                0,
+                null(),
+                null_mut(),
+                &mut err,
             )
         };
         check(err, "clEnqueueMapBuffer")?;
@@ -463,7 +504,9 @@ fn map_unmap(t: &Target<'_>, bytes: usize) -> (Result<f64, String>, Result<f64, 
     let unmap = |ptr: *mut c_void| -> Result<(), String> {
         // SAFETY: `ptr` is a live mapping of `dev`.
         check(
-            unsafe { (api.clEnqueueUnmapMemObject)(ctx.queue, dev.handle, ptr, 0, null(), null_mut()) },
+            unsafe {
+                (api.clEnqueueUnmapMemObject)(ctx.queue, dev.handle, ptr, 0, null(), null_mut())
+            },
             "clEnqueueUnmapMemObject",
         )?;
         ctx.finish()
@@ -484,7 +527,10 @@ fn map_unmap(t: &Target<'_>, bytes: usize) -> (Result<f64, String>, Result<f64, 
         let p = map(CL_MAP_READ)?;
         // SAFETY: a read mapping of `bytes` bytes.
         let s = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), bytes) };
-        let wrong = s.iter().enumerate().position(|(i, &b)| b != ((i + 3) % 253) as u8);
+        let wrong = s
+            .iter()
+            .enumerate()
+            .position(|(i, &b)| b != ((i + 3) % 253) as u8);
         unmap(p)?;
         if let Some(i) = wrong {
             return Err(format!("mapped byte {i} is wrong"));
@@ -522,8 +568,18 @@ pub fn enqueue(t: &Target<'_>) -> Vec<Row> {
     let threads = t.sizes.enqueue_threads;
     match enqueue_all(t) {
         Ok((round, pipelined, threaded)) => vec![
-            row("enqueue", "empty kernel enqueue+finish round trip", "us", Outcome::Value(round)),
-            row("enqueue", "pipelined enqueue, per kernel", "us", Outcome::Value(pipelined)),
+            row(
+                "enqueue",
+                "empty kernel enqueue+finish round trip",
+                "us",
+                Outcome::Value(round),
+            ),
+            row(
+                "enqueue",
+                "pipelined enqueue, per kernel",
+                "us",
+                Outcome::Value(pipelined),
+            ),
             row(
                 "enqueue",
                 format!("pipelined enqueue from {threads} threads, per kernel"),
@@ -532,8 +588,18 @@ pub fn enqueue(t: &Target<'_>) -> Vec<Row> {
             ),
         ],
         Err(e) => vec![
-            row("enqueue", "empty kernel enqueue+finish round trip", "us", Outcome::Failed(e.clone())),
-            row("enqueue", "pipelined enqueue, per kernel", "us", Outcome::Failed(e.clone())),
+            row(
+                "enqueue",
+                "empty kernel enqueue+finish round trip",
+                "us",
+                Outcome::Failed(e.clone()),
+            ),
+            row(
+                "enqueue",
+                "pipelined enqueue, per kernel",
+                "us",
+                Outcome::Failed(e.clone()),
+            ),
             row(
                 "enqueue",
                 format!("pipelined enqueue from {threads} threads, per kernel"),
@@ -574,7 +640,11 @@ fn enqueue_all(t: &Target<'_>) -> Result<(f64, f64, Result<f64, String>), String
         samples.push(start.elapsed().as_secs_f64() / n as f64);
     }
     let pipelined = median(samples) * 1e6;
-    Ok((round, pipelined, threaded_enqueue(t, &program_kernels(t, &unused)?)))
+    Ok((
+        round,
+        pipelined,
+        threaded_enqueue(t, &program_kernels(t, &unused)?),
+    ))
 }
 
 /// One kernel object per thread: clSetKernelArg is the one call the
@@ -629,7 +699,10 @@ fn threaded_enqueue(t: &Target<'_>, kernels: &[Kernel<'_>]) -> Result<f64, Strin
             let start = Instant::now();
             let outcomes: Vec<_> = handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err("enqueue thread panicked".into())))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err("enqueue thread panicked".into()))
+                })
                 .collect();
             (start.elapsed().as_secs_f64(), outcomes)
         });
@@ -729,7 +802,9 @@ fn sgemm_run(t: &Target<'_>) -> Result<f64, String> {
     };
     let tolerance = 1e-5 * n as f64 + 1e-4;
     for (r, col) in checks {
-        let want: f64 = (0..n).map(|k| a[r * n + k] as f64 * b[k * n + col] as f64).sum();
+        let want: f64 = (0..n)
+            .map(|k| a[r * n + k] as f64 * b[k * n + col] as f64)
+            .sum();
         let got = c[r * n + col] as f64;
         if (got - want).abs() > tolerance {
             return Err(format!("C[{r}][{col}] = {got}, expected {want}"));
@@ -740,7 +815,12 @@ fn sgemm_run(t: &Target<'_>) -> Result<f64, String> {
 }
 
 pub fn reduction(t: &Target<'_>) -> Row {
-    row("app", "reduction (float sum)", "GB/s", measured(reduction_run(t)))
+    row(
+        "app",
+        "reduction (float sum)",
+        "GB/s",
+        measured(reduction_run(t)),
+    )
 }
 
 fn reduction_run(t: &Target<'_>) -> Result<f64, String> {
@@ -782,7 +862,12 @@ struct Scan<'c> {
 }
 
 impl<'c> Scan<'c> {
-    fn new(ctx: &'c Ctx<'c>, program: &super::api::Program<'c>, input: &Mem<'c>, n: usize) -> Result<Scan<'c>, String> {
+    fn new(
+        ctx: &'c Ctx<'c>,
+        program: &super::api::Program<'c>,
+        input: &Mem<'c>,
+        n: usize,
+    ) -> Result<Scan<'c>, String> {
         let mut levels: Vec<(Kernel<'c>, usize, Mem<'c>)> = Vec::new();
         let mut sums: Vec<Mem<'c>> = Vec::new();
         let mut len = n;
@@ -834,7 +919,12 @@ impl<'c> Scan<'c> {
 }
 
 pub fn scan(t: &Target<'_>) -> Row {
-    row("app", "prefix scan (uint, inclusive)", "Gelem/s", measured(scan_run(t)))
+    row(
+        "app",
+        "prefix scan (uint, inclusive)",
+        "Gelem/s",
+        measured(scan_run(t)),
+    )
 }
 
 fn scan_run(t: &Target<'_>) -> Result<f64, String> {
@@ -862,7 +952,12 @@ fn scan_run(t: &Target<'_>) -> Result<f64, String> {
 }
 
 pub fn nbody(t: &Target<'_>) -> Row {
-    row("app", "n-body (all pairs)", "Ginteractions/s", measured(nbody_run(t)))
+    row(
+        "app",
+        "n-body (all pairs)",
+        "Ginteractions/s",
+        measured(nbody_run(t)),
+    )
 }
 
 fn nbody_run(t: &Target<'_>) -> Result<f64, String> {
@@ -871,7 +966,13 @@ fn nbody_run(t: &Target<'_>) -> Result<f64, String> {
     let n = (t.sizes.nbody_n / group).max(1) * group;
     let r = unit_floats(7, n * 4);
     let pos: Vec<f32> = (0..n * 4)
-        .map(|i| if i % 4 == 3 { 0.5 + 0.5 * r[i] } else { 2.0 * r[i] - 1.0 })
+        .map(|i| {
+            if i % 4 == 3 {
+                0.5 + 0.5 * r[i]
+            } else {
+                2.0 * r[i] - 1.0
+            }
+        })
         .collect();
     let eps2 = 0.01f32;
     let dpos = ctx.upload(&pos)?;
@@ -892,7 +993,9 @@ fn nbody_run(t: &Target<'_>) -> Result<f64, String> {
         let mut want = [0f64; 3];
         let mut scale = [0f64; 3];
         for j in 0..n {
-            let d: Vec<f64> = (0..3).map(|c| (pos[j * 4 + c] - pos[i * 4 + c]) as f64).collect();
+            let d: Vec<f64> = (0..3)
+                .map(|c| (pos[j * 4 + c] - pos[i * 4 + c]) as f64)
+                .collect();
             let r2 = d.iter().map(|x| x * x).sum::<f64>() + eps2 as f64;
             let s = pos[j * 4 + 3] as f64 / (r2 * r2.sqrt());
             for c in 0..3 {
@@ -903,7 +1006,10 @@ fn nbody_run(t: &Target<'_>) -> Result<f64, String> {
         for c in 0..3 {
             let got = acc[i * 4 + c] as f64;
             if (got - want[c]).abs() > 1e-4 * scale[c] + 1e-6 {
-                return Err(format!("body {i} component {c}: {got}, expected {}", want[c]));
+                return Err(format!(
+                    "body {i} component {c}: {got}, expected {}",
+                    want[c]
+                ));
             }
         }
     }
@@ -912,7 +1018,12 @@ fn nbody_run(t: &Target<'_>) -> Result<f64, String> {
 }
 
 pub fn conv2d(t: &Target<'_>) -> Row {
-    row("app", "2D convolution 5x5", "Gpixel/s", measured(conv2d_run(t)))
+    row(
+        "app",
+        "2D convolution 5x5",
+        "Gpixel/s",
+        measured(conv2d_run(t)),
+    )
 }
 
 fn conv2d_run(t: &Target<'_>) -> Result<f64, String> {
@@ -958,7 +1069,12 @@ fn conv2d_run(t: &Target<'_>) -> Result<f64, String> {
 }
 
 pub fn radix(t: &Target<'_>) -> Row {
-    row("app", "radix sort (uint keys, 4-bit digits)", "Gkeys/s", measured(radix_run(t)))
+    row(
+        "app",
+        "radix sort (uint keys, 4-bit digits)",
+        "Gkeys/s",
+        measured(radix_run(t)),
+    )
 }
 
 fn radix_run(t: &Target<'_>) -> Result<f64, String> {

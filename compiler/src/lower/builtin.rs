@@ -831,7 +831,6 @@ impl<'a> Lowerer<'a> {
                 let x = self.convert(x, &t, span, false)?;
                 let it = t.with_elem(Scalar::Int);
                 let n = self.convert(n, &it, span, false)?;
-                let ty = self.sty(&t);
                 if name == "ldexp" {
                     let lib = if t.elem_scalar()? == Scalar::Double {
                         "__ferrocl_ldexp_f64"

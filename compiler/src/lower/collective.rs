@@ -28,10 +28,7 @@ impl<'a> Lowerer<'a> {
             } else {
                 format!("{lo} to {hi} arguments")
             };
-            self.error(
-                span,
-                format!("'{name}' takes {want}, {} given", args.len()),
-            );
+            self.error(span, format!("'{name}' takes {want}, {} given", args.len()));
             return None;
         }
         let v = self.expr(&args[0])?;
@@ -132,7 +129,9 @@ impl<'a> Lowerer<'a> {
                 let n = self.types.name(t);
                 self.error(
                     span,
-                    format!("'{name}' takes int, uint, long, ulong, float, half or double, not '{n}'"),
+                    format!(
+                        "'{name}' takes int, uint, long, ulong, float, half or double, not '{n}'"
+                    ),
                 );
                 None
             }

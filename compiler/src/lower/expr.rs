@@ -76,7 +76,8 @@ fn space_of(sc: StorageClass) -> AddrSpace {
 /// be computed)?
 pub(super) fn has_side_effects(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Assign(..) => true,
+        // A compound literal writes its unnamed object.
+        ExprKind::Assign(..) | ExprKind::CompoundLit(..) => true,
         ExprKind::Unary(op, inner) => {
             matches!(
                 op,
@@ -251,8 +252,34 @@ impl<'a> Lowerer<'a> {
                 let v = self.expr(inner)?;
                 self.deref(v, e.span).map(Operand::Place)
             }
+            ExprKind::CompoundLit(ty, init) => self.compound_literal(ty, init, e.span),
             _ => self.rvalue(e).map(Operand::Val),
         }
+    }
+
+    /// A compound literal: an unnamed `__private` object, zeroed and then
+    /// initialised where it is evaluated (C99 6.5.2.5).
+    fn compound_literal(&mut self, ty: &Type, init: &'a Init, span: Span) -> R<Operand> {
+        self.check_type_supported(ty, span)?;
+        if *ty == Type::Void || matches!(ty, Type::Opaque(_)) {
+            let tn = self.types.name(ty);
+            self.error(span, format!("compound literal of type '{tn}' is not allowed"));
+            return None;
+        }
+        if self.contains_union(ty) && self.ppool.is_none() {
+            self.error(
+                span,
+                "unions in __private or __local memory are not supported yet",
+            );
+            return None;
+        }
+        let sym = self.named_private("", ty);
+        let place = Self::sym_place(&sym);
+        let t = self.sty(ty);
+        let zero = self.m.constant(ConstKey::Null(t));
+        self.store(&place, &Val::new(zero, ty.clone()), span);
+        self.initialize(place.clone(), ty, init);
+        Some(Operand::Place(place))
     }
 
     /// `CLK_*` flags and other names the headers would define, when the
@@ -673,7 +700,10 @@ impl<'a> Lowerer<'a> {
                 );
                 None
             }
-            ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(..) => self.expr(e),
+            ExprKind::Ident(_)
+            | ExprKind::Index(..)
+            | ExprKind::Member(..)
+            | ExprKind::CompoundLit(..) => self.expr(e),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, e.span),
             ExprKind::Binary(BinOp::LogAnd, a, b) => self.logical(true, a, b, e.span),
             ExprKind::Binary(BinOp::LogOr, a, b) => self.logical(false, a, b, e.span),

@@ -1160,6 +1160,7 @@ impl<'a> Lowerer<'a> {
                 true
             }
             (_, Init::List(items, s)) => match items.as_slice() {
+                [] => true,
                 [one] => self.init_bytes(t, one, out, span),
                 _ => {
                     self.error(*s, "invalid initializer");
@@ -1240,6 +1241,10 @@ impl<'a> Lowerer<'a> {
             return Some(self.m.constant(ConstKey::Null(ty)));
         };
         match (t, init) {
+            (Type::Scalar(_), Init::List(l, _)) if l.is_empty() => {
+                let ty = self.sty(t);
+                Some(self.m.constant(ConstKey::Null(ty)))
+            }
             (Type::Scalar(_), _) => {
                 let e = match init {
                     Init::Expr(e) => e,
@@ -2973,12 +2978,13 @@ impl<'a> Lowerer<'a> {
                             self.initialize(p, &elem, it);
                         }
                     }
-                    _ => match items.first() {
-                        Some(first) => {
+                    // `{}` (also a member a designated list leaves out)
+                    // keeps the zero already stored.
+                    _ => {
+                        if let Some(first) = items.first() {
                             return self.initialize(place, t, first);
                         }
-                        None => self.error(*span, "scalar initializer cannot be empty"),
-                    },
+                    }
                 }
                 None
             }
@@ -3678,6 +3684,7 @@ fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
             | ExprKind::Comma(a, b) => expr(a, sp) || expr(b, sp),
             ExprKind::Cond(a, b, c) => expr(a, sp) || expr(b, sp) || expr(c, sp),
             ExprKind::Call(_, args) | ExprKind::VecLit(_, args) => args.iter().any(|a| expr(a, sp)),
+            ExprKind::CompoundLit(_, i) => init(i, sp),
             _ => false,
         }
     }
@@ -3846,6 +3853,7 @@ fn calls_printf<'a>(
                 expr(a, funcs, seen) || expr(b, funcs, seen) || expr(c, funcs, seen)
             }
             ExprKind::VecLit(_, items) => items.iter().any(|a| expr(a, funcs, seen)),
+            ExprKind::CompoundLit(_, i) => init(i, funcs, seen),
             _ => false,
         }
     }

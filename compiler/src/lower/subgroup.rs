@@ -158,10 +158,18 @@ impl<'a> Lowerer<'a> {
                 self.subgroup_input(BuiltIn::SubgroupSize),
                 Type::UINT,
             )),
-            SubGroupFn::NumSubGroups => Some(Val::new(
-                self.subgroup_input(BuiltIn::NumSubgroups),
-                Type::UINT,
-            )),
+            SubGroupFn::NumSubGroups => {
+                // Counted from the group size rather than read from
+                // `NumSubgroups`: lavapipe (Mesa 22.3) rounds that down,
+                // leaving out a partial last sub-group whose
+                // `SubgroupId` it still hands out.
+                let size = self.subgroup_input(BuiltIn::SubgroupSize);
+                let (_, n) = self.work_group_extent();
+                let one = self.u32c(1);
+                let up = self.op(Op::ISub, u, &[size, one]);
+                let up = self.op(Op::IAdd, u, &[n, up]);
+                Some(Val::new(self.op(Op::UDiv, u, &[up, size]), Type::UINT))
+            }
             SubGroupFn::EnqueuedNumSubGroups => {
                 // Sub-groups in a work-group of the enqueued local size.
                 let size = self.subgroup_input(BuiltIn::SubgroupSize);
@@ -375,11 +383,12 @@ impl<'a> Lowerer<'a> {
     /// shaderSubgroupExtendedTypes, required with cl_khr_subgroups).
     fn subgroup_type(&mut self, t: &Type, name: &str, span: Span) -> R<Type> {
         match t {
-            Type::Scalar(
-                Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort,
-            ) => {
+            Type::Scalar(Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort) => {
                 if matches!(t, Type::Scalar(Scalar::Short | Scalar::UShort)) && !self.caps.int16 {
-                    self.error(span, format!("'{name}' on 16-bit integers needs shaderInt16"));
+                    self.error(
+                        span,
+                        format!("'{name}' on 16-bit integers needs shaderInt16"),
+                    );
                     return None;
                 }
                 Some(t.clone())
@@ -433,7 +442,10 @@ impl<'a> Lowerer<'a> {
         };
         let scope = self.u32c(SCOPE_SUBGROUP);
         let ty = self.sty(t);
-        Some(Val::new(self.op(op, ty, &[scope, group_op, v.id]), t.clone()))
+        Some(Val::new(
+            self.op(op, ty, &[scope, group_op, v.id]),
+            t.clone(),
+        ))
     }
 
     /// `sub_group_barrier(flags[, scope])`: every work-item of the

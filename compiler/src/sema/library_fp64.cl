@@ -527,25 +527,28 @@ double2 __ferrocl_two_sum_f64(double a, double b) {
     return (double2)(s, e);
 }
 
-// a = hi + lo with hi holding the top 26 bits (Veltkamp's split); scaled
-// first where the multiplication by 2^27 + 1 would overflow.
+// a = hi + lo with hi holding the top 26 bits (Veltkamp's split), for
+// |a| < 2^995 (so 2^27 a cannot overflow).
 double2 __ferrocl_split_f64(double a) {
-    double big = fabs(a) > 6.703903964971299e+299 ? 1.0 : 0.0;
-    double s = big != 0.0 ? a * 3.725290298461914e-09 : a;
-    double c = 134217729.0 * s;
-    double hi = c - (c - s);
-    double lo = s - hi;
-    return big != 0.0 ? (double2)(hi * 268435456.0, lo * 268435456.0) : (double2)(hi, lo);
+    double c = 134217729.0 * a;
+    double hi = c - (c - a);
+    return (double2)(hi, a - hi);
 }
 
-// a * b = p + e exactly (Dekker's product) while the product is far from
-// overflow and underflow.
+// a * b = p + e exactly (Dekker's product) unless p overflows or e
+// underflows; operands above 2^995 are scaled by 2^-60 for the split and
+// the scale comes back exactly.
 double2 __ferrocl_two_prod_f64(double a, double b) {
-    double p = a * b;
-    double2 x = __ferrocl_split_f64(a);
-    double2 y = __ferrocl_split_f64(b);
+    double sa = fabs(a) > 6.703903964971299e+299 ? 8.673617379884035e-19 : 1.0;
+    double sb = fabs(b) > 6.703903964971299e+299 ? 8.673617379884035e-19 : 1.0;
+    double as = a * sa;
+    double bs = b * sb;
+    double p = as * bs;
+    double2 x = __ferrocl_split_f64(as);
+    double2 y = __ferrocl_split_f64(bs);
     double e = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
-    return (double2)(p, e);
+    double back = (1.0 / sa) * (1.0 / sb);
+    return (double2)(a * b, e * back);
 }
 
 // s rounded to odd given the exact error e of s = RN(a + b): a value with

@@ -398,10 +398,13 @@ float __ferrocl_img_channel_f(uint type, uint v, int c) {
         max = c == 3 ? 3 : 1023;
         inv = c == 3 ? 3.333333433e-01f : 9.775171056e-04f;
         break;
-    default:
+    case TYPE_UNORM_INT_101010:
         max = 1023;
         inv = 9.775171056e-04f;
         break;
+    default:
+        // No image of another channel data type can be created.
+        return 0.0f;
     }
     int x = is_signed ? (int)v : (int)(v & 0x7fffffffu);
     if (x >= max) return 1.0f;

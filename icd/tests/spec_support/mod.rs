@@ -173,11 +173,39 @@ pub fn check_rows<I: Pod + Debug, O: Expect>(
     options: &str,
     tolerance: f64,
 ) {
+    let generated: Vec<Generated<I, O>> = rows
+        .iter()
+        .map(|r| Generated {
+            name: r.name.to_string(),
+            src: row_source(tin, tout, r.prelude, r.body),
+            host: Box::new(r.host),
+        })
+        .collect();
+    check_generated(input, &generated, options, tolerance);
+}
+
+/// A row whose source and reference are made at run time (tables over
+/// every type, rounding mode or width).
+pub struct Generated<I, O> {
+    pub name: String,
+    /// A whole program with the kernel `k` (see [`row_source`]).
+    pub src: String,
+    pub host: Box<dyn Fn(I) -> O>,
+}
+
+/// Like [`check_rows`] for rows made at run time.
+#[track_caller]
+pub fn check_generated<I: Pod + Debug, O: Expect>(
+    input: &[I],
+    rows: &[Generated<I, O>],
+    options: &str,
+    tolerance: f64,
+) {
     let gpu = Gpu::new();
     let mut failed = Vec::new();
     for r in rows {
-        let src = row_source(tin, tout, r.prelude, r.body);
-        let program = match gpu.try_program(&src, options) {
+        let src = &r.src;
+        let program = match gpu.try_program(src, options) {
             Ok(p) => p,
             Err((status, log)) => {
                 failed.push(format!(

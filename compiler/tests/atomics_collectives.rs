@@ -1,0 +1,146 @@
+//! Work-group collectives and sub-group functions build to modules that
+//! `spirv-val` accepts; sub-group functions need the device's extensions.
+
+mod common;
+
+use ferrocl_compiler::TargetCaps;
+
+const SUBGROUP_EXTENSIONS: [&str; 6] = [
+    "cl_khr_subgroups",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+];
+
+fn subgroup_caps() -> TargetCaps {
+    TargetCaps {
+        fp64: true,
+        int16: true,
+        extensions: SUBGROUP_EXTENSIONS.iter().map(|e| e.to_string()).collect(),
+        ..TargetCaps::default()
+    }
+}
+
+#[test]
+fn work_group_collectives_validate_for_every_type() {
+    let src = r#"
+        kernel void k(global int *i, global uint *u, global long *l, global ulong *ul,
+                      global float *f, global double *d) {
+            size_t g = get_global_id(0);
+            i[g] = work_group_all(i[g]) + work_group_any(f[g] > 0.0f)
+                 + work_group_broadcast(i[g], 0) + work_group_broadcast(i[g], 1, 2)
+                 + work_group_broadcast(i[g], 1, 0, 0)
+                 + work_group_reduce_add(i[g]) + work_group_scan_exclusive_min(i[g]);
+            u[g] = work_group_reduce_max(u[g]) + work_group_scan_inclusive_add(u[g]);
+            l[g] = work_group_reduce_min(l[g]) + work_group_scan_exclusive_max(l[g]);
+            ul[g] = work_group_scan_inclusive_min(ul[g]) + work_group_broadcast(ul[g], 3);
+            f[g] = work_group_reduce_add(f[g]) + work_group_scan_exclusive_max(f[g])
+                 + work_group_scan_inclusive_min(f[g]);
+            d[g] = work_group_reduce_max(d[g]) + work_group_scan_exclusive_add(d[g]);
+        }"#;
+    common::build_caps(
+        src,
+        &TargetCaps {
+            fp64: true,
+            ..TargetCaps::default()
+        },
+    );
+}
+
+#[test]
+fn work_group_collective_misuse_is_diagnosed() {
+    for (src, want) in [
+        (
+            "kernel void k(global int *p) { p[0] = work_group_reduce_add(p[0], 1); }",
+            "takes 1 argument",
+        ),
+        (
+            "kernel void k(global char *p) { p[0] = work_group_reduce_add(p[0]); }",
+            "not 'char'",
+        ),
+        (
+            "kernel void k(global int4 *p) { p[0] = work_group_broadcast(p[0], 0); }",
+            "not 'int4'",
+        ),
+        (
+            "kernel void k(global int *p) { p[0] = work_group_broadcast(p[0]); }",
+            "takes 2 to 4 arguments",
+        ),
+    ] {
+        let log = common::build_error(src);
+        assert!(log.contains(want), "for {src}\nwanted '{want}' in:\n{log}");
+    }
+}
+
+#[test]
+fn sub_group_functions_validate() {
+    let src = r#"
+        kernel void k(global int *i, global uint *u, global long *l, global float *f,
+                      global double *d, global short *s, global uchar *c) {
+            size_t g = get_global_id(0);
+            uint lid = get_sub_group_local_id();
+            u[g] = get_sub_group_size() + get_max_sub_group_size() + get_num_sub_groups()
+                 + get_enqueued_num_sub_groups() + get_sub_group_id() + lid;
+            sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+            sub_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);
+            sub_group_barrier(0);
+            i[g] = sub_group_all(i[g]) + sub_group_any(i[g]) + sub_group_broadcast(i[g], 0)
+                 + sub_group_broadcast(i[g], lid ^ 1) + sub_group_reduce_add(i[g])
+                 + sub_group_scan_exclusive_min(i[g]) + sub_group_scan_inclusive_max(i[g]);
+            l[g] = sub_group_reduce_max(l[g]) + sub_group_scan_inclusive_add(l[g]);
+            f[g] = sub_group_reduce_min(f[g]) + sub_group_scan_exclusive_add(f[g]);
+            d[g] = sub_group_reduce_add(d[g]);
+            uint4 b = sub_group_ballot(i[g] > 0);
+            u[g] += sub_group_ballot_bit_count(b) + sub_group_ballot_inclusive_scan(b)
+                  + sub_group_ballot_exclusive_scan(b) + sub_group_ballot_find_lsb(b)
+                  + sub_group_ballot_find_msb(b) + sub_group_ballot_bit_extract(b, 2)
+                  + sub_group_inverse_ballot(b) + get_sub_group_eq_mask().x
+                  + get_sub_group_ge_mask().y + get_sub_group_gt_mask().z
+                  + get_sub_group_le_mask().w + get_sub_group_lt_mask().x;
+            i[g] += sub_group_elect() + sub_group_non_uniform_all(i[g])
+                  + sub_group_non_uniform_any(i[g]) + sub_group_non_uniform_all_equal(i[g])
+                  + sub_group_non_uniform_broadcast(i[g], 0) + sub_group_broadcast_first(i[g]);
+            i[g] += sub_group_non_uniform_reduce_mul(i[g])
+                  + sub_group_non_uniform_scan_inclusive_and(i[g])
+                  + sub_group_non_uniform_scan_exclusive_or(i[g])
+                  + sub_group_non_uniform_reduce_xor(i[g])
+                  + sub_group_non_uniform_reduce_logical_and(i[g])
+                  + sub_group_non_uniform_scan_inclusive_logical_xor(i[g]);
+            f[g] += sub_group_non_uniform_reduce_mul(f[g]) + sub_group_shuffle(f[g], lid)
+                  + sub_group_shuffle_xor(f[g], 1u) + sub_group_shuffle_up(f[g], 1u)
+                  + sub_group_shuffle_down(f[g], 2u);
+            s[g] = sub_group_broadcast(s[g], 1) + sub_group_shuffle(s[g], 0u);
+            c[g] = sub_group_reduce_add(c[g]);
+        }"#;
+    common::build_caps(src, &subgroup_caps());
+}
+
+#[test]
+fn sub_group_functions_need_the_extensions() {
+    let log = common::build_error(
+        "kernel void k(global uint *p) { p[0] = get_sub_group_size() + sub_group_reduce_add(p[1]); }",
+    );
+    assert!(log.contains("needs cl_khr_subgroups"), "{log}");
+    let mut caps = TargetCaps {
+        extensions: vec!["cl_khr_subgroups".to_string()],
+        ..TargetCaps::default()
+    };
+    let src = "kernel void k(global int *p) { p[0] = sub_group_shuffle(p[1], 0u); }";
+    let log = match common::build_with(src, &caps) {
+        Ok(_) => panic!("a shuffle built without cl_khr_subgroup_shuffle"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("needs cl_khr_subgroup_shuffle"), "{log}");
+    caps.extensions.push("cl_khr_subgroup_shuffle".to_string());
+    common::build_caps(src, &caps);
+    let log = match common::build_with(
+        "kernel void k(global float *p) { p[0] = sub_group_non_uniform_reduce_and(p[1]); }",
+        &subgroup_caps(),
+    ) {
+        Ok(_) => panic!("a bitwise reduction of floats built"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("takes integers"), "{log}");
+}
