@@ -96,6 +96,8 @@ pub struct VarDecl {
     /// Declared `extern`: another declaration (maybe of another unit of a
     /// linked program) defines it.
     pub is_extern: bool,
+    /// Declared `static`: inside a function, one object for all calls.
+    pub is_static: bool,
     pub span: Span,
 }
 

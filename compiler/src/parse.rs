@@ -45,6 +45,7 @@ struct Specs {
     qual: u8,
     is_typedef: bool,
     is_extern: bool,
+    is_static: bool,
     is_kernel: bool,
     access: Access,
     attrs: Vec<Attr>,
@@ -338,6 +339,7 @@ impl<'a> Parser<'a> {
                     qual: specs.qual,
                     init,
                     is_extern: specs.is_extern,
+                    is_static: specs.is_static,
                     span: d.span,
                 });
             }
@@ -474,6 +476,7 @@ impl<'a> Parser<'a> {
             qual: 0,
             is_typedef: false,
             is_extern: false,
+            is_static: false,
             is_kernel: false,
             access: Access::None,
             attrs: Vec::new(),
@@ -495,7 +498,8 @@ impl<'a> Parser<'a> {
             match word.as_str() {
                 "typedef" => specs.is_typedef = true,
                 "extern" => specs.is_extern = true,
-                "static" | "inline" | "__inline" | "__inline__" | "auto" | "register" => {}
+                "static" => specs.is_static = true,
+                "inline" | "__inline" | "__inline__" | "auto" | "register" => {}
                 "const" | "__const" => specs.qual |= qual::CONST,
                 "volatile" | "__volatile" => specs.qual |= qual::VOLATILE,
                 "restrict" | "__restrict" => specs.qual |= qual::RESTRICT,
@@ -945,10 +949,7 @@ impl<'a> Parser<'a> {
             let before = self.pos;
             if self.is_punct(".") || self.is_punct("[") {
                 let path = self.designation();
-                match path
-                    .first()
-                    .and_then(|d| self.designator_index(ty, d))
-                {
+                match path.first().and_then(|d| self.designator_index(ty, d)) {
                     Some(idx) => {
                         if items.len() <= idx {
                             items.resize_with(idx + 1, || None);
@@ -1089,7 +1090,9 @@ impl<'a> Parser<'a> {
                 let tn = self.types.name(ty);
                 self.diags.error(
                     *span,
-                    format!("field designator cannot initialize a non-struct, non-union type '{tn}'"),
+                    format!(
+                        "field designator cannot initialize a non-struct, non-union type '{tn}'"
+                    ),
                 );
                 None
             }
@@ -1171,6 +1174,7 @@ impl<'a> Parser<'a> {
                     qual: specs.qual,
                     init,
                     is_extern: specs.is_extern,
+                    is_static: specs.is_static,
                     span: d.span,
                 });
             }
@@ -1837,7 +1841,9 @@ enum Designator {
 /// `T x[] = {...}` (and `"..."`): the array takes the initializer's length.
 fn complete_array(ty: Type, init: Option<&Init>) -> Type {
     match (ty, init) {
-        (Type::Array(e, 0), Some(Init::List(items, _))) => Type::Array(e, items.len().max(1) as u32),
+        (Type::Array(e, 0), Some(Init::List(items, _))) => {
+            Type::Array(e, items.len().max(1) as u32)
+        }
         (
             Type::Array(e, 0),
             Some(Init::Expr(Expr {

@@ -155,8 +155,14 @@ fn bad_designators() {
         &log,
         "<source>:3:18: error: field designator 'z' does not refer to any field in type 'struct P'",
     );
-    assert_has(&log, "<source>:4:16: error: array index 5 in initializer exceeds array bounds");
-    assert_has(&log, "<source>:5:13: error: field designator cannot initialize a non-struct");
+    assert_has(
+        &log,
+        "<source>:4:16: error: array index 5 in initializer exceeds array bounds",
+    );
+    assert_has(
+        &log,
+        "<source>:5:13: error: field designator cannot initialize a non-struct",
+    );
 }
 
 #[test]

@@ -282,3 +282,32 @@ fn image_constants_in_constant_expressions() {
          }\n",
     );
 }
+
+#[test]
+fn malformed_image_calls_are_diagnosed_without_panicking() {
+    let bodies = [
+        "read_imagef(1, 2, 3);",
+        "read_imagef(im, im, im);",
+        "read_imagef(im, s, s);",
+        "read_imagef();",
+        "write_imagef(im);",
+        "write_imagef(im, (int2)(0), im);",
+        "get_image_width();",
+        "get_image_width(im, im);",
+        "get_image_dim(s);",
+        "read_imageui(im, 1.5f, (float2)(0));",
+        "sampler_t t;",
+        "sampler_t t = im;",
+    ];
+    for body in bodies {
+        let src = format!("kernel void k(write_only image2d_t im, sampler_t s) {{ {body} }}");
+        let log = build_error(&src);
+        assert!(log.contains("error"), "{body}: {log}");
+    }
+    let log = build_error("constant sampler_t s = 1.5f; kernel void k(global int *o) { }");
+    assert!(log.contains("sampler"), "{log}");
+    let log = build_error("constant image2d_t i = 0; kernel void k(global int *o) { }");
+    assert!(log.contains("image2d_t"), "{log}");
+    let log = build_error("kernel void k(event_t e) { }");
+    assert!(log.contains("event_t"), "{log}");
+}

@@ -969,3 +969,36 @@ fn vector_forms_match_scalar() {
         "erf and fma on float4 against scalar",
     );
 }
+
+#[test]
+fn sincos_matches_sin_and_cos_bounds() {
+    let gpu = Gpu::new();
+    let src = "__kernel void k(__global const float *x, __global float *s, __global float *c) {\n\
+               size_t i = get_global_id(0);\n\
+               float cv;\n\
+               s[i] = sincos(x[i], &cv);\n\
+               c[i] = cv;\n}\n";
+    let mut rng = XorShift::new(9);
+    let mut xs = rng.floats(4096, -1.0e4, 1.0e4);
+    xs.extend((0..4096).map(|_| f32::from_bits(rng.next_u32())));
+    let k = gpu.kernel(src, "k");
+    let (dx, ds, dc) = (
+        gpu.buffer(&xs),
+        gpu.zeroed::<f32>(xs.len()),
+        gpu.zeroed::<f32>(xs.len()),
+    );
+    k.arg_buffer(0, &dx).arg_buffer(1, &ds).arg_buffer(2, &dc);
+    gpu.run(&k, &[xs.len()], None, None);
+    let (s, c) = (gpu.read::<f32>(&ds), gpu.read::<f32>(&dc));
+    for (i, &x) in xs.iter().enumerate() {
+        let x = x as f64;
+        let (es, ec) = (ulp_error(s[i], x.sin()), ulp_error(c[i], x.cos()));
+        let flushed = x.abs() < f32::MIN_POSITIVE as f64;
+        assert!(
+            (es <= 4.0 && ec <= 4.0) || (flushed && c[i] == 1.0),
+            "sincos({x:e}) = ({}, {}): {es:.1} and {ec:.1} ulp",
+            s[i],
+            c[i]
+        );
+    }
+}

@@ -539,3 +539,60 @@ fn set_command_queue_property_switches_modes() {
     }
     check_validation();
 }
+
+fn profiling(e: H, param: cl_uint) -> cl_ulong {
+    let mut t: cl_ulong = 0;
+    unsafe {
+        ok(clGetEventProfilingInfo(
+            e,
+            param,
+            8,
+            (&mut t as *mut cl_ulong).cast(),
+            null_mut(),
+        ));
+    }
+    t
+}
+
+/// Profiling times come in order and on the clock of clGetHostTimer (the
+/// device timer): device timestamps are calibrated to it.
+#[test]
+fn profiling_times_lie_on_the_host_timer() {
+    let env = Env::new(CL_QUEUE_PROFILING_ENABLE);
+    let inc = env.kernel("inc");
+    let a = env.buffer(N);
+    unsafe {
+        arg(inc, 0, &a);
+        let mut before: cl_ulong = 0;
+        ok(clGetHostTimer(device(), &mut before));
+        let events: Vec<H> = (0..40).map(|_| env.run(inc, &[])).collect();
+        ok(clWaitForEvents(events.len() as cl_uint, events.as_ptr()));
+        let mut after: cl_ulong = 0;
+        ok(clGetHostTimer(device(), &mut after));
+        let mut previous_end = 0;
+        for &e in &events {
+            let t = [
+                CL_PROFILING_COMMAND_QUEUED,
+                CL_PROFILING_COMMAND_SUBMIT,
+                CL_PROFILING_COMMAND_START,
+                CL_PROFILING_COMMAND_END,
+                CL_PROFILING_COMMAND_COMPLETE,
+            ]
+            .map(|p| profiling(e, p));
+            assert!(before <= t[0], "queued after the host timer read before");
+            assert!(t.windows(2).all(|w| w[0] <= w[1]), "ordered times {t:?}");
+            assert!(t[4] <= after, "complete before the host timer read after");
+            // In order: a command starts once the one before has ended.
+            assert!(
+                t[2] >= previous_end,
+                "start {} after end {previous_end}",
+                t[2]
+            );
+            previous_end = t[3];
+        }
+        release(&events);
+        ok(clReleaseMemObject(a));
+        ok(clReleaseKernel(inc));
+    }
+    check_validation();
+}

@@ -83,3 +83,117 @@ fn work_item_functions() {
     }
     common::assert_same(&got, &want, "work-item functions");
 }
+
+/// Every integer type: name, width in bits, signedness.
+const TYPES: &[(&str, u32, bool)] = &[
+    ("char", 8, true),
+    ("uchar", 8, false),
+    ("short", 16, true),
+    ("ushort", 16, false),
+    ("int", 32, true),
+    ("uint", 32, false),
+    ("long", 64, true),
+    ("ulong", 64, false),
+];
+
+fn range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// `v` reduced modulo 2^bits into the type's range.
+fn wrap(v: i128, bits: u32, signed: bool) -> i128 {
+    let (lo, hi) = range(bits, signed);
+    (v - lo).rem_euclid(hi - lo + 1) + lo
+}
+
+/// The 64 bits that `(long)` of a value of the type holds.
+fn as_long(v: i128) -> i64 {
+    v as i64
+}
+
+type Binary = fn(i128, i128, u32, bool) -> i128;
+
+#[test]
+fn integer_functions_on_every_type() {
+    let functions: &[(&str, &str, Binary)] = &[
+        ("abs", "abs(a)", |a, _, _, _| a.abs()),
+        ("abs_diff", "abs_diff(a, b)", |a, b, _, _| (a - b).abs()),
+        ("add_sat", "add_sat(a, b)", |a, b, n, s| {
+            let (lo, hi) = range(n, s);
+            (a + b).clamp(lo, hi)
+        }),
+        ("sub_sat", "sub_sat(a, b)", |a, b, n, s| {
+            let (lo, hi) = range(n, s);
+            (a - b).clamp(lo, hi)
+        }),
+        ("hadd", "hadd(a, b)", |a, b, _, _| (a + b) >> 1),
+        ("rhadd", "rhadd(a, b)", |a, b, _, _| (a + b + 1) >> 1),
+        ("max", "max(a, b)", |a, b, _, _| a.max(b)),
+        ("min", "min(a, b)", |a, b, _, _| a.min(b)),
+        ("mul_hi", "mul_hi(a, b)", |a, b, n, _| (a * b) >> n),
+        ("mad_sat", "mad_sat(a, b, (T)5)", |a, b, n, s| {
+            let (lo, hi) = range(n, s);
+            (a * b + 5).clamp(lo, hi)
+        }),
+        ("clamp", "clamp(a, (T)10, (T)100)", |a, _, _, _| {
+            a.clamp(10, 100)
+        }),
+        ("rotate", "rotate(a, b)", |a, b, n, s| {
+            let mask = (1i128 << n) - 1;
+            let ua = a & mask;
+            let r = (b.rem_euclid(n as i128)) as u32;
+            let v = if r == 0 {
+                ua
+            } else {
+                ((ua << r) | (ua >> (n - r))) & mask
+            };
+            wrap(v, n, s)
+        }),
+        ("clz", "clz(a)", |a, _, n, _| {
+            let ua = a & ((1i128 << n) - 1);
+            (0..n)
+                .take_while(|&k| ua & (1i128 << (n - 1 - k)) == 0)
+                .count() as i128
+        }),
+        ("popcount", "popcount(a)", |a, _, n, _| {
+            (a & ((1i128 << n) - 1)).count_ones() as i128
+        }),
+        ("shift right", "a >> (b & (T)7)", |a, b, n, s| {
+            let sh = (wrap(b & 7, n, s) & (n as i128 - 1)) as u32;
+            a >> sh
+        }),
+        ("bitwise", "(a & b) ^ (a | (T)3)", |a, b, n, s| {
+            wrap((a & b) ^ (a | 3), n, s)
+        }),
+    ];
+    let mut rows: Vec<Generated<i32, i64>> = Vec::new();
+    for &(t, n, s) in TYPES {
+        for &(fname, expr, host) in functions {
+            let expr = expr.replace("(T)", &format!("({t})"));
+            let unsigned_result = matches!(fname, "abs" | "abs_diff");
+            rows.push(Generated {
+                name: format!("{fname} on {t}"),
+                src: row_source(
+                    "int",
+                    "long",
+                    "",
+                    &format!(
+                        "{t} a = ({t})x; {t} b = ({t})(x ^ 0x5a5a5a5a); out[i] = (long)({expr});"
+                    ),
+                ),
+                host: Box::new(move |x| {
+                    let a = wrap(x as i128, n, s);
+                    let b = wrap((x ^ 0x5a5a_5a5a) as i128, n, s);
+                    let r = host(a, b, n, s);
+                    // abs and abs_diff return the unsigned type.
+                    as_long(wrap(r, n, s && !unsigned_result))
+                }),
+            });
+        }
+    }
+    check_generated(&int_inputs(), &rows, "", 0.0);
+}

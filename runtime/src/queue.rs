@@ -329,12 +329,13 @@ impl Queue {
             let pool = pool.clone();
             let graveyard = graveyard.clone();
             let spare = spare_batches.clone();
-            let period_ns = backend.info().limits.timestamp_period as f64;
+            let clock = DeviceClock {
+                device: backend.clone(),
+                period_ns: backend.info().limits.timestamp_period as f64,
+            };
             std::thread::Builder::new()
                 .name(COMPLETION_THREAD.into())
-                .spawn(move || {
-                    complete_batches(receiver, timeline, pool, graveyard, spare, period_ns)
-                })
+                .spawn(move || complete_batches(receiver, timeline, pool, graveyard, spare, clock))
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
@@ -814,7 +815,7 @@ fn complete_batches(
     pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
     graveyard: Arc<Mutex<Vec<KeepAlive>>>,
     spare: Arc<Mutex<Vec<Batch>>>,
-    period_ns: f64,
+    clock: DeviceClock,
 ) {
     // Profiling on the host clock: without device timestamps a command
     // starts when its batch was submitted or when the batch before ended,
@@ -832,7 +833,7 @@ fn complete_batches(
         }
         let ok = matches!(timeline.wait(value, u64::MAX), Ok(true));
         previous_end = host_time_ns();
-        let measured = device_times(&batch.stamps, previous_end, period_ns);
+        let measured = clock.host_times(&batch.stamps, previous_end);
         batch.stamps.clear();
         for post in batch.posts.drain(..) {
             if ok {
@@ -875,30 +876,59 @@ fn complete_batches(
     }
 }
 
-/// Host-clock (start, end) of each command that device timestamps measured.
-/// The durations are the device's; the batch's last timestamp is placed at
-/// `anchor_ns`, when its completion was observed (the device clock is not
-/// calibrated against the host's here).
-fn device_times(stamps: &[Stamps], anchor_ns: u64, period_ns: f64) -> Vec<Option<(u64, u64)>> {
-    if stamps.iter().all(Option::is_none) {
-        return Vec::new();
+/// What turns device timestamps into host-clock profiling times.
+struct DeviceClock {
+    device: ferrocl_vk::Device,
+    /// Nanoseconds per timestamp tick.
+    period_ns: f64,
+}
+
+impl DeviceClock {
+    /// A device tick count and the host clock ([`host_time_ns`]) at the same
+    /// moment, from VK_EXT_calibrated_timestamps: the host clock is read
+    /// just before and after the calibrated sample and the midpoint taken,
+    /// which places the pair on this process's profiling clock whatever host
+    /// time domain the device calibrates against.
+    fn calibrate(&self) -> Option<(u64, u64)> {
+        let before = host_time_ns();
+        let sample = self.device.calibrated_host_time().ok()??;
+        let after = host_time_ns();
+        Some((sample.device_ticks, before + (after - before) / 2))
     }
-    let ticks: Vec<Option<(u64, u64)>> = stamps
-        .iter()
-        .map(|s| {
-            let (a, b) = s.as_ref()?;
-            Some((a.ticks().ok()??, b.ticks().ok()??))
-        })
-        .collect();
-    let Some(last) = ticks.iter().flatten().map(|t| t.1).max() else {
-        return ticks;
-    };
-    let to_host =
-        |t: u64| anchor_ns.saturating_sub((last.saturating_sub(t) as f64 * period_ns) as u64);
-    ticks
-        .into_iter()
-        .map(|t| t.map(|(a, b)| (to_host(a), to_host(b))))
-        .collect()
+
+    /// Host-clock (start, end) of each command that device timestamps
+    /// measured. Calibrated against the host clock where the device can
+    /// (one calibration per batch, so the clocks cannot drift apart);
+    /// elsewhere the durations are the device's and the batch's last
+    /// timestamp is placed at `anchor_ns`, when its completion was observed.
+    fn host_times(&self, stamps: &[Stamps], anchor_ns: u64) -> Vec<Option<(u64, u64)>> {
+        if stamps.iter().all(Option::is_none) {
+            return Vec::new();
+        }
+        let ticks: Vec<Option<(u64, u64)>> = stamps
+            .iter()
+            .map(|s| {
+                let (a, b) = s.as_ref()?;
+                Some((a.ticks().ok()??, b.ticks().ok()??))
+            })
+            .collect();
+        let Some(last) = ticks.iter().flatten().map(|t| t.1).max() else {
+            return ticks;
+        };
+        let (ref_ticks, ref_ns) = self.calibrate().unwrap_or((last, anchor_ns));
+        let period = self.period_ns;
+        let to_host = |t: u64| {
+            if t >= ref_ticks {
+                ref_ns.saturating_add(((t - ref_ticks) as f64 * period) as u64)
+            } else {
+                ref_ns.saturating_sub(((ref_ticks - t) as f64 * period) as u64)
+            }
+        };
+        ticks
+            .into_iter()
+            .map(|t| t.map(|(a, b)| (to_host(a), to_host(b))))
+            .collect()
+    }
 }
 
 #[cfg(test)]

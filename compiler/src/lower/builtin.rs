@@ -254,6 +254,32 @@ impl<'a> Lowerer<'a> {
         Some(v)
     }
 
+    /// `sincos(x, cosp)`: the library's sin, and its cos stored through
+    /// `cosp`.
+    fn sincos(&mut self, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let p = vals.pop()?;
+        let t = self.float_gentype(&vals, span)?;
+        if p.ty.pointee() != Some(&t) {
+            let (a, b) = (self.types.name(&p.ty), self.types.name(&t));
+            self.error(
+                span,
+                format!("'sincos' stores a {b} through its pointer, not through a '{a}'"),
+            );
+            return None;
+        }
+        let s = self.library_math(
+            "__ferrocl_sin",
+            Some(glsl::SIN),
+            vals.clone(),
+            "sincos",
+            span,
+        )?;
+        let c = self.library_math("__ferrocl_cos", Some(glsl::COS), vals, "sincos", span)?;
+        let place = self.deref(p, span)?;
+        self.store(&place, &c, span);
+        Some(s)
+    }
+
     /// The float type a math built-in works in: the first vector argument's
     /// shape, integer arguments taken as float.
     fn float_gentype(&mut self, vals: &[Val], span: Span) -> R<Type> {
@@ -843,20 +869,23 @@ impl<'a> Lowerer<'a> {
                     };
                     return self.call_library_typed(f, &t, &[(x.id, t.clone()), (n.id, it)], span);
                 }
-                // pown(x, n) is pow(x, n): the library's pow is exact about
-                // the sign of a negative x to an integral power.
+                // pown: the float versions take n as an int, so a large odd
+                // n keeps its parity; double converts n exactly.
                 let s = t.elem_scalar()?;
-                let nf = self.convert_elems(n.id, Scalar::Int, s, t.width());
-                let names: &[&str] = if s == Scalar::Double {
-                    &["__ferrocl_pow_f64"]
-                } else {
-                    &["__ferrocl_pow_ff64", "__ferrocl_pow"]
-                };
+                if s == Scalar::Double {
+                    let nf = self.convert_elems(n.id, Scalar::Int, s, t.width());
+                    let Some(f) = self.funcs.get("__ferrocl_pow_f64").copied() else {
+                        self.error(span, "'pown' is not supported for double yet");
+                        return None;
+                    };
+                    return self.call_library(f, &t, &[x.id, nf], span);
+                }
+                let names = ["__ferrocl_pown_ff64", "__ferrocl_pown"];
                 let Some(f) = names.iter().find_map(|n| self.funcs.get(n).copied()) else {
                     self.error(span, format!("'pown' is not supported for {s} yet"));
                     return None;
                 };
-                self.call_library(f, &t, &[x.id, nf], span)
+                self.call_library_typed(f, &t, &[(x.id, t.clone()), (n.id, it)], span)
             }
             "ilogb" | "rootn" => {
                 // Library functions taking or giving an int beside the float.
@@ -1157,7 +1186,8 @@ impl<'a> Lowerer<'a> {
             "lgamma_r" => {
                 self.with_int_output("__ferrocl_lgamma", "__ferrocl_gamma_sign", vals, span)
             }
-            "fract" | "modf" | "frexp" | "sincos" => self.math_with_outputs(name, vals, span),
+            "sincos" => self.sincos(vals, span),
+            "fract" | "modf" | "frexp" => self.math_with_outputs(name, vals, span),
             "async_copy" | "async_strided_copy" => self.async_copy(vals, span),
             "maxmag" | "minmag" | "divide" | "recip" => {
                 let t = self.float_gentype(&vals, span)?;
@@ -1542,8 +1572,8 @@ impl<'a> Lowerer<'a> {
                 let r = self.op(Op::Select, ty, &[is_nan, x, r]);
                 (r, whole, t.clone())
             }
-            "frexp" => {
-                // Denormals are scaled into the normal range first.
+            _ => {
+                // frexp: denormals are scaled into the normal range first.
                 let ut = t.with_elem(Scalar::UInt);
                 let uty = self.sty(&ut);
                 let tiny = self.constant(&t, ConstVal::Float(f32::MIN_POSITIVE as f64));
@@ -1575,11 +1605,6 @@ impl<'a> Lowerer<'a> {
                 let mant = self.op(Op::Select, ty, &[special, x, mant]);
                 let e = self.op(Op::Select, ity, &[special, izero, e]);
                 (mant, e, it.clone())
-            }
-            _ => {
-                let s = self.glsl(ty, glsl::SIN, &[x]);
-                let c = self.glsl(ty, glsl::COS, &[x]);
-                (s, c, t.clone())
             }
         };
         if let Some(p) = out {

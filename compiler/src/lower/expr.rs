@@ -185,6 +185,14 @@ impl<'a> Lowerer<'a> {
     pub(super) fn operand(&mut self, e: &'a Expr) -> R<Operand> {
         match &e.kind {
             ExprKind::Ident(name) => match self.lookup(name) {
+                // A program-scope or static `__global` variable: `root` is
+                // its offset in the program's global variable buffer.
+                Some(Sym {
+                    sc: StorageClass::PhysicalStorageBuffer,
+                    root,
+                    ty,
+                    ..
+                }) => Some(Operand::Place(self.global_data_place(root, ty))),
                 Some(Sym {
                     pool: Some(offset),
                     ty,
@@ -200,9 +208,6 @@ impl<'a> Lowerer<'a> {
                     ty: sym.ty,
                 })),
                 None => {
-                    if let Some((offset, ty)) = self.global_data_vars.get(name).cloned() {
-                        return Some(Operand::Place(self.global_data_place(offset, ty)));
-                    }
                     if let Some(v) = self.named_constant(name) {
                         return Some(Operand::Val(v));
                     }
@@ -263,7 +268,10 @@ impl<'a> Lowerer<'a> {
         self.check_type_supported(ty, span)?;
         if *ty == Type::Void || matches!(ty, Type::Opaque(_)) {
             let tn = self.types.name(ty);
-            self.error(span, format!("compound literal of type '{tn}' is not allowed"));
+            self.error(
+                span,
+                format!("compound literal of type '{tn}' is not allowed"),
+            );
             return None;
         }
         if self.contains_union(ty) && self.ppool.is_none() {
@@ -1700,7 +1708,7 @@ impl<'a> Lowerer<'a> {
     /// `to_global`, `to_local`, `to_private` (OpenCL C 6.15.10): the
     /// pointer if it points into `space`, else NULL. Every call is inlined,
     /// so a generic pointer's space is known here and the answer is too.
-    fn to_address_space(
+    fn address_space_query(
         &mut self,
         name: &str,
         space: AddrSpace,
@@ -1766,7 +1774,7 @@ impl<'a> Lowerer<'a> {
             "to_private" => Some(AddrSpace::Private),
             _ => None,
         } {
-            return self.to_address_space(name, space, args, span);
+            return self.address_space_query(name, space, args, span);
         }
         match crate::sema::builtins::lookup(name) {
             Some(b) => self.builtin(b, name, args, span),

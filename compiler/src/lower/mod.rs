@@ -279,8 +279,8 @@ pub(crate) struct Lowerer<'a> {
     cl_version: u32,
     /// The initial bytes of the program's global variable buffer.
     global_data: Vec<u8>,
-    /// Program-scope `__global` variables: offset in that buffer and type.
-    global_data_vars: HashMap<String, (u32, Type)>,
+    /// `static` variables of functions, by declaration.
+    function_statics: HashMap<Span, Sym>,
     /// Generic pointer variables (declared without an address space,
     /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
     /// yet, by variable (root, pool slot).
@@ -373,7 +373,7 @@ pub fn lower(
         wide_vals: HashMap::new(),
         cl_version,
         global_data: Vec::new(),
-        global_data_vars: HashMap::new(),
+        function_statics: HashMap::new(),
         generic_vars: std::collections::HashSet::new(),
     };
     for c in [
@@ -409,6 +409,15 @@ pub fn lower(
         .filter(|g| g.is_extern && g.init.is_none())
     {
         l.extern_variable(g);
+    }
+    for f in &tu.funcs {
+        let mut statics = Vec::new();
+        if let Some(body) = &f.body {
+            static_decls(body, &mut statics);
+        }
+        for v in statics {
+            l.function_static(v);
+        }
     }
     let mut kernels = Vec::new();
     for f in &tu.funcs {
@@ -938,42 +947,87 @@ impl<'a> Lowerer<'a> {
             );
             return;
         }
-        if self.globals.contains_key(&g.name) || self.global_data_vars.contains_key(&g.name) {
+        if self.globals.contains_key(&g.name) {
             self.error(g.span, format!("redefinition of '{}'", g.name));
             return;
         }
-        if g.space != AddrSpace::Constant {
-            self.global_variable(g);
-            return;
+        let sym = if g.space == AddrSpace::Constant {
+            self.constant_variable(g)
+        } else {
+            self.global_variable(g)
+        };
+        if let Some(sym) = sym {
+            self.globals.insert(g.name.clone(), sym);
         }
+    }
+
+    /// A `__constant` variable of program scope, or `static` in a function:
+    /// a `Private` variable with its value as initializer.
+    fn constant_variable(&mut self, g: &VarDecl) -> Option<Sym> {
         let init = match &g.init {
             Some(i) => self.const_init(&g.ty, Some(i), g.span),
             None => self.const_init(&g.ty, None, g.span),
         };
-        let Some(init) = init else { return };
+        let init = init?;
         let p = self.ptr_ty(StorageClass::Private, &g.ty);
         let var = self
             .m
             .global(Op::Variable, p, &[StorageClass::Private as u32, init]);
         self.m.name(var, &g.name);
         self.global_vars.push(var);
-        self.globals.insert(
-            g.name.clone(),
-            Sym {
-                root: var,
-                sc: StorageClass::Private,
-                ty: g.ty.clone(),
-                base: None,
-                pool: None,
-            },
-        );
+        Some(Sym {
+            root: var,
+            sc: StorageClass::Private,
+            ty: g.ty.clone(),
+            base: None,
+            pool: None,
+        })
+    }
+
+    /// A `static` variable declared in a function (OpenCL C 2.0 and 3.0:
+    /// in the `__global` or `__constant` address space): one object for
+    /// every call, made once before any kernel is lowered, like a
+    /// program-scope variable.
+    fn function_static(&mut self, v: &VarDecl) {
+        if self.cl_version < 200 {
+            self.error(
+                v.span,
+                "static variables in functions need -cl-std=CL2.0 or CL3.0",
+            );
+            return;
+        }
+        if self.types.size(&v.ty) > MAX_VARIABLE_BYTES {
+            self.error(
+                v.span,
+                format!(
+                    "variable '{}' is larger than the {MAX_VARIABLE_BYTES} bytes supported",
+                    v.name
+                ),
+            );
+            return;
+        }
+        let sym = match v.space {
+            AddrSpace::Constant => self.constant_variable(v),
+            AddrSpace::Global | AddrSpace::Private => self.global_variable(v),
+            AddrSpace::Local => {
+                self.error(
+                    v.span,
+                    "static variables in functions must be in the __global or __constant \
+                     address space",
+                );
+                None
+            }
+        };
+        if let Some(sym) = sym {
+            self.function_statics.insert(v.span, sym);
+        }
     }
 
     /// A program-scope `__global` variable (OpenCL C 2.0 and 3.0 with
     /// `__opencl_c_program_scope_global_variables`; a program-scope
     /// variable without an address space is `__global` there): a slot of
     /// the program's global variable buffer holding its initial value.
-    fn global_variable(&mut self, g: &VarDecl) {
+    fn global_variable(&mut self, g: &VarDecl) -> Option<Sym> {
         let space = match g.space {
             AddrSpace::Private if self.cl_version >= 200 => AddrSpace::Global,
             s => s,
@@ -987,21 +1041,21 @@ impl<'a> Lowerer<'a> {
                  (program-scope __global variables need -cl-std=CL2.0 or CL3.0)"
             };
             self.error(g.span, msg);
-            return;
+            return None;
         }
         if self.cl_version < 200 {
             self.error(
                 g.span,
                 "program-scope __global variables need -cl-std=CL2.0 or CL3.0",
             );
-            return;
+            return None;
         }
         if self.cl_version >= 300 && !self.caps.features.iter().any(|f| f == feature) {
             self.error(
                 g.span,
                 format!("program-scope __global variables need the device feature {feature}"),
             );
-            return;
+            return None;
         }
         if g.ty == Type::Void || matches!(g.ty, Type::Opaque(_)) {
             self.error(
@@ -1011,17 +1065,17 @@ impl<'a> Lowerer<'a> {
                     g.name
                 ),
             );
-            return;
+            return None;
         }
         if let Type::Struct(id) = g.ty {
             if !self.types.structs.get(id).is_some_and(|s| s.complete) {
                 self.error(g.span, format!("variable '{}' has incomplete type", g.name));
-                return;
+                return None;
             }
         }
         if g.ty.elem_scalar() == Some(Scalar::Double) && !self.caps.fp64 {
             self.error(g.span, "type 'double' requires cl_khr_fp64 support");
-            return;
+            return None;
         }
         let (size, align) = self.types.size_align(&g.ty);
         let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
@@ -1031,27 +1085,29 @@ impl<'a> Lowerer<'a> {
                 g.span,
                 format!("program-scope __global variables take more than the {MAX_VARIABLE_BYTES} bytes supported"),
             );
-            return;
+            return None;
         }
         let mut bytes = vec![0u8; size as usize];
         if let Some(init) = &g.init {
             if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
-                return;
+                return None;
             }
         }
         self.global_data.resize(at as usize, 0);
         self.global_data.extend_from_slice(&bytes);
-        self.global_data_vars
-            .insert(g.name.clone(), (at, g.ty.clone()));
+        Some(Sym {
+            root: at,
+            sc: StorageClass::PhysicalStorageBuffer,
+            ty: g.ty.clone(),
+            base: None,
+            pool: None,
+        })
     }
 
     /// An `extern` program-scope declaration: some unit of the program
     /// must define it.
     fn extern_variable(&mut self, g: &VarDecl) {
-        let defined = match self.global_data_vars.get(&g.name) {
-            Some((_, t)) => Some(t.clone()),
-            None => self.globals.get(&g.name).map(|s| s.ty.clone()),
-        };
+        let defined = self.globals.get(&g.name).map(|s| s.ty.clone());
         match defined {
             Some(t) if t == g.ty => {}
             Some(_) => self.error(
@@ -2719,6 +2775,13 @@ impl<'a> Lowerer<'a> {
     }
 
     fn local_decl(&mut self, v: &'a VarDecl) {
+        if v.is_static {
+            // Made before the kernels (errors reported then).
+            if let Some(sym) = self.function_statics.get(&v.span).cloned() {
+                self.bind(&v.name, sym);
+            }
+            return;
+        }
         if v.ty == Type::Void {
             self.error(
                 v.span,
@@ -3923,6 +3986,32 @@ fn scalar_bytes(s: Scalar, v: ConstVal, out: &mut [u8]) {
     };
     let n = out.len().min(8);
     out[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
+}
+
+/// The `static` variable declarations in `s`.
+fn static_decls<'s>(s: &'s Stmt, out: &mut Vec<&'s VarDecl>) {
+    match &s.kind {
+        StmtKind::Decl(vars) => out.extend(vars.iter().filter(|v| v.is_static)),
+        StmtKind::Block(items) => items.iter().for_each(|x| static_decls(x, out)),
+        StmtKind::If(_, a, b) => {
+            static_decls(a, out);
+            if let Some(b) = b {
+                static_decls(b, out);
+            }
+        }
+        StmtKind::For(i, _, _, b) => {
+            if let Some(i) = i {
+                static_decls(i, out);
+            }
+            static_decls(b, out);
+        }
+        StmtKind::While(_, b)
+        | StmtKind::DoWhile(b, _)
+        | StmtKind::Switch(_, b)
+        | StmtKind::Case(_, b)
+        | StmtKind::Label(_, b) => static_decls(b, out),
+        _ => {}
+    }
 }
 
 /// Does `s` contain `goto name`?

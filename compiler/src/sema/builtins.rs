@@ -786,7 +786,7 @@ pub fn uses_library(identifier: &str) -> bool {
     // pown is lowered as the library's pow; 64-bit mad_sat is in the library.
     matches!(
         identifier,
-        "pown" | "rootn" | "ilogb" | "mad_sat" | "lgamma_r" | "fmod" | "hypot" | "remainder" | "remquo" | "ldexp"
+        "pown" | "rootn" | "ilogb" | "mad_sat" | "lgamma_r" | "fmod" | "hypot" | "remainder" | "remquo" | "ldexp" | "sincos"
     )
         || TABLE
             .iter()

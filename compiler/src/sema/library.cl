@@ -8,7 +8,8 @@
 
 // e^r for |r| <= ln(2)/2: the Taylor series to r^8 is below 2^-30 there.
 float __ferrocl_exp_poly(float r) {
-    return 1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f
+    // 1 + (r + r^2 (...)): the sum with 1 is the only rounding near 1.
+    return 1.0f + (r + r * r * (0.5f + r * (0.16666667f + r * (0.041666668f
         + r * (0.008333334f + r * (0.0013888889f + r * (0.0001984127f + r * 0.0000248016f)))))));
 }
 
@@ -767,8 +768,8 @@ float2 __ferrocl_remquo_parts(float x, float y) {
     float qsign = ((x < 0.0f) != (y < 0.0f)) ? -1.0f : 1.0f;
     if (ax < ay) {
         // The quotient rounds to 0, or to 1 above |y| / 2, where |x| - |y|
-        // is exact (Sterbenz).
-        if (ax > 0.5f * ay) return (float2)((x < 0.0f ? -1.0f : 1.0f) * (ax - ay), qsign);
+        // is exact (Sterbenz); 2|x| is exact where |y| / 2 may not be.
+        if (2.0f * ax > ay) return (float2)((x < 0.0f ? -1.0f : 1.0f) * (ax - ay), qsign);
         return (float2)(x, 0.0f);
     }
     uint2 p = __ferrocl_mod_parts(x, y);
@@ -834,4 +835,12 @@ float __ferrocl_ldexp(float x, int n) {
     if (t < -151) return copysign(0.0f, x);
     float m = as_float((b & 0x807fffffu) | 0x00800000u);
     return m * as_float((uint)(t + 126 + 127) << 23);
+}
+
+// pown: the sign from n's parity as an integer (a large odd n is not exact
+// as a float), the magnitude from pow.
+float __ferrocl_pown(float x, int n) {
+    if (n == 0) return 1.0f;
+    float r = __ferrocl_pow(fabs(x), (float)n);
+    return ((n & 1) != 0) ? copysign(r, x) : r;
 }

@@ -834,7 +834,7 @@ double2 __ferrocl_remquo_parts_f64(double x, double y) {
     double ay = fabs(y);
     double qsign = ((x < 0.0) != (y < 0.0)) ? -1.0 : 1.0;
     if (ax < ay) {
-        if (ax > 0.5 * ay) return (double2)((x < 0.0 ? -1.0 : 1.0) * (ax - ay), qsign);
+        if (2.0 * ax > ay) return (double2)((x < 0.0 ? -1.0 : 1.0) * (ax - ay), qsign);
         return (double2)(x, 0.0);
     }
     ulong my = __ferrocl_unpack_mant_f64(y);
@@ -959,3 +959,10 @@ double __ferrocl_ldexp_f64(double x, int n) {
     return m * as_double((ulong)(t + 1022 + 1023) << 52);
 }
 
+
+float __ferrocl_pown_ff64(float x, int n) {
+    if (n == 0) return 1.0f;
+    // n is exact as a double; the sign of an odd power follows x.
+    float r = (float)__ferrocl_pow_f64(fabs((double)x), (double)n);
+    return ((n & 1) != 0) ? copysign(r, x) : r;
+}
