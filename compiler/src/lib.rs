@@ -38,10 +38,11 @@
 //!   local size specialization constants ([`SPEC_ID_ENQUEUED_LOCAL_SIZE`])
 //!   are `local_work_size` in every region.
 //!
-//! The kernel derives everything else: `get_group_id` = `WorkgroupId` +
-//! `group_base`; `get_global_id` = group id × enqueued local size + local id
-//! + offset; `get_local_size` = the work-group size; `get_num_groups` = global
-//! size ÷ enqueued local size, rounded up.
+//! The kernel derives everything else: `get_group_id` is `WorkgroupId`
+//! plus `group_base`; `get_global_id` is the group id times the enqueued
+//! local size, plus the local id and the offset; `get_local_size` is the
+//! work-group size; `get_num_groups` is the global size divided by the
+//! enqueued local size, rounded up.
 //!
 //! A kernel that calls `printf` ([`KernelInfo::uses_printf`]) receives its
 //! printf buffer's device address as a hidden trailing 8-byte argument: the

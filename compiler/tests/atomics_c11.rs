@@ -52,6 +52,11 @@ fn every_c11_atomic_form_validates() {
             atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_group);
             float f = atomic_load(gf) + atomic_exchange(&gf[1], 1.0f);
             atomic_store(&gf[2], f);
+            float fe = 1.0f;
+            ok = ok && atomic_compare_exchange_strong(&gf[3], &fe, 2.0f);
+            local float lf;
+            atomic_store_explicit(&lf, f, memory_order_relaxed, memory_scope_work_group);
+            f += atomic_exchange(&lf, 3.0f) + atomic_load(&lf);
             out[0] = a + ok;
         }"#;
     common::build(src);
@@ -74,13 +79,20 @@ fn sixty_four_bit_atomics_validate_where_the_device_has_them() {
             atom_cmpxchg(&g[1], 3L, 4L);
             atom_xor(&u[1], 5UL);
             atomic_fetch_add(&g[2], 1L);
+            global double *gd = (global double *)u;
+            double de = 1.0;
+            atomic_compare_exchange_strong(&gd[4], &de, 2.0);
+            atomic_store(&gd[5], atomic_exchange(&gd[6], de) + atomic_load(&gd[7]));
             long e = 0;
             atomic_compare_exchange_strong_explicit(&l, &e, 9L, memory_order_acq_rel,
                                                     memory_order_relaxed, memory_scope_work_group);
             u[2] = atomic_load(&lu) + atomic_exchange(&u[3], 7UL);
         }"#;
-    common::build_caps(src, &caps_with(&[], true));
-    let log = match common::build_with(src, &caps_with(&[], false)) {
+    let mut caps = caps_with(&[], true);
+    caps.fp64 = true;
+    common::build_caps(src, &caps);
+    caps.int64_atomics = false;
+    let log = match common::build_with(src, &caps) {
         Ok(_) => panic!("64-bit atomics built for a device without them"),
         Err(e) => e.log,
     };
@@ -150,8 +162,8 @@ fn misuse_is_diagnosed() {
             "atomic_flag",
         ),
         (
-            "kernel void k(global float *p) { float e = 0; atomic_compare_exchange_strong(p, &e, 1.0f); }",
-            "not supported",
+            "kernel void k(global float *p) { local float l; float e = 0; atomic_compare_exchange_strong(&l, &e, 1.0f); }",
+            "on float in __local memory is not supported",
         ),
         (
             "kernel void k(global int *g) { int x = 0; atomic_fetch_add(&x, 1); }",

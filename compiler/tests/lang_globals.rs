@@ -147,3 +147,32 @@ fn global_variable_errors() {
         "{log}"
     );
 }
+
+#[test]
+fn static_variables_in_functions() {
+    let p = build(
+        "int next_id(void) { static int counter = 10; return counter++; }\n\
+         float scaled(float x) { static constant float k[2] = { 2.0f, 3.0f }; return x * k[1]; }\n\
+         kernel void k(global int *out) {\n\
+           static global uint launches;\n\
+           launches++;\n\
+           out[0] = next_id() + next_id() + (int)scaled(1.0f) + (int)launches;\n\
+         }\n",
+    );
+    assert_eq!(p.global_data, [10, 0, 0, 0, 0, 0, 0, 0]);
+    let log = build_std(
+        "kernel void k(global int *o) { static int n; o[0] = n++; }\n",
+        "-cl-std=CL1.2",
+    )
+    .unwrap_err();
+    assert!(log.contains("static variables in functions need"), "{log}");
+    let log = build_std(
+        "kernel void k(global int *o) { static local int n; o[0] = n; }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap_err();
+    assert!(
+        log.contains("must be in the __global or __constant"),
+        "{log}"
+    );
+}

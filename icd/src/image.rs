@@ -571,6 +571,19 @@ unsafe fn buffer_arg(queue: &Queue, buffer: *mut c_void) -> Result<Arc<Mem>, cl_
     Ok(mem)
 }
 
+/// Whether `image` is a 1D image buffer made from `buffer`.
+fn made_from(image: &Mem, buffer: &Arc<Mem>) -> bool {
+    let one_d_buffer = image
+        .image
+        .as_ref()
+        .is_some_and(|i| i.desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER);
+    one_d_buffer
+        && image
+            .parent
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, buffer))
+}
+
 /// Reads a `size_t[3]`; `CL_INVALID_VALUE` if NULL.
 ///
 /// # Safety
@@ -792,6 +805,11 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
     api_call(|| unsafe {
         let (queue, src) = queue_and_image(command_queue, src_image)?;
         let dst = buffer_arg(&queue, dst_buffer)?;
+        // CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
+        // created from dst_buffer.
+        if made_from(&src, &dst) {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         let img = image::image_of(&src)?;
         // CL_INVALID_VALUE if src_origin or region is NULL, the region is
         // outside src_image or breaks the rules of its type, or dst_offset
@@ -829,6 +847,11 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
         let queue = queue_arg(command_queue)?;
         let src = buffer_arg(&queue, src_buffer)?;
         let (_, dst) = queue_and_image(command_queue, dst_image)?;
+        // CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
+        // created from src_buffer.
+        if made_from(&dst, &src) {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
         let img = image::image_of(&dst)?;
         // CL_INVALID_VALUE if dst_origin or region is NULL, the region is
         // outside dst_image or breaks the rules of its type, or src_offset

@@ -513,6 +513,21 @@ fn images_from_buffers_share_their_memory() {
             null_mut(),
         ));
         assert_eq!(out, [40, 41, 42, 43, 44, 45, 46, 47]);
+        // A 1D image buffer cannot be copied to or from its own buffer.
+        assert_eq!(
+            clEnqueueCopyImageToBuffer(
+                env.queue,
+                image,
+                buffer,
+                [0usize; 3].as_ptr(),
+                [1usize, 1, 1].as_ptr(),
+                0,
+                0,
+                null(),
+                null_mut()
+            ),
+            CL_INVALID_MEM_OBJECT
+        );
         // Too wide for the buffer.
         d.width = 65;
         assert_eq!(

@@ -1060,12 +1060,23 @@ fn write_every_format() {
     }
 }
 
+/// (kernel image type, image type, coordinate expression, size, spatial
+/// dimensions, layer coordinate index).
+type TypeCase = (
+    &'static str,
+    cl_uint,
+    &'static str,
+    [usize; 3],
+    usize,
+    usize,
+);
+
 /// The other image types: coordinates, layers and linear filtering in 1, 2
 /// and 3 dimensions, on a float format and an 8-bit normalized one.
 #[test]
 fn read_every_image_type() {
     let gpu = Gpu::new();
-    let cases: [(&str, cl_uint, &str, [usize; 3], usize, usize); 5] = [
+    let cases: [TypeCase; 5] = [
         (
             "image1d_t",
             CL_MEM_OBJECT_IMAGE1D,

@@ -114,3 +114,29 @@ fn each_program_has_its_own_variables() {
     gpu.run(&kb, &[1], None, None);
     assert_eq!(gpu.read::<u32>(&out), vec![7]);
 }
+
+#[test]
+fn static_variables_in_functions_keep_their_values() {
+    let gpu = Gpu::new();
+    let src = r#"
+        uint next_ticket(void) { static uint tickets = 1000; return atomic_inc(&tickets); }
+        kernel void take(global uint *out) {
+            static global int launches;
+            out[get_global_id(0)] = next_ticket();
+            if (get_global_id(0) == 0)
+                out[64] = ++launches;
+        }
+    "#;
+    let k = gpu.kernel_with_options(src, "take", "-cl-std=CL3.0");
+    let out = gpu.zeroed::<u32>(65);
+    k.arg_buffer(0, &out);
+    for launch in 0..2u32 {
+        gpu.run(&k, &[64], None, None);
+        let got = gpu.read::<u32>(&out);
+        let mut tickets = got[..64].to_vec();
+        tickets.sort_unstable();
+        let want: Vec<u32> = (0..64).map(|i| 1000 + 64 * launch + i).collect();
+        assert_eq!(tickets, want, "tickets of launch {launch}");
+        assert_eq!(got[64], launch + 1);
+    }
+}

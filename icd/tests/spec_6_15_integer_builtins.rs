@@ -134,10 +134,19 @@ fn integer_functions_on_every_type() {
         ("rhadd", "rhadd(a, b)", |a, b, _, _| (a + b + 1) >> 1),
         ("max", "max(a, b)", |a, b, _, _| a.max(b)),
         ("min", "min(a, b)", |a, b, _, _| a.min(b)),
-        ("mul_hi", "mul_hi(a, b)", |a, b, n, _| (a * b) >> n),
+        ("mul_hi", "mul_hi(a, b)", |a, b, n, s| {
+            if s {
+                (a * b) >> n
+            } else {
+                ((a as u128 * b as u128) >> n) as i128
+            }
+        }),
         ("mad_sat", "mad_sat(a, b, (T)5)", |a, b, n, s| {
             let (lo, hi) = range(n, s);
-            (a * b + 5).clamp(lo, hi)
+            match a.checked_mul(b).and_then(|p| p.checked_add(5)) {
+                Some(v) => v.clamp(lo, hi),
+                None => hi,
+            }
         }),
         ("clamp", "clamp(a, (T)10, (T)100)", |a, _, _, _| {
             a.clamp(10, 100)

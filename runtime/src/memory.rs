@@ -268,7 +268,7 @@ fn copy_rects(from: usize, src: Rect, to: usize, dst: Rect, region: [usize; 3]) 
             // memory (a buffer's mapping, or the application's pointer,
             // which it guarantees covers the rectangle).
             unsafe {
-                std::ptr::copy_nonoverlapping(
+                staging::host_copy(
                     (from as *const u8).add(src.offset(0, y, z)),
                     (to as *mut u8).add(dst.offset(0, y, z)),
                     region[0],
@@ -362,7 +362,7 @@ pub fn enqueue_read(
                     // application keeps dst valid for the region until
                     // the command completes.
                     unsafe {
-                        std::ptr::copy_nonoverlapping(
+                        staging::host_copy(
                             (stage_ptr as *const u8).add(at),
                             (dst_ptr as *mut u8).add(dst.offset(0, y, z)),
                             row,
@@ -487,7 +487,7 @@ pub fn enqueue_write(
             // SAFETY: the application gives readable bytes over the source
             // rectangle; the staging buffer holds `total` bytes.
             unsafe {
-                std::ptr::copy_nonoverlapping(
+                staging::host_copy(
                     (src_ptr as *const u8).add(src.offset(0, y, z)),
                     stage_ptr.add(at),
                     row,

@@ -58,6 +58,8 @@ impl<'a> Lowerer<'a> {
         let ok = match elem.scalar() {
             Some(Scalar::Int | Scalar::UInt | Scalar::Float) => true,
             Some(Scalar::Long | Scalar::ULong) => self.caps.int64_atomics,
+            // Only moved whole, through 64-bit integer atomics.
+            Some(Scalar::Double) => self.caps.int64_atomics && self.caps.fp64,
             _ => false,
         };
         if !ok {
@@ -107,7 +109,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn atomic(&mut self, op: AtomicOp, mut vals: Vec<Val>, span: Span) -> R<Val> {
         let p = vals.remove(0);
         let (ptr, elem, scope) = self.atomic_pointer(p, span)?;
-        if elem.is_float() && op != AtomicOp::Xchg {
+        if (elem.is_float() && op != AtomicOp::Xchg) || elem.scalar() == Some(Scalar::Double) {
             self.error(span, "only atomic_xchg takes a float");
             return None;
         }
@@ -310,6 +312,54 @@ impl<'a> Lowerer<'a> {
         }
         let p = vals.remove(0);
         let (ptr, elem, widest) = self.atomic_pointer(p, span)?;
+        // Floats moved whole (not `atomic_fetch_<op>`) go through integer
+        // atomics of their width where the memory can be reinterpreted:
+        // Vulkan's float atomic loads, stores and exchanges need
+        // shaderBufferFloat32Atomics/Float64Atomics, and a compare-exchange
+        // compares the bits, as C11 says, not the values.
+        let whole = !matches!(op, AtomicC11::Fetch(_));
+        let (ptr, elem, float) = if elem.is_float() && whole && widest == SCOPE_DEVICE {
+            let bits = if elem.scalar().is_some_and(|s| s.bits() == 64) {
+                Type::ULONG
+            } else {
+                Type::UINT
+            };
+            let it = self.sty(&bits);
+            let pt = self
+                .m
+                .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, it));
+            let iptr = self.op(Op::Bitcast, pt, &[ptr]);
+            (iptr, bits, Some(elem))
+        } else {
+            if elem.scalar() == Some(Scalar::Double) {
+                self.error(
+                    span,
+                    format!("'{name}' on double in __local memory is not supported"),
+                );
+                return None;
+            }
+            (ptr, elem, None)
+        };
+        // A float argument as the integer the atomic moves, and back.
+        let to_bits = |l: &mut Self, v: Val, span: Span| -> R<Word> {
+            match &float {
+                Some(f) => {
+                    let v = l.convert(v, f, span, false)?;
+                    let it = l.sty(&elem);
+                    Some(l.op(Op::Bitcast, it, &[v.id]))
+                }
+                None => Some(l.convert(v, &elem, span, false)?.id),
+            }
+        };
+        let from_bits = |l: &mut Self, id: Word| -> Val {
+            match &float {
+                Some(f) => {
+                    let ft = l.sty(f);
+                    Val::new(l.op(Op::Bitcast, ft, &[id]), f.clone())
+                }
+                None => Val::new(id, elem.clone()),
+            }
+        };
         let t = self.sty(&elem);
         let scope_id = self.memory_scope(scope, widest);
         let scope_id = self.u32c(scope_id);
@@ -325,7 +375,7 @@ impl<'a> Lowerer<'a> {
         }
         match op {
             AtomicC11::Init | AtomicC11::Store => {
-                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                let v = to_bits(self, vals.remove(0), span)?;
                 // atomic_init need not be atomic: a relaxed store is one
                 // valid way to initialise.
                 let order = if op == AtomicC11::Init {
@@ -334,7 +384,7 @@ impl<'a> Lowerer<'a> {
                     order[0]
                 };
                 let s = sem(self, order, Access::Store);
-                self.op_void(Op::AtomicStore, &[ptr, scope_id, s, v.id]);
+                self.op_void(Op::AtomicStore, &[ptr, scope_id, s, v]);
                 self.int64_atomic_capability(&elem);
                 Some(Val::new(0, Type::Void))
             }
@@ -342,14 +392,14 @@ impl<'a> Lowerer<'a> {
                 let s = sem(self, order[0], Access::Load);
                 let id = self.op(Op::AtomicLoad, t, &[ptr, scope_id, s]);
                 self.int64_atomic_capability(&elem);
-                Some(Val::new(id, elem))
+                Some(from_bits(self, id))
             }
             AtomicC11::Exchange => {
-                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                let v = to_bits(self, vals.remove(0), span)?;
                 let s = sem(self, order[0], Access::ReadModifyWrite);
-                let id = self.op(Op::AtomicExchange, t, &[ptr, scope_id, s, v.id]);
+                let id = self.op(Op::AtomicExchange, t, &[ptr, scope_id, s, v]);
                 self.int64_atomic_capability(&elem);
-                Some(Val::new(id, elem))
+                Some(from_bits(self, id))
             }
             AtomicC11::FlagTestAndSet => {
                 let s = sem(self, order[0], Access::ReadModifyWrite);
@@ -370,12 +420,12 @@ impl<'a> Lowerer<'a> {
                 if elem.is_float() {
                     self.error(
                         span,
-                        format!("'{name}' on floating-point objects is not supported yet"),
+                        format!("'{name}' on float in __local memory is not supported"),
                     );
                     return None;
                 }
                 let expected_ptr = vals.remove(0);
-                let desired = self.convert(vals.remove(0), &elem, span, false)?;
+                let desired = to_bits(self, vals.remove(0), span)?;
                 if !matches!(expected_ptr.ty, Type::Pointer(..)) {
                     self.error(
                         span,
@@ -385,26 +435,31 @@ impl<'a> Lowerer<'a> {
                 }
                 let place = self.deref(expected_ptr, span)?;
                 let expected = self.load(&place, span)?;
-                let expected = self.convert(expected, &elem, span, false)?;
+                let expected = to_bits(self, expected, span)?;
                 let eq = sem(self, order[0], Access::ReadModifyWrite);
                 // The failure order may be no stronger than a load.
                 let uneq = sem(self, order[1], Access::Load);
                 let old = self.op(
                     Op::AtomicCompareExchange,
                     t,
-                    &[ptr, scope_id, eq, uneq, desired.id, expected.id],
+                    &[ptr, scope_id, eq, uneq, desired, expected],
                 );
                 self.int64_atomic_capability(&elem);
                 let b = self.bool_ty(1);
-                let ok = self.op(Op::IEqual, b, &[old, expected.id]);
+                let ok = self.op(Op::IEqual, b, &[old, expected]);
                 // On failure *expected takes the value found; on success
                 // it already holds that value.
-                self.store(&place, &Val::new(old, elem), span);
+                let found = from_bits(self, old);
+                self.store(&place, &found, span);
                 Some(Val::new(ok, Type::BOOL))
             }
             AtomicC11::Fetch(f) => {
                 let v = self.convert(vals.remove(0), &elem, span, false)?;
                 let s = sem(self, order[0], Access::ReadModifyWrite);
+                if elem.scalar() == Some(Scalar::Double) {
+                    self.error(span, format!("'{name}' on double is not supported"));
+                    return None;
+                }
                 let id = if elem.is_float() {
                     self.float_fetch(f, ptr, widest, t, scope_id, s, v.id, name, span)?
                 } else {
