@@ -1076,7 +1076,10 @@ impl<'a> Parser<'a> {
                 }
             }
             (Designator::Index(i, span), Type::Array(_, n)) => {
-                if *i < 0 || (*n > 0 && *i >= *n as i64) {
+                // An array sized by its initializer is bounded like any
+                // variable (1 MiB), which bounds this list too.
+                let bound = if *n > 0 { *n as i64 } else { 1 << 20 };
+                if *i < 0 || *i >= bound {
                     self.diags.error(
                         *span,
                         format!("array index {i} in initializer exceeds array bounds"),

@@ -112,6 +112,9 @@ fn sub_group_functions_validate() {
                   + sub_group_shuffle_xor(f[g], 1u) + sub_group_shuffle_up(f[g], 1u)
                   + sub_group_shuffle_down(f[g], 2u);
             s[g] = sub_group_broadcast(s[g], 1) + sub_group_shuffle(s[g], 0u);
+            int3 v3 = sub_group_non_uniform_broadcast((int3)(i[g], 1, 2), 1u);
+            float8 v8 = sub_group_broadcast_first((float8)(f[g]));
+            i[g] += v3.z + (int)v8.s7;
             c[g] = sub_group_reduce_add(c[g]);
         }"#;
     common::build_caps(src, &subgroup_caps());
@@ -123,6 +126,14 @@ fn sub_group_functions_need_the_extensions() {
         "kernel void k(global uint *p) { p[0] = get_sub_group_size() + sub_group_reduce_add(p[1]); }",
     );
     assert!(log.contains("needs cl_khr_subgroups"), "{log}");
+    // The OpenCL C 3.0 feature alone offers the core functions.
+    common::build_caps(
+        "kernel void k(global uint *p) { p[0] = get_sub_group_size() + sub_group_reduce_add(p[1]); }",
+        &TargetCaps {
+            features: vec!["__opencl_c_subgroups".to_string()],
+            ..TargetCaps::default()
+        },
+    );
     let mut caps = TargetCaps {
         extensions: vec!["cl_khr_subgroups".to_string()],
         ..TargetCaps::default()

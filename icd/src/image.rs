@@ -395,9 +395,9 @@ pub unsafe extern "C" fn clCreateImage3D(
         api_create(errcode_ret, || {
             // CL_INVALID_CONTEXT if context is not a valid context.
             let ctx = arc_from_handle::<Context>(context)?;
-            // CL_INVALID_IMAGE_SIZE if image_depth <= 1 (clCreateImage3D
-            // needs a depth > 1).
-            if image_depth <= 1 && image_width != 0 && image_height != 0 {
+            // CL_INVALID_IMAGE_SIZE if image_depth <= 1, after the flag and
+            // format checks that come first.
+            if image_depth <= 1 {
                 if !flags_valid(flags) {
                     return Err(CL_INVALID_VALUE);
                 }

@@ -419,9 +419,12 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
             return Err(CL_INVALID_OPERATION);
         }
         let sub_group = info.sub_group_size as usize;
-        let max_work_group = k.info.reqd_work_group_size.map_or(info.max_work_group_size, |r| {
-            r.iter().map(|&n| n as usize).product()
-        });
+        let max_work_group = k
+            .info
+            .reqd_work_group_size
+            .map_or(info.max_work_group_size, |r| {
+                r.iter().map(|&n| n as usize).product()
+            });
         let (size, ptr, ret) = (param_value_size, param_value, param_value_size_ret);
         // The local work size given as input: one to three size_t values.
         let local_size = || -> Result<usize, cl_int> {

@@ -11,7 +11,11 @@ use spec_support::*;
 fn collatz_steps(mut n: u32) -> i32 {
     let mut steps = 0;
     while n != 1 && steps < 1000 {
-        n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+        n = if n.is_multiple_of(2) {
+            n / 2
+        } else {
+            3 * n + 1
+        };
         steps += 1;
     }
     steps

@@ -239,7 +239,7 @@ fn half_storage_in_private_memory() {
     let rows: &[Row<f32, f32>] = &[row(
         "half storage round trip",
         "half h[1]; vstore_half(x, 0, h); out[i] = vload_half(0, h);",
-        |x| half_round(x),
+        half_round,
     )];
     check_rows("float", "float", &float_inputs(), rows, "", 0.0);
 }

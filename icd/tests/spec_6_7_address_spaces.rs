@@ -12,7 +12,7 @@ use spec_support::*;
 fn global_memory() {
     let rows: &[Row<i32, i32>] = &[
         row("global read write", "out[i] = in[i] * 2;", |x| x.wrapping_mul(2)),
-        row("global pointer cast to uchar", "global const uchar *b = (global const uchar *)in; out[i] = b[i * 4 + 1];", |x| ((x >> 8) & 0xff)),
+        row("global pointer cast to uchar", "global const uchar *b = (global const uchar *)in; out[i] = b[i * 4 + 1];", |x| (x >> 8) & 0xff),
         row("global pointer cast to short", "global const short *s = (global const short *)(in + i); out[i] = s[1];", |x| (x >> 16) as i16 as i32),
         row("global vector view", "global const int4 *v = (global const int4 *)in; out[i] = ((const int *)0 == 0) ? v[i / 4].s0 * 0 + in[i] : 0;", |x| x),
         row("global pointer in private struct", "struct S { global const int *p; int k; } s; s.p = in + i; s.k = 3; out[i] = *s.p + s.k;", |x| x.wrapping_add(3)),

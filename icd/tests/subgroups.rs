@@ -1,4 +1,4 @@
-//! Sub-groups (cl_khr_subgroups and the extended sub-group extensions):
+//! Sub-groups (`__opencl_c_subgroups` and the extended sub-group extensions):
 //! the work-item queries, collectives, ballots and shuffles, checked
 //! against host results computed from the sub-groups the kernel reports,
 //! and clGetKernelSubGroupInfo.
@@ -15,6 +15,14 @@ fn has_extension(gpu: &Gpu, name: &str) -> bool {
     gpu.device_string(CL_DEVICE_EXTENSIONS)
         .split(' ')
         .any(|e| e == name)
+}
+
+/// The device offers OpenCL C 3.0 sub-groups (`__opencl_c_subgroups`; the
+/// names in CL_DEVICE_OPENCL_C_FEATURES sit NUL-padded in fixed records).
+fn has_sub_groups(gpu: &Gpu) -> bool {
+    gpu.device_string(CL_DEVICE_OPENCL_C_FEATURES)
+        .split('\0')
+        .any(|e| e == "__opencl_c_subgroups")
 }
 
 /// Work-items grouped by (work-group, sub-group id), each sub-group's
@@ -37,12 +45,11 @@ fn sub_groups(local: usize, sg_id: &[u32], sg_lid: &[u32]) -> Vec<Vec<usize>> {
 #[test]
 fn work_item_queries_describe_a_partition_of_the_work_group() {
     let gpu = Gpu::new();
-    if !has_extension(&gpu, "cl_khr_subgroups") {
+    if !has_sub_groups(&gpu) {
         eprintln!("skipped: the device has no sub-groups");
         return;
     }
     let src = r#"
-        #pragma OPENCL EXTENSION cl_khr_subgroups : enable
         __kernel void k(__global uint *out) {
             size_t i = get_global_id(0);
             size_t n = get_global_size(0);
@@ -83,12 +90,11 @@ fn work_item_queries_describe_a_partition_of_the_work_group() {
 #[test]
 fn collectives_match_the_host_per_sub_group() {
     let gpu = Gpu::new();
-    if !has_extension(&gpu, "cl_khr_subgroups") {
+    if !has_sub_groups(&gpu) {
         eprintln!("skipped: the device has no sub-groups");
         return;
     }
     let src = r#"
-        #pragma OPENCL EXTENSION cl_khr_subgroups : enable
         __kernel void k(__global const int *in, __global const long *lin,
                         __global const float *fin, __global int *out,
                         __global long *lout, __global float *fout, __global uint *ids) {
@@ -361,7 +367,7 @@ fn kernel_sub_group_info_answers_for_the_device() {
         }
     };
     let mut one = [0usize];
-    if !has_extension(&gpu, "cl_khr_subgroups") {
+    if !has_sub_groups(&gpu) {
         assert_eq!(
             query(CL_KERNEL_MAX_NUM_SUB_GROUPS, &[], &mut one),
             CL_INVALID_OPERATION

@@ -147,13 +147,14 @@ impl DeviceInfo {
 
 /// The OpenCL C extensions ferrocl's compiler implements on every device.
 /// These are also the macros and pragmas the compiler accepts.
-const OPENCL_C_EXTENSIONS: [&str; 6] = [
+const OPENCL_C_EXTENSIONS: [&str; 7] = [
     "cl_khr_3d_image_writes",
     "cl_khr_byte_addressable_store",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
     "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics",
+    "cl_khr_srgb_image_writes",
 ];
 
 /// The API-only extensions every ferrocl device has.
@@ -194,15 +195,15 @@ fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     names
 }
 
-/// The sub-group extensions the device's Vulkan subgroup operations in
-/// compute allow. cl_khr_subgroups needs votes, broadcasts (by shuffle for
-/// a non-constant id), reductions and scans of 64-bit types too
-/// (shaderSubgroupExtendedTypes), and one fixed subgroup size, so that
+/// The sub-group size every kernel runs with, where the device offers
+/// OpenCL C 3.0 sub-groups (`__opencl_c_subgroups`): votes, broadcasts (by
+/// shuffle for a non-constant id), reductions and scans of 64-bit types
+/// too (shaderSubgroupExtendedTypes), and one fixed subgroup size, so that
 /// what clGetKernelSubGroupInfo reports is what a launch gets.
-fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
+pub fn sub_group_size(vk: &PhysicalDeviceInfo) -> Option<u32> {
     let f = &vk.features;
     let l = &vk.limits;
-    let base = f.subgroup_basic
+    let offered = f.subgroup_basic
         && f.subgroup_vote
         && f.subgroup_ballot
         && f.subgroup_arithmetic
@@ -210,26 +211,27 @@ fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         && f.subgroup_extended_types
         && l.subgroup_size > 0
         && l.min_subgroup_size == l.max_subgroup_size;
-    if !base {
+    offered.then_some(l.subgroup_size)
+}
+
+/// The extended sub-group extensions the device's Vulkan subgroup
+/// operations in compute allow. cl_khr_subgroups itself is not among them:
+/// it promises independent forward progress of sub-groups, which Vulkan
+/// does not.
+fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
+    if sub_group_size(vk).is_none() {
         return Vec::new();
     }
     let mut names = vec![
-        "cl_khr_subgroups",
         "cl_khr_subgroup_non_uniform_vote",
         "cl_khr_subgroup_ballot",
         "cl_khr_subgroup_non_uniform_arithmetic",
         "cl_khr_subgroup_shuffle",
     ];
-    if f.subgroup_shuffle_relative {
+    if vk.features.subgroup_shuffle_relative {
         names.push("cl_khr_subgroup_shuffle_relative");
     }
     names
-}
-
-/// The sub-group size every kernel runs with, where sub-groups are
-/// offered.
-pub fn sub_group_size(vk: &PhysicalDeviceInfo) -> Option<u32> {
-    (!subgroup_extension_names(vk).is_empty()).then_some(vk.limits.subgroup_size)
 }
 
 /// cl_khr_int64_{base,extended}_atomics cover `__global` and `__local`
@@ -272,8 +274,14 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     names.push("__opencl_c_read_write_images");
     let fp = single_fp_atomic_capabilities(vk);
     for (bit, name) in [
-        (CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT, "__opencl_c_ext_fp32_global_atomic_add"),
-        (CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT, "__opencl_c_ext_fp32_local_atomic_add"),
+        (
+            CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT,
+            "__opencl_c_ext_fp32_global_atomic_add",
+        ),
+        (
+            CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT,
+            "__opencl_c_ext_fp32_local_atomic_add",
+        ),
         (
             CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT,
             "__opencl_c_ext_fp32_global_atomic_min_max",
@@ -311,7 +319,8 @@ pub fn single_fp_atomic_capabilities(vk: &PhysicalDeviceInfo) -> cl_bitfield {
         caps |= CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT;
     }
     if caps != 0 {
-        caps |= CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT;
+        caps |=
+            CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT;
     }
     caps
 }

@@ -241,6 +241,13 @@ struct Batch {
     events: Vec<Arc<Event>>,
     /// One per event: the device times of its command, when measured.
     stamps: Vec<Stamps>,
+    /// One per event: the command may run as soon as the batch does (it
+    /// waits for nothing else in the batch), so its event is marked
+    /// `CL_RUNNING` then; the others go from `CL_SUBMITTED` to complete, so
+    /// that no command is seen running while one it waits for is.
+    starts: Vec<bool>,
+    /// A barrier was recorded between this batch's commands.
+    ordered: bool,
     posts: Vec<PostAction>,
     keep: Vec<KeepAlive>,
     ring_used: Vec<Arc<Buffer>>,
@@ -585,7 +592,16 @@ impl Queue {
         // Profiling queues bracket each command with device timestamps; a
         // device without them falls back to the host clock.
         let mut start = None;
+        // In order, a command waits for the one before it, so only a
+        // batch's first command starts with it; out of order, those before
+        // the batch's first barrier.
+        let starts = if self.out_of_order() {
+            !batch.ordered && !needs_barrier
+        } else {
+            batch.events.is_empty()
+        };
         let barrier = if needs_barrier {
+            batch.ordered = true;
             hazards.clear();
             stream.barrier().map_err(vk_error)
         } else {
@@ -610,6 +626,7 @@ impl Queue {
             Ok(()) => {
                 let end = start.as_ref().and_then(|_| stream.write_timestamp().ok());
                 batch.stamps.push(start.zip(end));
+                batch.starts.push(starts);
                 batch.events.push(event.clone());
                 hazards.add(access, event);
                 Ok(())
@@ -828,9 +845,13 @@ fn complete_batches(
         for dep in batch.foreign.drain(..) {
             dep.wait();
         }
-        for e in &batch.events {
-            e.mark_running(previous_end);
+        for (e, starts) in batch.events.iter().zip(&batch.starts) {
+            if *starts {
+                e.mark_running(previous_end);
+            }
         }
+        batch.starts.clear();
+        batch.ordered = false;
         let ok = matches!(timeline.wait(value, u64::MAX), Ok(true));
         previous_end = host_time_ns();
         let measured = clock.host_times(&batch.stamps, previous_end);

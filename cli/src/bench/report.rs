@@ -23,7 +23,7 @@ pub fn goal(row: &Row) -> Option<Goal> {
         "compute" => ratio(1.0, true),
         "transfer" => ratio(3.0, true),
         "enqueue" if row.name.contains("round trip") => ratio(0.7, false),
-        "enqueue" if row.name.contains("threads") => None,
+        "enqueue" if row.name.contains("threads") || row.name.contains("calls") => None,
         "enqueue" => ratio(0.5, false),
         "build" => ratio(0.025, false),
         _ => None,

@@ -893,56 +893,25 @@ impl<'a> Lowerer<'a> {
                 let n = if name == "rootn" { vals.pop() } else { None };
                 let x = vals.pop()?;
                 let t = self.float_gentype(std::slice::from_ref(&x), span)?;
-                if t.elem_scalar() != Some(Scalar::Float) {
-                    self.error(span, format!("'{name}' is only supported for float yet"));
-                    return None;
-                }
+                let s = t.elem_scalar()?;
                 let x = self.convert(x, &t, span, false)?;
                 let it = t.with_elem(Scalar::Int);
-                let mut ids = vec![x.id];
+                let mut args = vec![(x.id, t.clone())];
                 if let Some(n) = n {
-                    ids.push(self.convert(n, &it, span, false)?.id);
+                    args.push((self.convert(n, &it, span, false)?.id, it.clone()));
                 }
-                let names: &[&str] = if name == "rootn" {
-                    &["__ferrocl_rootn_ff64", "__ferrocl_rootn"]
-                } else {
-                    &["__ferrocl_ilogb"]
+                let names: &[&str] = match (name, s) {
+                    ("rootn", Scalar::Double) => &["__ferrocl_rootn_f64"],
+                    ("rootn", _) => &["__ferrocl_rootn_ff64", "__ferrocl_rootn"],
+                    (_, Scalar::Double) => &["__ferrocl_ilogb_f64"],
+                    _ => &["__ferrocl_ilogb"],
                 };
                 let Some(f) = names.iter().find_map(|n| self.funcs.get(n).copied()) else {
-                    self.error(span, format!("'{name}' is not supported yet"));
+                    self.error(span, format!("'{name}' is not supported for {s} yet"));
                     return None;
                 };
-                let rt = if name == "rootn" {
-                    t.clone()
-                } else {
-                    it.clone()
-                };
-                let (ft, fty) = (Type::FLOAT, self.sty(&Type::FLOAT));
-                let ity = self.sty(&Type::INT);
-                let w = t.width();
-                let mut comps = Vec::new();
-                for i in 0..w {
-                    let mut args = Vec::new();
-                    for (k, &id) in ids.iter().enumerate() {
-                        let (ty, tid) = if k == 0 {
-                            (ft.clone(), fty)
-                        } else {
-                            (Type::INT, ity)
-                        };
-                        let c = if w == 1 {
-                            id
-                        } else {
-                            self.op(Op::CompositeExtract, tid, &[id, i])
-                        };
-                        args.push(Val::new(c, ty));
-                    }
-                    comps.push(self.call_function(f, args, span)?.id);
-                }
-                if w == 1 {
-                    return Some(Val::new(comps[0], rt));
-                }
-                let ty = self.sty(&rt);
-                Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), rt))
+                let rt = if name == "rootn" { t } else { it };
+                self.call_library_typed(f, &rt, &args, span)
             }
             "mad_sat" => {
                 let t = self.int_gentype(&vals, span, name)?;

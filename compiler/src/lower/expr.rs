@@ -883,14 +883,15 @@ impl<'a> Lowerer<'a> {
                         base: v.base,
                     });
                 }
-                if v.base.is_none() && !s1.is_addressed() {
-                    let t = self.sty(to);
-                    return Some(Val::new(self.op(Op::UConvert, t, &[v.id]), to.clone()));
-                }
-                if v.base.is_none() && s1.is_addressed() {
-                    // A null pointer constant of another address space.
-                    let t = self.sty(to);
-                    return Some(Val::new(self.op(Op::UConvert, t, &[v.id]), to.clone()));
+                // Only a null pointer changes between the 64-bit and the
+                // 32-bit spaces.
+                if v.base.is_none() && self.is_null_value(&v) {
+                    let id = if s2.is_addressed() {
+                        self.m.u64_const(0)
+                    } else {
+                        self.u32c(NULL_SHARED_OR_PRIVATE)
+                    };
+                    return Some(Val::new(id, to.clone()));
                 }
                 self.error(
                     span,
@@ -901,6 +902,13 @@ impl<'a> Lowerer<'a> {
                     ),
                 );
                 None
+            }
+            (Type::Scalar(s), Type::Pointer(_, space, _))
+                if (s.is_integer() || *s == Scalar::Bool)
+                    && !space.is_addressed()
+                    && self.is_null_value(&v) =>
+            {
+                Some(Val::new(self.u32c(NULL_SHARED_OR_PRIVATE), to.clone()))
             }
             (Type::Scalar(s), Type::Pointer(_, space, _))
                 if s.is_integer() || *s == Scalar::Bool =>
@@ -1687,6 +1695,25 @@ impl<'a> Lowerer<'a> {
             self.op(Op::CompositeConstruct, ty, &comps),
             t.clone(),
         ))
+    }
+
+    /// Is `v` the constant 0 (an integer, or a pointer of any space)?
+    /// Constants are made once per value, so the id tells.
+    fn is_null_value(&mut self, v: &Val) -> bool {
+        let zero = match &v.ty {
+            Type::Scalar(s) if s.is_integer() || *s == Scalar::Bool => {
+                self.constant(&v.ty, ConstVal::Int(0))
+            }
+            Type::Pointer(_, sp, _) if sp.is_addressed() => self.m.u64_const(0),
+            Type::Pointer(..) => {
+                if v.id == self.u32c(NULL_SHARED_OR_PRIVATE) {
+                    return true;
+                }
+                self.u32c(0)
+            }
+            _ => return false,
+        };
+        v.id == zero
     }
 
     /// `p == NULL` (or `!=` with `not`) for a `__local`/`__private`

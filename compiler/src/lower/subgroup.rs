@@ -51,7 +51,16 @@ impl<'a> Lowerer<'a> {
 
     /// Diagnoses a call on a device without the extension that defines it.
     fn require_extension(&mut self, ext: &str, name: &str, span: Span) -> R<()> {
-        if self.has_extension(ext) {
+        // The core sub-group functions come with the OpenCL C 3.0 feature
+        // too (a device without independent forward progress offers the
+        // feature but not the cl_khr_subgroups extension).
+        let core = ext == "cl_khr_subgroups"
+            && self
+                .caps
+                .features
+                .iter()
+                .any(|f| f == "__opencl_c_subgroups");
+        if core || self.has_extension(ext) {
             Some(())
         } else {
             self.error(
@@ -246,28 +255,40 @@ impl<'a> Lowerer<'a> {
             }
             SubGroupFn::Collective(GroupOp::Broadcast) | SubGroupFn::NonUniformBroadcast => {
                 let v = vals.remove(0);
-                let t = self.subgroup_type(&v.ty, name, span)?;
+                // cl_khr_subgroup_ballot's non-uniform broadcast takes
+                // vectors too.
+                let t = if f == SubGroupFn::NonUniformBroadcast {
+                    self.subgroup_vector_type(&v.ty, name, span)?
+                } else {
+                    self.subgroup_type(&v.ty, name, span)?
+                };
                 let id = self.convert(vals.remove(0), &Type::UINT, span, false)?;
-                let ty = self.sty(&t);
                 let constant = consteval::eval(&args[1], self.types).is_some();
-                let r = if constant || !self.has_extension("cl_khr_subgroup_shuffle") {
+                let (op, cap) = if constant || !self.has_extension("cl_khr_subgroup_shuffle") {
                     // SPIR-V 1.5 takes a dynamically uniform id, which
                     // OpenCL requires of the argument.
-                    self.m.capability(Capability::GroupNonUniformBallot);
-                    self.op(Op::GroupNonUniformBroadcast, ty, &[scope, v.id, id.id])
+                    (
+                        Op::GroupNonUniformBroadcast,
+                        Capability::GroupNonUniformBallot,
+                    )
                 } else {
                     // A shuffle needs no subgroupBroadcastDynamicId.
-                    self.m.capability(Capability::GroupNonUniformShuffle);
-                    self.op(Op::GroupNonUniformShuffle, ty, &[scope, v.id, id.id])
+                    (
+                        Op::GroupNonUniformShuffle,
+                        Capability::GroupNonUniformShuffle,
+                    )
                 };
+                self.m.capability(cap);
+                let r = self.per_component(&t, v.id, |l, ty, x| l.op(op, ty, &[scope, x, id.id]));
                 Some(Val::new(r, t))
             }
             SubGroupFn::BroadcastFirst => {
                 self.m.capability(Capability::GroupNonUniformBallot);
                 let v = vals.remove(0);
-                let t = self.subgroup_type(&v.ty, name, span)?;
-                let ty = self.sty(&t);
-                let r = self.op(Op::GroupNonUniformBroadcastFirst, ty, &[scope, v.id]);
+                let t = self.subgroup_vector_type(&v.ty, name, span)?;
+                let r = self.per_component(&t, v.id, |l, ty, x| {
+                    l.op(Op::GroupNonUniformBroadcastFirst, ty, &[scope, x])
+                });
                 Some(Val::new(r, t))
             }
             SubGroupFn::Collective(op) | SubGroupFn::NonUniform(op) => {
@@ -395,6 +416,40 @@ impl<'a> Lowerer<'a> {
             }
             _ => self.collective_type(t, name, span),
         }
+    }
+
+    /// A scalar type as for [`Self::subgroup_type`], or a vector of one.
+    fn subgroup_vector_type(&mut self, t: &Type, name: &str, span: Span) -> R<Type> {
+        if let Type::Vector(s, _) = t {
+            self.subgroup_type(&Type::Scalar(*s), name, span)?;
+            return Some(t.clone());
+        }
+        self.subgroup_type(t, name, span)
+    }
+
+    /// `f` applied to each component of `v` (of type `t`), or to `v`
+    /// itself when it is a scalar. Vectors go component by component:
+    /// 8- and 16-component vectors are arrays, which group instructions
+    /// do not take.
+    fn per_component(
+        &mut self,
+        t: &Type,
+        v: Word,
+        mut f: impl FnMut(&mut Self, Word, Word) -> Word,
+    ) -> Word {
+        let Type::Vector(s, n) = t else {
+            let ty = self.sty(t);
+            return f(self, ty, v);
+        };
+        let st = self.sty(&Type::Scalar(*s));
+        let comps: Vec<Word> = (0..*n)
+            .map(|i| {
+                let x = self.op(Op::CompositeExtract, st, &[v, u32::from(i)]);
+                f(self, st, x)
+            })
+            .collect();
+        let ty = self.sty(t);
+        self.op(Op::CompositeConstruct, ty, &comps)
     }
 
     fn sub_group_arithmetic(

@@ -139,18 +139,34 @@ double __ferrocl_pow_f64(double x, double y) {
         return (x < 0.0 && y_odd) ? -z : z;
     }
     if (x < 0.0 && !y_int) return NAN;
-    double2 w = __ferrocl_log2_dd_f64(ax, y);
-    double z;
-    if (isnan(w.x) || w.x > 1025.0) {
-        z = INFINITY;
-    } else if (w.x < -1077.0) {
-        z = 0.0;
-    } else {
-        double n = rint(w.x);
-        double f = (w.x - n) + w.y;
-        z = __ferrocl_scale_f64(__ferrocl_exp_poly_f64(f * 0.6931471803691238 + f * 1.9082149292705877e-10), n);
-    }
+    double z = __ferrocl_exp2_dd_f64(__ferrocl_log2_dd_f64(ax, y));
     return (x < 0.0 && y_odd) ? -z : z;
+}
+
+// 2^(w.x + w.y) for a double-double exponent; NaN in w.x means beyond the
+// double range upwards.
+double __ferrocl_exp2_dd_f64(double2 w) {
+    if (isnan(w.x) || w.x > 1025.0) return INFINITY;
+    if (w.x < -1077.0) return 0.0;
+    double n = rint(w.x);
+    double f = (w.x - n) + w.y;
+    return __ferrocl_scale_f64(__ferrocl_exp_poly_f64(f * 0.6931471803691238 + f * 1.9082149292705877e-10), n);
+}
+
+// rootn: 2^(log2|x| / n) with the quotient kept as a double-double, so
+// 1/n's rounding does not enter.
+double __ferrocl_rootn_f64(double x, int n) {
+    if (n == 0 || isnan(x) || (x < 0.0 && (n & 1) == 0)) return NAN;
+    if (x == 0.0 || isinf(x)) {
+        double z = ((x == 0.0) == (n < 0)) ? INFINITY : 0.0;
+        return (n & 1) != 0 ? copysign(z, x) : z;
+    }
+    double2 w = __ferrocl_log2_dd_f64(fabs(x), 1.0);
+    double dn = (double)n;
+    double q = w.x / dn;
+    double2 qn = __ferrocl_two_prod_f64(q, dn);
+    double ql = (((w.x - qn.x) - qn.y) + w.y) / dn;
+    return copysign(__ferrocl_exp2_dd_f64((double2)(q, ql)), x);
 }
 
 // y log2(x) for finite x > 0 as a double-double: pow's result is 2^(that),
@@ -732,12 +748,72 @@ double __ferrocl_tgamma_f64(double x) {
     return (g / (d1.x + d1.y)) / (d2.x + d2.y);
 }
 
-// sin(pi x) for finite x, exact in its argument reduction.
+// sin(pi r) for |r| <= 1/2.
+double __ferrocl_sinpi_reduced_f64(double r) {
+    return __ferrocl_sin_f64(3.141592653589793 * r);
+}
+
+// sinpi, cospi and tanpi: x reduced modulo 2 exactly, then folded by
+// symmetry into [-1/2, 1/2].
 double __ferrocl_sinpi_f64(double x) {
+    if (isnan(x) || isinf(x)) return NAN;
     double r = x - 2.0 * rint(0.5 * x);
     if (r > 0.5) r = 1.0 - r;
     if (r < -0.5) r = -1.0 - r;
-    return __ferrocl_sin_f64(3.141592653589793 * r);
+    double s = __ferrocl_sinpi_reduced_f64(r);
+    return s == 0.0 ? copysign(0.0, x) : s;
+}
+
+double __ferrocl_cospi_f64(double x) {
+    if (isnan(x) || isinf(x)) return NAN;
+    double r = fabs(x - 2.0 * rint(0.5 * x));
+    return __ferrocl_sinpi_reduced_f64(0.5 - r);
+}
+
+double __ferrocl_tanpi_f64(double x) {
+    return __ferrocl_sinpi_f64(x) / __ferrocl_cospi_f64(x);
+}
+
+double __ferrocl_asinh_f64(double x) {
+    double ax = fabs(x);
+    if (isnan(x) || isinf(x)) return x;
+    double r;
+    if (ax < 1.0e-8) {
+        r = ax;
+    } else if (ax < 2.0) {
+        double z = ax * ax;
+        r = __ferrocl_log1p_f64(ax + z / (1.0 + sqrt(1.0 + z)));
+    } else if (ax < 1.0e150) {
+        r = __ferrocl_log_f64(2.0 * ax + 1.0 / (sqrt(ax * ax + 1.0) + ax));
+    } else {
+        r = __ferrocl_log_f64(ax) + 0.6931471805599453;
+    }
+    return copysign(r, x);
+}
+
+double __ferrocl_acosh_f64(double x) {
+    if (isnan(x) || x < 1.0) return NAN;
+    if (isinf(x)) return x;
+    if (x < 2.0) {
+        double t = x - 1.0;
+        return __ferrocl_log1p_f64(t + sqrt(2.0 * t + t * t));
+    }
+    if (x < 1.0e150) return __ferrocl_log_f64(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0)));
+    return __ferrocl_log_f64(x) + 0.6931471805599453;
+}
+
+double __ferrocl_atanh_f64(double x) {
+    double ax = fabs(x);
+    if (isnan(x) || ax > 1.0) return NAN;
+    if (ax == 1.0) return copysign(INFINITY, x);
+    double r;
+    if (ax < 0.5) {
+        double t = ax + ax;
+        r = 0.5 * __ferrocl_log1p_f64(t + t * ax / (1.0 - ax));
+    } else {
+        r = 0.5 * __ferrocl_log1p_f64((ax + ax) / (1.0 - ax));
+    }
+    return copysign(r, x);
 }
 
 // Stirling's series for lgamma, x >= 170.
@@ -965,4 +1041,10 @@ float __ferrocl_pown_ff64(float x, int n) {
     // n is exact as a double; the sign of an odd power follows x.
     float r = (float)__ferrocl_pow_f64(fabs((double)x), (double)n);
     return ((n & 1) != 0) ? copysign(r, x) : r;
+}
+
+int __ferrocl_ilogb_f64(double x) {
+    if (isnan(x) || isinf(x)) return 2147483647;
+    if (x == 0.0) return -2147483647 - 1;
+    return __ferrocl_exponent_f64(x);
 }

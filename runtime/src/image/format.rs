@@ -5,8 +5,7 @@
 //!
 //! Kernels decode and encode the same layouts in software (docs/images.md),
 //! so every pair listed here is available for every image type and access,
-//! except depth formats (not offered yet) and sRGB, which kernels do not
-//! write without cl_khr_srgb_image_writes.
+//! except depth formats (not offered yet).
 
 // cl.h spells the sRGB channel orders with a lower-case s (`CL_sRGBA`).
 #![allow(non_upper_case_globals)]
@@ -118,26 +117,15 @@ impl ImageFormat {
     }
 
     /// Whether a device supports this format for an image of type
-    /// `_image_type` (every offered format works with every type) with the
-    /// access of `flags` (`CL_MEM_*` access flags).
-    pub fn is_supported(&self, _image_type: cl_uint, flags: cl_bitfield) -> bool {
-        if !self.is_valid() {
-            return false;
-        }
-        let order = self.channel_order;
+    /// `_image_type` with the access of `_flags` (`CL_MEM_*` access
+    /// flags): every offered format works with every type and access
+    /// (sRGB is written through cl_khr_srgb_image_writes).
+    pub fn is_supported(&self, _image_type: cl_uint, _flags: cl_bitfield) -> bool {
         // Depth formats belong to cl_khr_depth_images, whose kernel types
         // (`image2d_depth_t`, `image2d_array_depth_t`) the compiler does
         // not take yet: not offered, so that no application creates an
         // image it cannot pass to a kernel.
-        if order == CL_DEPTH {
-            return false;
-        }
-        // Kernels write sRGB only with cl_khr_srgb_image_writes, which
-        // ferrocl does not report.
-        let writes = flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE)
-            != 0
-            || flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE) == 0;
-        !(writes && matches!(order, CL_sRGBA | CL_sBGRA))
+        self.is_valid() && self.channel_order != CL_DEPTH
     }
 }
 
@@ -406,7 +394,7 @@ mod tests {
         assert!(!depth.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
         let srgb = ImageFormat::new(CL_sRGBA, CL_UNORM_INT8);
         assert!(srgb.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
-        assert!(!srgb.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_WRITE_ONLY));
+        assert!(srgb.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_WRITE_ONLY));
     }
 
     #[test]

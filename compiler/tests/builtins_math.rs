@@ -1,0 +1,172 @@
+//! The math built-ins in the emitted SPIR-V: which come from the built-in
+//! library and which from GLSL.std.450, how the math build options change
+//! that, and the diagnostics of conversions and math calls.
+
+mod common;
+
+use ferrocl_compiler::{compile, CompileRequest, CompiledProgram, TargetCaps};
+
+fn fp64_caps() -> TargetCaps {
+    TargetCaps {
+        fp64: true,
+        extensions: vec!["cl_khr_fp64".into()],
+        features: vec!["__opencl_c_fp64".into()],
+        ..TargetCaps::default()
+    }
+}
+
+fn build_opts(source: &str, options: &str, caps: &TargetCaps) -> CompiledProgram {
+    match compile(
+        &CompileRequest {
+            source,
+            options,
+            headers: &[],
+        },
+        caps,
+    ) {
+        Ok(p) => {
+            common::validate(&p.spirv);
+            p
+        }
+        Err(e) => panic!("build with '{options}' failed:\n{}", e.log),
+    }
+}
+
+/// The GLSL.std.450 instructions the module uses, by name.
+fn glsl_ops(p: &CompiledProgram) -> String {
+    common::disassemble(&p.spirv)
+        .lines()
+        .filter(|l| l.contains("OpExtInst"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const MATH: &str = "__kernel void k(__global float *x) {\n\
+                    size_t i = get_global_id(0);\n\
+                    x[i] = sin(x[i]) + exp(x[i]) + fma(x[i], x[i], 1.0f) + x[i] * x[i] + 2.0f;\n\
+                    }\n";
+
+#[test]
+fn default_math_comes_from_the_library() {
+    let p = build_opts(MATH, "", &common::caps());
+    let ops = glsl_ops(&p);
+    if ops.is_empty() && common::disassemble(&p.spirv).is_empty() {
+        return; // spirv-dis not installed
+    }
+    assert!(!ops.contains(" Sin "), "sin must not be GLSL Sin:\n{ops}");
+    assert!(!ops.contains(" Exp "), "exp must not be GLSL Exp:\n{ops}");
+}
+
+#[test]
+fn fast_relaxed_math_uses_instructions_but_keeps_fma_exact() {
+    for options in ["-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"] {
+        let caps = fp64_caps();
+        let p = build_opts(MATH, options, &caps);
+        let text = common::disassemble(&p.spirv);
+        if text.is_empty() {
+            return;
+        }
+        let ops = glsl_ops(&p);
+        assert!(ops.contains(" Sin "), "{options}: sin as GLSL Sin:\n{ops}");
+        assert!(ops.contains(" Exp "), "{options}: exp as GLSL Exp:\n{ops}");
+        // fma stays correctly rounded: computed in double, never the
+        // driver's Fma, which Vulkan does not promise to fuse.
+        assert!(!ops.contains(" Fma "), "{options}: fma as GLSL Fma:\n{ops}");
+    }
+}
+
+#[test]
+fn fast_relaxed_math_defines_its_macro() {
+    let src = "#ifndef __FAST_RELAXED_MATH__\n#error not defined\n#endif\n\
+               __kernel void k(__global float *x) { x[0] = 1.0f; }\n";
+    build_opts(src, "-cl-fast-relaxed-math", &common::caps());
+    let plain = "#ifdef __FAST_RELAXED_MATH__\n#error defined\n#endif\n\
+                 __kernel void k(__global float *x) { x[0] = 1.0f; }\n";
+    build_opts(plain, "", &common::caps());
+}
+
+#[test]
+fn mad_enable_lets_the_driver_contract() {
+    let src = "__kernel void k(__global float *x) { x[0] = x[0] * x[1] + x[2]; }\n";
+    let strict = common::disassemble(&build_opts(src, "", &common::caps()).spirv);
+    if strict.is_empty() {
+        return;
+    }
+    assert!(strict.contains("NoContraction"));
+    for options in ["-cl-mad-enable", "-cl-fast-relaxed-math"] {
+        let relaxed = common::disassemble(&build_opts(src, options, &common::caps()).spirv);
+        assert!(
+            !relaxed.contains("NoContraction"),
+            "{options} keeps NoContraction:\n{relaxed}"
+        );
+    }
+}
+
+#[test]
+fn finite_math_only_drops_signed_zero_inf_nan_preserve() {
+    let src = "__kernel void k(__global float *x) { x[0] = x[0] + x[1]; }\n";
+    let strict = common::disassemble(&build_opts(src, "", &common::caps()).spirv);
+    if strict.is_empty() {
+        return;
+    }
+    assert!(strict.contains("SignedZeroInfNanPreserve"));
+    let relaxed =
+        common::disassemble(&build_opts(src, "-cl-finite-math-only", &common::caps()).spirv);
+    assert!(!relaxed.contains("SignedZeroInfNanPreserve"));
+}
+
+#[test]
+fn every_math_option_is_accepted() {
+    for options in [
+        "-cl-fast-relaxed-math",
+        "-cl-mad-enable",
+        "-cl-unsafe-math-optimizations",
+        "-cl-finite-math-only",
+        "-cl-no-signed-zeros",
+        "-cl-denorms-are-zero",
+        "-cl-fp32-correctly-rounded-divide-sqrt",
+        "-cl-single-precision-constant",
+    ] {
+        build_opts(MATH, options, &fp64_caps());
+    }
+}
+
+#[test]
+fn every_math_builtin_builds_for_float_and_double() {
+    let one = [
+        "erf", "erfc", "tgamma", "lgamma", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10",
+        "log1p", "sin", "cos", "tan", "sinpi", "cospi", "tanpi", "asin", "acos", "atan", "sinh",
+        "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "sqrt", "rsqrt",
+    ];
+    let two = ["pow", "powr", "atan2", "fmod", "remainder", "hypot"];
+    for ty in ["float", "float4", "double", "double3"] {
+        let mut body = String::new();
+        for f in one {
+            body.push_str(&format!("r += {f}(a);\n"));
+        }
+        for f in two {
+            body.push_str(&format!("r += {f}(a, b);\n"));
+        }
+        body.push_str(
+            "r += fma(a, b, r);\nr += ldexp(a, 3);\nr += pown(a, 3);\nr += rootn(a, 3);\n",
+        );
+        let ity = ty.replace("float", "int").replace("double", "int");
+        body.push_str(&format!("{ity} q; r += remquo(a, b, &q);\n"));
+        body.push_str(&format!("{ity} s; r += lgamma_r(a, &s);\n"));
+        body.push_str(&format!("{ty} c; r += sincos(a, &c);\n"));
+        let src = format!(
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+             __kernel void k(__global {ty} *x) {{\n\
+             {ty} a = x[0], b = x[1], r = 0;\n{body}x[2] = r;\n}}\n"
+        );
+        build_opts(&src, "", &fp64_caps());
+    }
+}
+
+#[test]
+fn conversion_sat_to_float_is_an_error() {
+    let log = common::build_error(
+        "__kernel void k(__global float *x, int i) { x[0] = convert_float_sat(i); }\n",
+    );
+    assert!(log.contains("_sat"), "{log}");
+}
