@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 #[path = "programs/mod.rs"]
 mod programs;
 
-use programs::{large_program, CTS_KERNEL};
+use programs::{large_program, process_cpu_time, CTS_KERNEL};
 
 /// Median, fastest and slowest of `runs` builds of `source` (after warm-up
-/// builds).
-fn measure(source: &str, options: &str, runs: usize) -> (Duration, Duration, Duration) {
+/// builds), and the mean CPU time per build.
+fn measure(source: &str, options: &str, runs: usize) -> Measured {
     let caps = TargetCaps::default();
     let request = CompileRequest {
         source,
@@ -29,6 +29,7 @@ fn measure(source: &str, options: &str, runs: usize) -> (Duration, Duration, Dur
     for _ in 0..3 {
         let _ = compile(&request, &caps);
     }
+    let cpu_before = process_cpu_time();
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
@@ -38,16 +39,37 @@ fn measure(source: &str, options: &str, runs: usize) -> (Duration, Duration, Dur
             t
         })
         .collect();
+    let cpu = match (cpu_before, process_cpu_time()) {
+        (Some(before), Some(after)) => Some((after - before) / runs as u32),
+        _ => None,
+    };
     times.sort();
-    (times[runs / 2], times[0], times[runs - 1])
+    Measured {
+        median: times[runs / 2],
+        min: times[0],
+        max: times[runs - 1],
+        cpu,
+    }
 }
 
-fn report(name: &str, lines: usize, (median, min, max): (Duration, Duration, Duration)) {
+struct Measured {
+    median: Duration,
+    min: Duration,
+    max: Duration,
+    /// Mean CPU time per build (10 ms resolution over all the runs).
+    cpu: Option<Duration>,
+}
+
+fn report(name: &str, lines: usize, m: Measured) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let cpu = m
+        .cpu
+        .map_or("-".to_string(), |c| format!("{:.3} ms", ms(c)));
     println!(
-        "{name:<28} {lines:>5} lines  median {:>8.3} ms  min {:>8.3} ms  max {:>8.3} ms",
-        median.as_secs_f64() * 1e3,
-        min.as_secs_f64() * 1e3,
-        max.as_secs_f64() * 1e3
+        "{name:<28} {lines:>5} lines  median {:>8.3} ms  min {:>8.3} ms  max {:>8.3} ms  cpu/build {cpu}",
+        ms(m.median),
+        ms(m.min),
+        ms(m.max),
     );
 }
 
@@ -56,16 +78,24 @@ fn main() {
     let runs = std::env::args()
         .skip(1)
         .find_map(|a| a.parse::<usize>().ok())
-        .unwrap_or(101);
+        .unwrap_or(1001);
     let large = large_program(2000);
     let large_lines = large.lines().count();
     let kernels = large.matches("__kernel").count();
     println!("compiler alone, {runs} runs each ({kernels} kernels in the large program)");
-    report("cts kernel", CTS_KERNEL.lines().count(), measure(CTS_KERNEL, "", runs));
+    report(
+        "cts kernel",
+        CTS_KERNEL.lines().count(),
+        measure(CTS_KERNEL, "", runs),
+    );
     report(
         "cts kernel -cl-std=CL3.0",
         CTS_KERNEL.lines().count(),
         measure(CTS_KERNEL, "-cl-std=CL3.0", runs),
     );
-    report("2000-line program", large_lines, measure(&large, "", runs.div_ceil(4)));
+    report(
+        "2000-line program",
+        large_lines,
+        measure(&large, "", runs.div_ceil(20)),
+    );
 }

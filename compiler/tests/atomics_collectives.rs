@@ -5,13 +5,15 @@ mod common;
 
 use ferrocl_compiler::TargetCaps;
 
-const SUBGROUP_EXTENSIONS: [&str; 6] = [
+const SUBGROUP_EXTENSIONS: [&str; 8] = [
     "cl_khr_subgroups",
     "cl_khr_subgroup_non_uniform_vote",
     "cl_khr_subgroup_ballot",
     "cl_khr_subgroup_non_uniform_arithmetic",
     "cl_khr_subgroup_shuffle",
     "cl_khr_subgroup_shuffle_relative",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_extended_types",
 ];
 
 fn subgroup_caps() -> TargetCaps {
@@ -114,7 +116,10 @@ fn sub_group_functions_validate() {
             s[g] = sub_group_broadcast(s[g], 1) + sub_group_shuffle(s[g], 0u);
             int3 v3 = sub_group_non_uniform_broadcast((int3)(i[g], 1, 2), 1u);
             float8 v8 = sub_group_broadcast_first((float8)(f[g]));
-            i[g] += v3.z + (int)v8.s7;
+            i[g] += v3.z + (int)v8.s7 + sub_group_rotate(i[g], -2)
+                  + sub_group_clustered_rotate(i[g], 1, 4u);
+            long16 w = sub_group_broadcast((long16)(l[g]), 3);
+            l[g] += w.sF;
             c[g] = sub_group_reduce_add(c[g]);
         }"#;
     common::build_caps(src, &subgroup_caps());

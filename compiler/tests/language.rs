@@ -495,7 +495,7 @@ fn unqualified_pointers_take_the_address_space_they_are_given() {
          kernel void k(global float *g, global int *o, local int *l) {\n\
            float priv[2] = { 1.0f, 2.0f };\n\
            put(l + get_local_id(0), 1);\n\
-           int *q = o + 4;\n\
+           global int *q = o + 4;\n\
            put(q, (int)(sum(g, 4) + sum(priv, 2)));\n\
          }\n",
     );

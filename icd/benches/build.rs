@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 #[path = "../../compiler/benches/programs/mod.rs"]
 mod programs;
 
-use programs::{large_program, CTS_KERNEL};
+use programs::{large_program, process_cpu_time, CTS_KERNEL};
 
 struct Device {
     device: *mut c_void,
@@ -77,10 +77,15 @@ fn bench(dev: &Device, name: &str, source: &str, kernel: &str, runs: usize) {
     for _ in 0..2 {
         build_once(dev, source, &kernel);
     }
+    let cpu_before = process_cpu_time();
     let (build, with_kernel): (Vec<_>, Vec<_>) =
         (0..runs).map(|_| build_once(dev, source, &kernel)).unzip();
+    let cpu = match (cpu_before, process_cpu_time()) {
+        (Some(b), Some(a)) => format!("{:.3} ms", ((a - b) / runs as u32).as_secs_f64() * 1e3),
+        _ => "-".to_string(),
+    };
     println!(
-        "{name:<20} {:>5} lines  clBuildProgram median {:>8.3} ms  (+ clCreateKernel {:>8.3} ms)",
+        "{name:<20} {:>5} lines  clBuildProgram median {:>8.3} ms  (+ clCreateKernel {:>8.3} ms)  cpu/build {cpu}",
         source.lines().count(),
         median(build).as_secs_f64() * 1e3,
         median(with_kernel).as_secs_f64() * 1e3
@@ -91,12 +96,18 @@ fn main() {
     let runs = std::env::args()
         .skip(1)
         .find_map(|a| a.parse::<usize>().ok())
-        .unwrap_or(31);
+        .unwrap_or(401);
     let dev = open_device();
     println!("end to end on the first device, {runs} runs each");
     bench(&dev, "cts kernel", CTS_KERNEL, "test_fpmath_float4", runs);
     let large = large_program(2000);
-    bench(&dev, "2000-line program", &large, "process_0", runs.div_ceil(4));
+    bench(
+        &dev,
+        "2000-line program",
+        &large,
+        "process_0",
+        runs.div_ceil(8),
+    );
     // SAFETY: the context is live and released once.
     unsafe {
         clReleaseContext(dev.context);

@@ -1064,6 +1064,5 @@ fn command_errors_in_the_spec_order() {
         assert_eq!(err, CL_INVALID_OPERATION);
         ok(clReleaseMemObject(img));
     }
-    drop(px);
     check_validation();
 }

@@ -234,3 +234,82 @@ fn geometric_functions() {
     ];
     check_rows("float", "float", &float_inputs(), rows, "", 1e-3);
 }
+
+#[test]
+fn double_math_functions() {
+    if !device_defines("cl_khr_fp64", "") {
+        eprintln!("the device lacks cl_khr_fp64: nothing to run");
+        return;
+    }
+    let rows: &[Row<f32, f64>] = &[
+        row(
+            "double add keeps precision",
+            "double d = x; out[i] = d + 1e-12;",
+            |x| x as f64 + 1e-12,
+        ),
+        row(
+            "double mul div",
+            "double d = x; out[i] = d * 3.0 / 7.0;",
+            |x| x as f64 * 3.0 / 7.0,
+        ),
+        row(
+            "double sqrt",
+            "double d = fabs((double)x); out[i] = sqrt(d);",
+            |x| (x as f64).abs().sqrt(),
+        ),
+        row("double sin", "out[i] = sin((double)x);", |x| {
+            (x as f64).sin()
+        }),
+        row("double cos", "out[i] = cos((double)x);", |x| {
+            (x as f64).cos()
+        }),
+        row("double exp", "out[i] = exp((double)x * 0.1);", |x| {
+            (x as f64 * 0.1).exp()
+        }),
+        row("double log", "out[i] = log(fabs((double)x) + 1.0);", |x| {
+            ((x as f64).abs() + 1.0).ln()
+        }),
+        row(
+            "double pow",
+            "out[i] = pow(fabs((double)x) + 1.0, 1.5);",
+            |x| ((x as f64).abs() + 1.0).powf(1.5),
+        ),
+        row("double atan2", "out[i] = atan2((double)x, 3.0);", |x| {
+            (x as f64).atan2(3.0)
+        }),
+        row(
+            "double floor fma",
+            "out[i] = floor((double)x) + fma((double)x, 2.0, 0.5);",
+            |x| (x as f64).floor() + (x as f64).mul_add(2.0, 0.5),
+        ),
+        row(
+            "double from long",
+            "long l = (long)(x * 1000.0f); out[i] = (double)(l * 1000003L);",
+            |x| (((x * 1000.0) as i64) * 1_000_003) as f64,
+        ),
+        row(
+            "double to float rounding",
+            "double d = (double)x / 3.0; out[i] = (double)(float)d;",
+            |x| ((x as f64 / 3.0) as f32) as f64,
+        ),
+        row(
+            "convert_float_rtz of double",
+            "double d = (double)x / 3.0; out[i] = convert_float_rtz(d);",
+            |x| {
+                let d = x as f64 / 3.0;
+                let f = d as f32;
+                if (f as f64).abs() > d.abs() {
+                    f32::from_bits(f.to_bits() - 1) as f64
+                } else {
+                    f as f64
+                }
+            },
+        ),
+        row(
+            "double vector dot",
+            "double4 v = (double4)(x, 1.0, 2.0, 3.0); out[i] = dot(v, v);",
+            |x| (x as f64) * (x as f64) + 14.0,
+        ),
+    ];
+    check_rows("float", "double", &float_inputs(), rows, "", 1e-12);
+}

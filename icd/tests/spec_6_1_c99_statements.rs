@@ -84,3 +84,54 @@ fn goto_where_structured() {
     ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);
 }
+
+#[test]
+fn compound_literals() {
+    let rows: &[Row<i32, i32>] = &[
+        row_with(
+            "struct compound literal",
+            "typedef struct { int a, b; } P;",
+            "P p = (P){x, 2}; out[i] = p.a + p.b;",
+            |x| x.wrapping_add(2),
+        ),
+        row(
+            "array compound literal",
+            "int *p = (int[]){1, 2, x}; out[i] = p[2] + p[0];",
+            |x| x.wrapping_add(1),
+        ),
+    ];
+    check_rows("int", "int", &int_inputs(), rows, "", 0.0);
+}
+
+#[test]
+fn memory_through_pointers_of_other_types() {
+    let rows: &[Row<i32, i32>] = &[
+        row_with(
+            "global pointer stored in a struct",
+            "typedef struct { global int *dst; int v; } W; void put(W w) { *w.dst = w.v; }",
+            "W w; w.dst = out + i; w.v = x ^ 1; put(w);",
+            |x| x ^ 1,
+        ),
+        row(
+            "float3 array stride is 16 bytes",
+            "float3 a[2]; a[1] = (float3)(1.0f, 2.0f, (float)(x & 255)); out[i] = (int)((float *)a)[6] + (int)sizeof(a);",
+            |x| (x & 255) + 32,
+        ),
+        row(
+            "global bytes rewritten through uchar pointer",
+            "out[i] = x; global uchar *b = (global uchar *)(out + i); b[3] = 0x7f;",
+            |x| (x & 0x00ff_ffff) | 0x7f00_0000,
+        ),
+        row(
+            "local struct array walked with char pointer",
+            "typedef struct { short s; char c; } S; local S t[64]; size_t l = get_local_id(0) & 63; t[l].s = (short)x; t[l].c = 3; local char *p = (local char *)&t[l]; out[i] = p[0] + p[2] * 1000;",
+            |x| (x as i8 as i32) + 3000,
+        ),
+        row(
+            "union of vector and array",
+            "union { int4 v; int a[4]; } u; u.v = (int4)(x, 1, 2, 3); u.a[2] = 9; out[i] = u.v.z + u.a[0];",
+            |x| x.wrapping_add(9),
+        ),
+    ];
+    check_rows("int", "int", &int_inputs(), rows, "", 0.0);
+}

@@ -435,3 +435,112 @@ fn kernel_sub_group_info_answers_for_the_device() {
         "an unknown query"
     );
 }
+
+#[test]
+fn extended_types_in_broadcasts_reductions_and_scans() {
+    let gpu = Gpu::new();
+    if !has_extension(&gpu, "cl_khr_subgroup_extended_types") {
+        eprintln!("skipped: the device lacks cl_khr_subgroup_extended_types");
+        return;
+    }
+    let src = r#"
+        __kernel void k(__global const char *c, __global const short *s,
+                        __global int *out, __global uint *ids) {
+            size_t i = get_global_id(0);
+            size_t n = get_global_size(0);
+            ids[i] = get_sub_group_id();
+            ids[n + i] = get_sub_group_local_id();
+            out[i] = sub_group_reduce_add(c[i]);
+            out[n + i] = sub_group_scan_inclusive_max(s[i]);
+            int4 v = sub_group_broadcast((int4)(c[i], s[i], 7, -1), 2);
+            out[2 * n + i] = v.x * 1000 + v.y;
+            out[3 * n + i] = sub_group_reduce_min((uchar)c[i]);
+        }"#;
+    let (local, groups) = (16usize, 3usize);
+    let n = local * groups;
+    let mut rng = XorShift::new(43);
+    let c: Vec<i8> = (0..n).map(|_| (rng.next_u32() % 40) as i8 - 20).collect();
+    let s: Vec<i16> = (0..n).map(|_| (rng.next_u32() % 4000) as i16 - 2000).collect();
+    let k = gpu.kernel(src, "k");
+    let (dc, ds, dout, dids) = (
+        gpu.buffer(&c),
+        gpu.buffer(&s),
+        gpu.zeroed::<i32>(4 * n),
+        gpu.zeroed::<u32>(2 * n),
+    );
+    k.arg_buffer(0, &dc)
+        .arg_buffer(1, &ds)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dids);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let ids = gpu.read::<u32>(&dids);
+    let mut want = vec![0i32; 4 * n];
+    for members in sub_groups(local, &ids[..n], &ids[n..]) {
+        let sum = members.iter().fold(0i8, |a, &i| a.wrapping_add(c[i]));
+        let umin = members.iter().map(|&i| c[i] as u8).min().unwrap_or(0);
+        let third = members.get(2).copied().unwrap_or(members[0]);
+        let mut max = i16::MIN;
+        for &i in &members {
+            want[i] = i32::from(sum);
+            max = max.max(s[i]);
+            want[n + i] = i32::from(max);
+            want[2 * n + i] = i32::from(c[third]) * 1000 + i32::from(s[third]);
+            want[3 * n + i] = i32::from(umin);
+        }
+    }
+    assert_same(&gpu.read::<i32>(&dout), &want, "extended-type results");
+}
+
+#[test]
+fn rotations_within_the_sub_group_and_clusters() {
+    let gpu = Gpu::new();
+    if !has_extension(&gpu, "cl_khr_subgroup_rotate") {
+        eprintln!("skipped: the device lacks cl_khr_subgroup_rotate");
+        return;
+    }
+    let src = r#"
+        __kernel void k(__global const int *in, __global int *out, __global uint *ids) {
+            size_t i = get_global_id(0);
+            size_t n = get_global_size(0);
+            ids[i] = get_sub_group_id();
+            ids[n + i] = get_sub_group_local_id();
+            out[i] = sub_group_rotate(in[i], 3);
+            out[n + i] = sub_group_rotate(in[i], -1);
+            out[2 * n + i] = sub_group_clustered_rotate(in[i], 1, 4);
+        }"#;
+    // Full sub-groups only: a rotation may read inactive work-items.
+    let k = gpu.kernel(src, "k");
+    let max = {
+        let probe = gpu.kernel(
+            "__kernel void k(__global uint *o) { o[0] = get_max_sub_group_size(); }",
+            "k",
+        );
+        let d = gpu.zeroed::<u32>(1);
+        probe.arg_buffer(0, &d);
+        gpu.run(&probe, &[1], None, None);
+        gpu.read::<u32>(&d)[0] as usize
+    };
+    let (local, groups) = (4 * max, 2usize);
+    let n = local * groups;
+    let data: Vec<i32> = (0..n as i32).map(|x| x * 7 + 1).collect();
+    let (din, dout, dids) = (
+        gpu.buffer(&data),
+        gpu.zeroed::<i32>(3 * n),
+        gpu.zeroed::<u32>(2 * n),
+    );
+    k.arg_buffer(0, &din).arg_buffer(1, &dout).arg_buffer(2, &dids);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let ids = gpu.read::<u32>(&dids);
+    let mut want = vec![0i32; 3 * n];
+    for members in sub_groups(local, &ids[..n], &ids[n..]) {
+        let size = members.len();
+        assert_eq!(size, max);
+        for (lid, &i) in members.iter().enumerate() {
+            want[i] = data[members[(lid + 3) % size]];
+            want[n + i] = data[members[(lid + size - 1) % size]];
+            let base = lid & !3;
+            want[2 * n + i] = data[members[base + ((lid - base + 1) % 4)]];
+        }
+    }
+    assert_same(&gpu.read::<i32>(&dout), &want, "rotations");
+}

@@ -227,9 +227,16 @@ fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         "cl_khr_subgroup_ballot",
         "cl_khr_subgroup_non_uniform_arithmetic",
         "cl_khr_subgroup_shuffle",
+        // Rotations are shuffles.
+        "cl_khr_subgroup_rotate",
     ];
     if vk.features.subgroup_shuffle_relative {
         names.push("cl_khr_subgroup_shuffle_relative");
+    }
+    // 8- and 16-bit integers and vectors in broadcasts, reductions and
+    // scans (half too, where the device has it).
+    if vk.features.int16 {
+        names.push("cl_khr_subgroup_extended_types");
     }
     names
 }
@@ -905,6 +912,53 @@ mod tests {
         assert_eq!(info.max_compute_units, 1);
         // The allocation limit never exceeds the memory there is.
         assert_eq!(info.max_mem_alloc_size, 1 << 30);
+    }
+
+    #[test]
+    fn atomics_and_sub_groups_follow_the_vulkan_features() {
+        let mut vk = lavapipe_like();
+        let info = derive_device_info(&vk);
+        assert!(info.has_extension("cl_khr_int64_base_atomics"));
+        assert!(info.has_extension("cl_khr_int64_extended_atomics"));
+        let feature =
+            |info: &DeviceInfo, name: &str| info.opencl_c_features.iter().any(|f| f.name == name);
+        assert!(feature(&info, "__opencl_c_atomic_order_acq_rel"));
+        assert!(!feature(&info, "__opencl_c_atomic_order_seq_cst"));
+        assert!(feature(&info, "__opencl_c_work_group_collective_functions"));
+        assert_eq!(
+            info.atomic_memory_capabilities & CL_DEVICE_ATOMIC_ORDER_SEQ_CST,
+            0
+        );
+        // No subgroup operations in the fixture: no sub-groups.
+        assert!(!feature(&info, "__opencl_c_subgroups"));
+        assert_eq!(info.max_num_sub_groups, 0);
+
+        vk.features.shared_int64_atomics = false;
+        assert!(!derive_device_info(&vk).has_extension("cl_khr_int64_base_atomics"));
+        assert!(!derive_target_caps(&vk).int64_atomics);
+
+        let f = &mut vk.features;
+        f.subgroup_basic = true;
+        f.subgroup_vote = true;
+        f.subgroup_ballot = true;
+        f.subgroup_arithmetic = true;
+        f.subgroup_shuffle = true;
+        f.subgroup_shuffle_relative = true;
+        f.subgroup_extended_types = true;
+        let info = derive_device_info(&vk);
+        assert!(feature(&info, "__opencl_c_subgroups"));
+        assert_eq!(info.sub_group_size, 8);
+        assert_eq!(info.max_num_sub_groups, 1024 / 8);
+        // Vulkan gives no independent forward progress.
+        assert!(!info.has_extension("cl_khr_subgroups"));
+        assert!(info.has_extension("cl_khr_subgroup_shuffle_relative"));
+        assert!(info.has_extension("cl_khr_subgroup_extended_types"));
+
+        // A subgroup size that varies between pipelines is not offered.
+        vk.limits.max_subgroup_size = 32;
+        let info = derive_device_info(&vk);
+        assert!(!feature(&info, "__opencl_c_subgroups"));
+        assert!(!info.has_extension("cl_khr_subgroup_ballot"));
     }
 
     #[test]

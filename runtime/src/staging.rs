@@ -25,10 +25,11 @@ const MIN_CLASS: u64 = 4096;
 /// Larger buffers are not kept for reuse. Allocating (and so pinning)
 /// host-visible memory costs far more than copying through it: on an H100
 /// (driver 580) a fresh 128 MiB staging buffer per map held a map at 3 GB/s,
-/// so buffers up to this size are kept.
-const MAX_POOLED: u64 = 256 << 20;
+/// and clpeak's 512 MiB reads ran at 2 GB/s, so buffers up to this size are
+/// kept.
+const MAX_POOLED: u64 = 1 << 30;
 /// Bytes of idle buffers a pool keeps.
-const POOL_CAPACITY: u64 = 256 << 20;
+const POOL_CAPACITY: u64 = 1 << 30;
 
 /// Transfers from this size on go straight between the application's
 /// pages and the buffer when the pages can be imported; below it, pinning
@@ -79,7 +80,7 @@ pub fn mapped_staging(ptr: usize, len: usize) -> Option<(Arc<Buffer>, u64)> {
 /// on an H100 (driver 580) importing 128 MiB of pageable memory per call
 /// cost more than the copy it saved (9 GB/s end to end either way), while
 /// the parallel host copy through pooled staging is faster.
-fn host_import_enabled() -> bool {
+pub fn host_import_requested() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ENABLED.get_or_init(|| std::env::var("FERROCL_HOST_IMPORT").is_ok_and(|v| v == "1"))
 }
@@ -139,7 +140,8 @@ pub unsafe fn host_copy(src: *const u8, dst: *mut u8, len: usize) {
 /// to and from: the pages around them imported with
 /// VK_EXT_external_memory_host. Returns the buffer and the offset of `ptr`
 /// in it, or `None` (then stage) when the transfer is small, the import
-/// is not turned on (`FERROCL_HOST_IMPORT=1`), the device
+/// is not turned on (`FERROCL_HOST_IMPORT=1`) and the transfer fits a
+/// pooled staging buffer, the device
 /// lacks the extension, or the driver refuses these pages (read-only or
 /// file-backed memory, for instance).
 ///
@@ -154,7 +156,10 @@ pub unsafe fn import_host_range(
     ptr: usize,
     len: usize,
 ) -> Option<(Arc<Buffer>, u64)> {
-    if len < IMPORT_MIN_BYTES || !host_import_enabled() {
+    // Past the largest pooled staging buffer, each staged transfer would
+    // allocate one: importing the pages is then the cheaper way.
+    let past_pool = len as u64 > MAX_POOLED;
+    if len < IMPORT_MIN_BYTES || !(host_import_requested() || past_pool) {
         return None;
     }
     // SAFETY: the caller's contract.

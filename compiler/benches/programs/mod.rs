@@ -1,5 +1,8 @@
 //! The programs the compile-speed benchmarks build (shared by the
-//! compiler-only and the clBuildProgram benchmarks).
+//! compiler-only and the clBuildProgram benchmarks), and how they measure
+//! CPU time.
+
+use std::time::Duration;
 
 /// A kernel in the style of the CTS basic suite: a few arguments, vector
 /// loads, a loop, built-ins, a conditional store.
@@ -88,4 +91,19 @@ pub fn large_program(lines: usize) -> String {
         i += 1;
     }
     src
+}
+
+/// CPU time (user + system) this process has used, all threads included
+/// (also those that have exited), from /proc/self/stat; `None` where that
+/// file does not exist. Unlike wall time it barely changes when other
+/// processes load the machine.
+pub fn process_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // contain spaces; utime and stime are fields 14 and 15 of the line.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // /proc reports in USER_HZ, which is 100 on Linux.
+    Some(Duration::from_millis(ticks * 10))
 }

@@ -1344,6 +1344,7 @@ impl<'a> Lowerer<'a> {
                 self.load(&p, span)
             }
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
+                self.check_not_const(inner)?;
                 let place = self.lvalue(inner)?;
                 let mut old = self.load(&place, span)?;
                 if let ExprKind::Ident(n) = &inner.kind {
@@ -1445,7 +1446,33 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// C99 6.5.16: an lvalue that is (part of) a `const` variable cannot
+    /// be assigned.
+    fn check_not_const(&mut self, e: &Expr) -> R<()> {
+        let mut cur = e;
+        loop {
+            match &cur.kind {
+                ExprKind::Index(a, _) | ExprKind::Member(a, _, false) => cur = a,
+                ExprKind::Ident(n) => {
+                    let is_const = self
+                        .lookup(n)
+                        .is_some_and(|s| self.const_vars.contains(&(s.root, s.pool)));
+                    if is_const {
+                        self.error(
+                            e.span,
+                            format!("cannot assign to variable '{n}' with const-qualified type"),
+                        );
+                        return None;
+                    }
+                    return Some(());
+                }
+                _ => return Some(()),
+            }
+        }
+    }
+
     fn assign(&mut self, op: Option<BinOp>, l: &'a Expr, r: &'a Expr, span: Span) -> R<Val> {
+        self.check_not_const(l)?;
         let (place, rv) = match &l.kind {
             ExprKind::Ident(n) if op.is_none() && self.unresolved_generic(n) => {
                 let rv = self.expr(r)?;

@@ -285,6 +285,8 @@ pub(crate) struct Lowerer<'a> {
     /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
     /// yet, by variable (root, pool slot).
     generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    /// Variables declared `const`, by (root, pool slot).
+    const_vars: std::collections::HashSet<(Word, Option<Word>)>,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -375,6 +377,7 @@ pub fn lower(
         global_data: Vec::new(),
         function_statics: HashMap::new(),
         generic_vars: std::collections::HashSet::new(),
+        const_vars: std::collections::HashSet::new(),
     };
     for c in [
         Capability::Shader,
@@ -1460,6 +1463,22 @@ impl<'a> Lowerer<'a> {
                 },
                 Type::Scalar(Scalar::Bool) => {
                     self.error(p.span, "kernel arguments cannot be of type bool");
+                    continue;
+                }
+                // OpenCL C 6.9.k: their size differs between host and device.
+                Type::Scalar(_)
+                    if matches!(
+                        p.type_name.as_str(),
+                        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t"
+                    ) =>
+                {
+                    self.error(
+                        p.span,
+                        format!(
+                            "'{}' cannot be used as the type of a kernel argument",
+                            p.type_name
+                        ),
+                    );
                     continue;
                 }
                 Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, _) if !self.caps.fp16 => {
@@ -2905,9 +2924,10 @@ impl<'a> Lowerer<'a> {
         }
         // A pointer declared without an address space and initialised from
         // a __global, __constant or __local pointer takes that space, as a
-        // generic pointer would (every call is inlined, so it is known).
-        // A pointer into program-scope __constant data is held like a
-        // __private one, whatever the declared space.
+        // generic pointer does (OpenCL C 2.0 and 3.0; every call is inlined,
+        // so it is known). Before 2.0 such a pointer is __private, and the
+        // conversion an error. A pointer into program-scope __constant data
+        // is held like a __private one, whatever the declared space.
         if let (Type::Pointer(elem, declared, q), Some(Init::Expr(e))) = (&v.ty, &v.init) {
             let Some(val) = self.expr(e) else { return };
             let into_constant_data = val
@@ -2917,7 +2937,9 @@ impl<'a> Lowerer<'a> {
             let ty = match &val.ty {
                 _ if into_constant_data => Type::Pointer(elem.clone(), AddrSpace::Private, *q),
                 Type::Pointer(_, sp, _)
-                    if *sp != AddrSpace::Private && *declared == AddrSpace::Private =>
+                    if *sp != AddrSpace::Private
+                        && *declared == AddrSpace::Private
+                        && self.cl_version >= 200 =>
                 {
                     Type::Pointer(elem.clone(), *sp, *q)
                 }
@@ -2939,6 +2961,9 @@ impl<'a> Lowerer<'a> {
             && matches!(v.ty, Type::Pointer(_, AddrSpace::Private, _))
         {
             self.generic_vars.insert((sym.root, sym.pool));
+        }
+        if v.qual & crate::sema::types::qual::CONST != 0 && !v.ty.is_pointer() {
+            self.const_vars.insert((sym.root, sym.pool));
         }
         self.bind(&v.name, sym);
         if let Some(init) = &v.init {

@@ -101,6 +101,7 @@ impl<'a> Lowerer<'a> {
             | SubGroupFn::LtMask => "cl_khr_subgroup_ballot",
             SubGroupFn::Shuffle | SubGroupFn::ShuffleXor => "cl_khr_subgroup_shuffle",
             SubGroupFn::ShuffleUp | SubGroupFn::ShuffleDown => "cl_khr_subgroup_shuffle_relative",
+            SubGroupFn::Rotate | SubGroupFn::ClusteredRotate => "cl_khr_subgroup_rotate",
             _ => "cl_khr_subgroups",
         };
         self.require_extension(ext, name, span)?;
@@ -126,7 +127,9 @@ impl<'a> Lowerer<'a> {
             | SubGroupFn::Shuffle
             | SubGroupFn::ShuffleXor
             | SubGroupFn::ShuffleUp
-            | SubGroupFn::ShuffleDown => 2,
+            | SubGroupFn::ShuffleDown
+            | SubGroupFn::Rotate => 2,
+            SubGroupFn::ClusteredRotate => 3,
             _ => 1,
         };
         if args.len() != want {
@@ -256,8 +259,11 @@ impl<'a> Lowerer<'a> {
             SubGroupFn::Collective(GroupOp::Broadcast) | SubGroupFn::NonUniformBroadcast => {
                 let v = vals.remove(0);
                 // cl_khr_subgroup_ballot's non-uniform broadcast takes
-                // vectors too.
-                let t = if f == SubGroupFn::NonUniformBroadcast {
+                // vectors too, and so does sub_group_broadcast with
+                // cl_khr_subgroup_extended_types.
+                let t = if f == SubGroupFn::NonUniformBroadcast
+                    || self.has_extension("cl_khr_subgroup_extended_types")
+                {
                     self.subgroup_vector_type(&v.ty, name, span)?
                 } else {
                     self.subgroup_type(&v.ty, name, span)?
@@ -378,6 +384,33 @@ impl<'a> Lowerer<'a> {
                 );
                 let ty = self.sty(&t);
                 Some(Val::new(self.op(op, ty, &[scope, v.id, i.id]), t))
+            }
+            SubGroupFn::Rotate | SubGroupFn::ClusteredRotate => {
+                // A shuffle from (id + delta) modulo the maximum sub-group
+                // size, or within the cluster; both sizes are powers of
+                // two, so the modulo is a mask and a negative delta wraps.
+                self.m.capability(Capability::GroupNonUniformShuffle);
+                let v = vals.remove(0);
+                let t = self.subgroup_type(&v.ty, name, span)?;
+                let delta = self.convert(vals.remove(0), &Type::INT, span, false)?;
+                let lid = self.subgroup_input(BuiltIn::SubgroupLocalInvocationId);
+                let sum = self.op(Op::IAdd, u, &[lid, delta.id]);
+                let one = self.u32c(1);
+                let index = if f == SubGroupFn::Rotate {
+                    let size = self.subgroup_input(BuiltIn::SubgroupSize);
+                    let mask = self.op(Op::ISub, u, &[size, one]);
+                    self.op(Op::BitwiseAnd, u, &[sum, mask])
+                } else {
+                    let cs = self.convert(vals.remove(0), &Type::UINT, span, false)?;
+                    let mask = self.op(Op::ISub, u, &[cs.id, one]);
+                    let inside = self.op(Op::BitwiseAnd, u, &[sum, mask]);
+                    let not_mask = self.op(Op::Not, u, &[mask]);
+                    let base = self.op(Op::BitwiseAnd, u, &[lid, not_mask]);
+                    self.op(Op::BitwiseOr, u, &[base, inside])
+                };
+                let ty = self.sty(&t);
+                let r = self.op(Op::GroupNonUniformShuffle, ty, &[scope, v.id, index]);
+                Some(Val::new(r, t))
             }
             SubGroupFn::Barrier => None,
         }

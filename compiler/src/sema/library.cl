@@ -552,12 +552,13 @@ float __ferrocl_nextafter(float x, float y) {
 }
 
 float __ferrocl_rootn(float x, int n) {
-    if (n == 0) return NAN;
-    if (x < 0.0f) {
-        if ((n & 1) == 0) return NAN;
-        return -__ferrocl_pow(-x, 1.0f / (float)n);
+    if (n == 0 || isnan(x) || (x < 0.0f && (n & 1) == 0)) return NAN;
+    if (x == 0.0f || isinf(x)) {
+        // 0 and infinity swap for negative n; odd roots keep x's sign.
+        float z = ((x == 0.0f) == (n < 0)) ? INFINITY : 0.0f;
+        return (n & 1) != 0 ? copysign(z, x) : z;
     }
-    return __ferrocl_pow(x, 1.0f / (float)n);
+    return copysign(__ferrocl_pow(fabs(x), 1.0f / (float)n), x);
 }
 
 // ---- erf, erfc, tgamma and lgamma in float -------------------------------
