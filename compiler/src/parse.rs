@@ -241,6 +241,25 @@ impl<'a> Parser<'a> {
             || self.typedef(s).is_some()
     }
 
+    /// Do the tokens from here read `( * name ) (`, a pointer to a
+    /// function?
+    fn declares_function_pointer(&self) -> bool {
+        let mut k = 2;
+        while matches!(self.peek_at(k).kind, TokenKind::Identifier(_)) && k < 6 {
+            k += 1;
+        }
+        self.is_punct_at(k, ")") && self.is_punct_at(k + 1, "(")
+    }
+
+    /// An address space qualifier; OpenCL C 6.7 allows one per type.
+    fn set_space(&mut self, specs: &mut Specs, space: AddrSpace) {
+        if specs.space.is_some_and(|s| s != space) {
+            self.diags
+                .error(self.span(), "multiple address spaces specified for type");
+        }
+        specs.space = Some(space);
+    }
+
     /// Is `generic` at token `n` the address space (OpenCL C 2.0) rather
     /// than a name? It is when a type, a qualifier or a declarator follows.
     fn generic_keyword_at(&self, n: usize) -> bool {
@@ -503,11 +522,15 @@ impl<'a> Parser<'a> {
                 "const" | "__const" => specs.qual |= qual::CONST,
                 "volatile" | "__volatile" => specs.qual |= qual::VOLATILE,
                 "restrict" | "__restrict" => specs.qual |= qual::RESTRICT,
-                "__global" | "global" => specs.space = Some(AddrSpace::Global),
-                "__local" | "local" => specs.space = Some(AddrSpace::Local),
-                "__constant" | "constant" => specs.space = Some(AddrSpace::Constant),
-                "__private" | "private" | "__generic" => specs.space = Some(AddrSpace::Private),
-                "generic" if self.generic_keyword_at(0) => specs.space = Some(AddrSpace::Private),
+                "__global" | "global" => self.set_space(&mut specs, AddrSpace::Global),
+                "__local" | "local" => self.set_space(&mut specs, AddrSpace::Local),
+                "__constant" | "constant" => self.set_space(&mut specs, AddrSpace::Constant),
+                "__private" | "private" | "__generic" => {
+                    self.set_space(&mut specs, AddrSpace::Private)
+                }
+                "generic" if self.generic_keyword_at(0) => {
+                    self.set_space(&mut specs, AddrSpace::Private)
+                }
                 "__kernel" | "kernel" => specs.is_kernel = true,
                 "__read_only" | "read_only" => specs.access = Access::ReadOnly,
                 "__write_only" | "write_only" => specs.access = Access::WriteOnly,
@@ -799,6 +822,12 @@ impl<'a> Parser<'a> {
         }
         let mut name = None;
         let mut dspan = span;
+        if self.is_punct("(") && self.is_punct_at(1, "*") && self.declares_function_pointer() {
+            self.diags.error(
+                self.span(),
+                "pointers to functions (function pointers) are not allowed in OpenCL C",
+            );
+        }
         if let Some(n) = self.ident_text() {
             if !is_specifier_keyword(n) {
                 name = Some(n.to_string());

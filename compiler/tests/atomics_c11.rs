@@ -50,6 +50,9 @@ fn every_c11_atomic_form_validates() {
             atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE,
                                    memory_order_seq_cst, memory_scope_work_item);
             atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_relaxed, memory_scope_work_group);
+            work_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_device);
+            work_group_barrier(CLK_LOCAL_MEM_FENCE, memory_scope_work_group);
+            work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_sub_group);
             float f = atomic_load(gf) + atomic_exchange(&gf[1], 1.0f);
             atomic_store(&gf[2], f);
             float fe = 1.0f;

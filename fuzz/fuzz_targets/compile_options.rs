@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         source: "#define H(x) ((float)(x) * 2.0f)\n".to_string(),
     }];
     let caps = TargetCaps {
-        fp64: data.len() % 2 == 1,
+        fp64: !data.len().is_multiple_of(2),
         ..TargetCaps::default()
     };
     let request = CompileRequest {

@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let source = String::from_utf8_lossy(data);
-    let caps = if data.len() % 2 == 0 {
+    let caps = if data.len().is_multiple_of(2) {
         TargetCaps::default()
     } else {
         fp64_caps()

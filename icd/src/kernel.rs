@@ -436,7 +436,7 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
             let word = std::mem::size_of::<usize>();
             if input_value.is_null()
                 || input_value_size == 0
-                || input_value_size % word != 0
+                || !input_value_size.is_multiple_of(word)
                 || input_value_size / word > 3
             {
                 return Err(CL_INVALID_VALUE);

@@ -163,7 +163,7 @@ fn allocations_per_steady_launch(launches: usize) -> usize {
         let local = 64usize;
         // Alternating factors that multiply to one keep the data finite.
         let launch = |i: usize| {
-            let factor = if i % 2 == 0 { 2.0f32 } else { 0.5 };
+            let factor = if i.is_multiple_of(2) { 2.0f32 } else { 0.5 };
             let status = clSetKernelArg(kernel, 1, 4, (&factor as *const f32).cast());
             if status != CL_SUCCESS {
                 return status;

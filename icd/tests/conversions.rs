@@ -446,8 +446,8 @@ fn device(gpu: &Gpu) -> Device {
     };
     Device {
         fp64,
-        float_denorms: single & CL_FP_DENORM as u64 != 0,
-        double_denorms: double & CL_FP_DENORM as u64 != 0,
+        float_denorms: single & CL_FP_DENORM != 0,
+        double_denorms: double & CL_FP_DENORM != 0,
     }
 }
 

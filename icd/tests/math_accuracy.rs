@@ -225,7 +225,7 @@ fn flush(x: f32) -> f32 {
 fn measure(gpu: &Gpu, case: &Case, options: &str) -> (f64, Option<String>, usize) {
     let denorms = {
         let config: u64 = gpu.device_info(CL_DEVICE_SINGLE_FP_CONFIG);
-        config & CL_FP_DENORM as u64 != 0
+        config & CL_FP_DENORM != 0
     };
     let src = format!(
         "__kernel void k(__global const float *pa, __global const float *pb,\n\

@@ -161,7 +161,7 @@ fn check(case: Case) {
         return;
     }
     let config: u64 = gpu.device_info(CL_DEVICE_DOUBLE_FP_CONFIG);
-    let denorms = config & CL_FP_DENORM as u64 != 0;
+    let denorms = config & CL_FP_DENORM != 0;
     let seed = case
         .name
         .bytes()
@@ -180,7 +180,7 @@ fn check(case: Case) {
     }
     while a.len() < 1 << 15 {
         for v in [&mut a, &mut b, &mut c] {
-            let x = if rng.next_u32() % 4 == 0 {
+            let x = if rng.next_u32().is_multiple_of(4) {
                 f64::from_bits(((rng.next_u32() as u64) << 32) | rng.next_u32() as u64)
             } else {
                 random_f64(&mut rng, case.range.0, case.range.1)

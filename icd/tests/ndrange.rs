@@ -259,3 +259,16 @@ fn ids_and_offsets_past_32_bits() {
     }
     assert_same(&gpu.read::<u64>(&out), &want, "ids around 2^32 and 2^40");
 }
+
+#[test]
+fn offset_plus_size_past_size_t_is_invalid() {
+    let gpu = Gpu::new();
+    let k = gpu.kernel_with_options(IDS, "ids", "-cl-std=CL3.0");
+    let out = gpu.zeroed::<u64>(16 * STRIDE);
+    k.arg_buffer(0, &out).arg_local(1, 4);
+    assert_eq!(
+        gpu.try_run(&k, &[16], Some(&[4]), Some(&[usize::MAX - 5])),
+        ferrocl_runtime::cl::CL_INVALID_GLOBAL_OFFSET
+    );
+    gpu.finish();
+}

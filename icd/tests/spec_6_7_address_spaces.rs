@@ -199,3 +199,33 @@ fn program_scope_pointer_to_a_global_variable() {
     )];
     check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL3.0", 0.0);
 }
+
+#[test]
+fn local_pointer_kernel_arguments() {
+    let gpu = common::Gpu::new();
+    let src = r#"
+        kernel void k(global const int *in, global int *out, local int *a, local float4 *b) {
+            size_t l = get_local_id(0), n = get_local_size(0);
+            a[l] = in[get_global_id(0)];
+            b[l] = (float4)((float)l);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = a[n - 1 - l] + (int)b[n - 1 - l].w;
+        }"#;
+    let k = gpu.kernel(src, "k");
+    let n = 64usize;
+    let input: Vec<i32> = (0..n as i32).map(|v| v * 5 - 7).collect();
+    let din = gpu.buffer(&input);
+    let dout = gpu.zeroed::<i32>(n);
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_local(2, 16 * 4)
+        .arg_local(3, 16 * 16);
+    gpu.run(&k, &[n], Some(&[16]), None);
+    let want: Vec<i32> = (0..n)
+        .map(|g| {
+            let (base, l) = (g / 16 * 16, g % 16);
+            input[base + 15 - l] + (15 - l) as i32
+        })
+        .collect();
+    common::assert_same(&gpu.read::<i32>(&dout), &want, "__local pointer arguments");
+}

@@ -4,7 +4,8 @@
 //! ABI in `ferrocl_compiler`'s docs) as `clSetKernelArg` receives them;
 //! buffer arguments keep their `cl_mem` alive and are turned into device
 //! addresses when the kernel is enqueued. Pipelines are cached per (device,
-//! work-group size, `__local` argument sizes).
+//! work-group size, enqueued local size, `__local` argument sizes): a
+//! non-uniform NDRange dispatches each of its regions with its own.
 
 use crate::api::{ApiHeader, ApiObject, Tag};
 use crate::cl::*;

@@ -400,7 +400,8 @@ fn imported_host_region(
         return Ok(None);
     }
     let start = host + host_rect.offset(0, 0, 0);
-    if let Some(found) = staging::mapped_staging(start, region[0]) {
+    let device = staging::device_key(&queue.device);
+    if let Some(found) = staging::mapped_staging(start, region[0], device) {
         return Ok(Some(found));
     }
     if region[0] < staging::IMPORT_MIN_BYTES {
@@ -656,7 +657,12 @@ pub fn enqueue_map(
     let write = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
     let fetch = map_flags & CL_MAP_WRITE_INVALIDATE_REGION == 0;
     if ptr == stage_ptr {
-        staging::register_mapping(ptr, size, stage.buffer());
+        staging::register_mapping(
+            ptr,
+            size,
+            stage.buffer(),
+            staging::device_key(&queue.device),
+        );
     }
     mem.maps.lock().push(Mapping {
         ptr,

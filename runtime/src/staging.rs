@@ -45,32 +45,51 @@ const MIN_PAGE_SIZE: u64 = 4096;
 /// buffers: a read or write whose host pointer lies in one (the "pinned"
 /// memory of a mapped `CL_MEM_ALLOC_HOST_PTR` buffer) is a GPU copy from or
 /// to that staging buffer, with no host copy.
-static MAPPED_STAGING: Mutex<Vec<(usize, usize, Weak<Buffer>)>> = Mutex::new(Vec::new());
+/// Each entry: start, length, the staging buffer, and the device it lives
+/// on (a copy may only join buffers of one Vulkan device).
+static MAPPED_STAGING: Mutex<Vec<MappedStaging>> = Mutex::new(Vec::new());
 
-/// Records that `[ptr, ptr + len)` is the mapped memory of `buffer` until
+struct MappedStaging {
+    ptr: usize,
+    len: usize,
+    buffer: Weak<Buffer>,
+    device: usize,
+}
+
+/// The identity [`register_mapping`] and [`mapped_staging`] compare
+/// devices by.
+pub fn device_key(device: &crate::device::Device) -> usize {
+    device as *const crate::device::Device as usize
+}
+
+/// Records that `[ptr, ptr + len)` is the mapped memory of `buffer`, a
+/// buffer of the device with [`device_key`] `device`, until
 /// [`unregister_mapping`].
-pub fn register_mapping(ptr: usize, len: usize, buffer: &Arc<Buffer>) {
-    MAPPED_STAGING
-        .lock()
-        .push((ptr, len, Arc::downgrade(buffer)));
+pub fn register_mapping(ptr: usize, len: usize, buffer: &Arc<Buffer>, device: usize) {
+    MAPPED_STAGING.lock().push(MappedStaging {
+        ptr,
+        len,
+        buffer: Arc::downgrade(buffer),
+        device,
+    });
 }
 
 /// Forgets the mapping registered at `ptr` (the latest one, when a staging
 /// buffer was mapped twice).
 pub fn unregister_mapping(ptr: usize) {
     let mut mapped = MAPPED_STAGING.lock();
-    if let Some(i) = mapped.iter().rposition(|m| m.0 == ptr) {
+    if let Some(i) = mapped.iter().rposition(|m| m.ptr == ptr) {
         mapped.swap_remove(i);
     }
 }
 
-/// The staging buffer whose live mapping holds `[ptr, ptr + len)`, and the
-/// offset of `ptr` in it.
-pub fn mapped_staging(ptr: usize, len: usize) -> Option<(Arc<Buffer>, u64)> {
+/// The staging buffer of device `device` whose live mapping holds
+/// `[ptr, ptr + len)`, and the offset of `ptr` in it.
+pub fn mapped_staging(ptr: usize, len: usize, device: usize) -> Option<(Arc<Buffer>, u64)> {
     let mapped = MAPPED_STAGING.lock();
-    mapped.iter().rev().find_map(|(start, size, buffer)| {
-        let inside = ptr >= *start && ptr.checked_add(len)? <= start + size;
-        let buffer = buffer.upgrade().filter(|_| inside)?;
+    mapped.iter().rev().find_map(|m| {
+        let inside = m.device == device && ptr >= m.ptr && ptr.checked_add(len)? <= m.ptr + m.len;
+        let buffer = m.buffer.upgrade().filter(|_| inside)?;
         let base = buffer.mapped_ptr()?.as_ptr() as usize;
         Some((buffer, (ptr - base) as u64))
     })

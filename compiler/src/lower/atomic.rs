@@ -36,11 +36,22 @@ impl<'a> Lowerer<'a> {
         if flags & 2 != 0 {
             sem |= SEM_UNIFORM;
         }
+        // `work_group_barrier(flags, scope)`: the memory scope is given;
+        // without it, work-group scope.
+        let memory = match args.get(1) {
+            Some(e) => {
+                let scope = self.memory_argument(e, MSCOPE_DEVICE)?;
+                // Never narrower than the work-group the barrier waits for.
+                self.memory_scope(scope, SCOPE_DEVICE).min(SCOPE_WORKGROUP)
+            }
+            None => SCOPE_WORKGROUP,
+        };
         let wg = self.u32c(SCOPE_WORKGROUP);
+        let memory = self.u32c(memory);
         let sem = self.u32c(sem);
         match kind {
-            Fence::Barrier => self.op_void(Op::ControlBarrier, &[wg, wg, sem]),
-            Fence::MemFence => self.op_void(Op::MemoryBarrier, &[wg, sem]),
+            Fence::Barrier => self.op_void(Op::ControlBarrier, &[wg, memory, sem]),
+            Fence::MemFence => self.op_void(Op::MemoryBarrier, &[memory, sem]),
         }
         Some(Val::new(0, Type::Void))
     }

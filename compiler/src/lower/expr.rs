@@ -1484,6 +1484,15 @@ impl<'a> Lowerer<'a> {
                 (place, self.expr(r)?)
             }
         };
+        if let Place::Swizzle { comps, .. } = &place {
+            if (1..comps.len()).any(|i| comps[..i].contains(&comps[i])) {
+                self.error(
+                    l.span,
+                    "a swizzle that names a component twice cannot be assigned",
+                );
+                return None;
+            }
+        }
         let t = place.ty().clone();
         let v = match op {
             None => self.convert(rv, &t, r.span, false)?,

@@ -954,6 +954,16 @@ impl<'a> Lowerer<'a> {
             self.error(g.span, format!("redefinition of '{}'", g.name));
             return;
         }
+        if g.space == AddrSpace::Constant && g.init.is_none() && !g.is_extern {
+            self.error(
+                g.span,
+                format!(
+                    "variable '{}' in the __constant address space must be initialized",
+                    g.name
+                ),
+            );
+            return;
+        }
         let sym = if g.space == AddrSpace::Constant {
             self.constant_variable(g)
         } else {
@@ -1441,6 +1451,13 @@ impl<'a> Lowerer<'a> {
         let mut offset = 0u32;
         for p in &f.params {
             let (kind, aq, size, align) = match &p.ty {
+                Type::Pointer(inner, ..) if inner.is_pointer() => {
+                    self.error(
+                        p.span,
+                        "kernel arguments cannot be pointers to pointers",
+                    );
+                    continue;
+                }
                 Type::Pointer(_, AddrSpace::Global, _) => {
                     (ArgKind::Buffer, AddressQualifier::Global, 8, 8)
                 }
@@ -2794,6 +2811,21 @@ impl<'a> Lowerer<'a> {
     }
 
     fn local_decl(&mut self, v: &'a VarDecl) {
+        if self.scopes.last().is_some_and(|s| s.contains_key(&v.name)) {
+            self.error(v.span, format!("redefinition of '{}'", v.name));
+            return;
+        }
+        if matches!(v.ty, Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, _))
+            && !self.caps.fp16
+            && self.in_library == 0
+        {
+            self.error(
+                v.span,
+                "variables of type 'half' need cl_khr_fp16; without it half is only \
+                 accessed through pointers (vload_half, vstore_half)",
+            );
+            return;
+        }
         if v.is_static {
             // Made before the kernels (errors reported then).
             if let Some(sym) = self.function_statics.get(&v.span).cloned() {

@@ -785,14 +785,24 @@ pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
 pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
-    // pown is lowered as the library's pow; 64-bit mad_sat is in the library.
+    // Special built-ins whose lowering calls the library; 64-bit mad_sat is
+    // in the library too.
     matches!(
         identifier,
-        "pown" | "rootn" | "ilogb" | "mad_sat" | "lgamma_r" | "fmod" | "hypot" | "remainder" | "remquo" | "ldexp" | "sincos"
-    )
-        || TABLE
-            .iter()
-            .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
+        "pown"
+            | "rootn"
+            | "ilogb"
+            | "mad_sat"
+            | "lgamma_r"
+            | "fmod"
+            | "hypot"
+            | "remainder"
+            | "remquo"
+            | "ldexp"
+            | "sincos"
+    ) || TABLE
+        .iter()
+        .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
 }
 
 /// Finds the built-in `name`, or `None` if there is none.

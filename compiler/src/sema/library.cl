@@ -162,7 +162,7 @@ float __ferrocl_atan(float x) {
     float s = t - t * z * (0.33333334f - z * (0.2f - z * (0.14285715f - z * (0.11111111f
         - z * (0.09090909f - z * (0.07692308f - z * (0.06666667f - z * (0.05882353f - z * 0.05263158f))))))));
     float r = base + s;
-    return x < 0.0f ? -r : r;
+    return copysign(r, x);
 }
 
 float __ferrocl_atan2(float y, float x) {

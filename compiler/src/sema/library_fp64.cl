@@ -424,7 +424,7 @@ double __ferrocl_atan_f64(double x) {
         - z * (0.03225806451612903 - z * (0.030303030303030304 - z * (0.02857142857142857
         - z * (0.02702702702702703 - z * (0.02564102564102564 - z * 0.024390243902439025)))))))))))))))))));
     double r = base + s;
-    return x < 0.0 ? -r : r;
+    return copysign(r, x);
 }
 
 double __ferrocl_atan2_f64(double y, double x) {
