@@ -176,7 +176,10 @@ fn spec_restrictions_on_declarations() {
     let log = build_error("kernel void k(global int *o) {\n  int a = 1;\n  int a = 2;\n}\n");
     assert_has(&log, "<source>:3:7: error: redefinition of 'a'");
     let log = build_error("kernel void k(global int *o) {\n  const int c = 1;\n  c++;\n}\n");
-    assert_has(&log, "cannot assign to variable 'c' with const-qualified type");
+    assert_has(
+        &log,
+        "cannot assign to variable 'c' with const-qualified type",
+    );
     let log = build_error("constant int c;\nkernel void k(global int *o) { o[0] = c; }\n");
     assert_has(&log, "in the __constant address space must be initialized");
     let log = build_error("kernel void k(global int2 *o, int2 v) {\n  v.yy = (int2)(1, 2);\n}\n");
@@ -184,11 +187,20 @@ fn spec_restrictions_on_declarations() {
     let log = build_error("kernel void k(global local int *o) { }\n");
     assert_has(&log, "multiple address spaces");
     let log = build_error("kernel void k(global int *o, ptrdiff_t d) { }\n");
-    assert_has(&log, "'ptrdiff_t' cannot be used as the type of a kernel argument");
+    assert_has(
+        &log,
+        "'ptrdiff_t' cannot be used as the type of a kernel argument",
+    );
     let log = build_error("kernel void k(global int *o) {\n  int (*f)(int);\n}\n");
     assert_has(&log, "function pointers");
     let log = build_error("kernel void k(global float *o) {\n  half h;\n}\n");
-    assert_has(&log, "<source>:2:8: error: variables of type 'half' need cl_khr_fp16");
+    assert_has(
+        &log,
+        "<source>:2:8: error: variables of type 'half' need cl_khr_fp16",
+    );
     let log = build_error("kernel void k(global int *o) {\n  int *p = o;\n}\n");
-    assert_has(&log, "cannot convert a pointer to the __global address space");
+    assert_has(
+        &log,
+        "cannot convert a pointer to the __global address space",
+    );
 }

@@ -14,7 +14,9 @@ fn survives(source: &str, options: &str) {
         options,
         headers: &[],
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| compile(&request, &TargetCaps::default())));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        compile(&request, &TargetCaps::default())
+    }));
     match outcome {
         Err(_) => panic!("the compiler panicked on:\n{source:?}"),
         Ok(Err(e)) => assert!(
@@ -31,5 +33,8 @@ fn survives(source: &str, options: &str) {
 fn universal_character_name_cut_by_a_multibyte_character() {
     survives("constant char s[] = \"\\u00\u{20ac}\";\n", "");
     survives("constant char s[] = \"\\u0\u{e9}0\";\n", "");
-    survives("kernel void k(global char *o) { o[0] = \"\\U000000\u{20ac}x\"[0]; }\n", "");
+    survives(
+        "kernel void k(global char *o) { o[0] = \"\\U000000\u{20ac}x\"[0]; }\n",
+        "",
+    );
 }

@@ -679,8 +679,15 @@ mod tests {
         assert!(device_value::<u32>(device, CL_DEVICE_MAX_COMPUTE_UNITS) >= 1);
         assert_eq!(
             device_value::<u32>(device, CL_DEVICE_IMAGE_SUPPORT),
-            CL_FALSE
+            CL_TRUE
         );
+        // The full-profile minimums for a device with images.
+        assert!(device_value::<usize>(device, CL_DEVICE_IMAGE2D_MAX_WIDTH) >= 16384);
+        assert!(device_value::<usize>(device, CL_DEVICE_IMAGE3D_MAX_DEPTH) >= 2048);
+        assert!(device_value::<usize>(device, CL_DEVICE_IMAGE_MAX_ARRAY_SIZE) >= 2048);
+        assert!(device_value::<u32>(device, CL_DEVICE_MAX_READ_IMAGE_ARGS) >= 128);
+        assert!(device_value::<u32>(device, CL_DEVICE_MAX_WRITE_IMAGE_ARGS) >= 64);
+        assert!(device_value::<u32>(device, CL_DEVICE_MAX_SAMPLERS) >= 16);
         assert_eq!(device_value::<u32>(device, CL_DEVICE_AVAILABLE), CL_TRUE);
         assert_eq!(device_value::<u32>(device, CL_DEVICE_REFERENCE_COUNT), 1);
         assert_eq!(device_value::<[u8; 16]>(device, CL_DEVICE_UUID).len(), 16);

@@ -1138,8 +1138,8 @@ fn kernels_see_the_image_descriptor() {
             null(),
             null_mut(),
         ));
-        for i in 0..w * h {
-            assert_eq!(out[i], i as u32 + (3 << 8), "pixel {i}");
+        for (i, &value) in out.iter().take(w * h).enumerate() {
+            assert_eq!(value, i as u32 + (3 << 8), "pixel {i}");
         }
         assert_eq!((out[64], out[65]), (w as u32, h as u32));
         ok(clReleaseMemObject(buffer));

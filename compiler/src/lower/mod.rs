@@ -1452,10 +1452,7 @@ impl<'a> Lowerer<'a> {
         for p in &f.params {
             let (kind, aq, size, align) = match &p.ty {
                 Type::Pointer(inner, ..) if inner.is_pointer() => {
-                    self.error(
-                        p.span,
-                        "kernel arguments cannot be pointers to pointers",
-                    );
+                    self.error(p.span, "kernel arguments cannot be pointers to pointers");
                     continue;
                 }
                 Type::Pointer(_, AddrSpace::Global, _) => {
@@ -2815,8 +2812,10 @@ impl<'a> Lowerer<'a> {
             self.error(v.span, format!("redefinition of '{}'", v.name));
             return;
         }
-        if matches!(v.ty, Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, _))
-            && !self.caps.fp16
+        if matches!(
+            v.ty,
+            Type::Scalar(Scalar::Half) | Type::Vector(Scalar::Half, _)
+        ) && !self.caps.fp16
             && self.in_library == 0
         {
             self.error(
