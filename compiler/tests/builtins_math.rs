@@ -170,3 +170,13 @@ fn conversion_sat_to_float_is_an_error() {
     );
     assert!(log.contains("_sat"), "{log}");
 }
+
+#[test]
+fn half_and_native_forms_build() {
+    let src = "__kernel void k(__global float4 *x) {\n\
+               float4 a = x[0], b = x[1];\n\
+               x[2] = half_exp10(a) + half_log(a) + half_log2(a) + half_log10(a) + half_powr(a, b)\n\
+               + half_exp(a) + half_sin(a) + half_rsqrt(a) + half_divide(a, b) + half_recip(b)\n\
+               + native_exp10(a) + native_log(a) + native_powr(a, b) + native_sin(a);\n}\n";
+    build_opts(src, "", &common::caps());
+}

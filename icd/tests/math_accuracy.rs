@@ -1002,15 +1002,3 @@ fn sincos_matches_sin_and_cos_bounds() {
         );
     }
 }
-#[test]
-fn scratch_exp() {
-    let gpu = Gpu::new();
-    let src = "__kernel void k(__global const float *x, __global float *o) { size_t i = get_global_id(0); o[i] = exp(x[i]); o[i+2] = exp2(x[i]); }\n";
-    let xs = [f32::from_bits(0xbcfd8a00), f32::from_bits(0xbd824600)];
-    let k = gpu.kernel(src, "k");
-    let (dx, d) = (gpu.buffer(&xs), gpu.zeroed::<f32>(4));
-    k.arg_buffer(0, &dx).arg_buffer(1, &d);
-    gpu.run(&k, &[2], None, None);
-    let g = gpu.read::<f32>(&d);
-    println!("{:?} exp {} {} exp2 {} {}", xs, ulp_error(g[0], (xs[0] as f64).exp()), ulp_error(g[1], (xs[1] as f64).exp()), ulp_error(g[2], (xs[0] as f64).exp2()), ulp_error(g[3], (xs[1] as f64).exp2()));
-}

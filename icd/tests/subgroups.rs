@@ -379,7 +379,7 @@ fn kernel_sub_group_info_answers_for_the_device() {
         "CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE",
     );
     let size = one[0];
-    assert!(size >= 1 && size <= 64);
+    assert!((1..=64).contains(&size));
     check(
         query(CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[3, 1], &mut one),
         "CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE",
@@ -460,7 +460,9 @@ fn extended_types_in_broadcasts_reductions_and_scans() {
     let n = local * groups;
     let mut rng = XorShift::new(43);
     let c: Vec<i8> = (0..n).map(|_| (rng.next_u32() % 40) as i8 - 20).collect();
-    let s: Vec<i16> = (0..n).map(|_| (rng.next_u32() % 4000) as i16 - 2000).collect();
+    let s: Vec<i16> = (0..n)
+        .map(|_| (rng.next_u32() % 4000) as i16 - 2000)
+        .collect();
     let k = gpu.kernel(src, "k");
     let (dc, ds, dout, dids) = (
         gpu.buffer(&c),
@@ -528,7 +530,9 @@ fn rotations_within_the_sub_group_and_clusters() {
         gpu.zeroed::<i32>(3 * n),
         gpu.zeroed::<u32>(2 * n),
     );
-    k.arg_buffer(0, &din).arg_buffer(1, &dout).arg_buffer(2, &dids);
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dout)
+        .arg_buffer(2, &dids);
     gpu.run(&k, &[n], Some(&[local]), None);
     let ids = gpu.read::<u32>(&dids);
     let mut want = vec![0i32; 3 * n];
