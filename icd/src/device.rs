@@ -351,8 +351,9 @@ unsafe fn device_info(
             CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => write_info(&0u32, size, ptr, size_ret),
-            // Sub-groups are not exposed.
-            CL_DEVICE_MAX_NUM_SUB_GROUPS => write_info(&0u32, size, ptr, size_ret),
+            CL_DEVICE_MAX_NUM_SUB_GROUPS => {
+                write_info(&info.max_num_sub_groups, size, ptr, size_ret)
+            }
             CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => {
                 write_info(&false, size, ptr, size_ret)
             }
@@ -365,8 +366,10 @@ unsafe fn device_info(
             // Non-uniform NDRanges run as up to 8 regions of uniform
             // dispatches.
             CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => write_info(&true, size, ptr, size_ret),
-            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-            | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => write_info(&false, size, ptr, size_ret),
+            CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
+                write_info(&info.work_group_collective_functions, size, ptr, size_ret)
+            }
+            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => write_info(&false, size, ptr, size_ret),
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(
                 &info.preferred_work_group_size_multiple,
                 size,

@@ -32,7 +32,7 @@ fn int_reference(data: &[i32], local: usize, pick: usize) -> Vec<i32> {
         let min = *chunk.iter().min().unwrap_or(&0);
         let max = *chunk.iter().max().unwrap_or(&0);
         let all = chunk.iter().all(|&v| v > -900);
-        let any = chunk.iter().any(|&v| v == 77);
+        let any = chunk.contains(&77);
         let (mut incl, mut incl_min, mut excl_max) = (0i32, i32::MAX, i32::MIN);
         for (l, &v) in chunk.iter().enumerate() {
             let i = base + l;

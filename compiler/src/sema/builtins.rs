@@ -785,6 +785,11 @@ pub const LIBRARY_SOURCE: &str = include_str!("library.cl");
 pub const LIBRARY_FP64_SOURCE: &str = include_str!("library_fp64.cl");
 
 pub fn uses_library(identifier: &str) -> bool {
+    // `half_exp10` and `native_exp10` are the library's exp10 too.
+    let identifier = identifier
+        .strip_prefix("half_")
+        .or_else(|| identifier.strip_prefix("native_"))
+        .unwrap_or(identifier);
     // Special built-ins whose lowering calls the library; 64-bit mad_sat is
     // in the library too.
     matches!(
