@@ -177,3 +177,29 @@ fn misuse_is_diagnosed() {
         assert!(log.contains(want), "for {src}\nwanted '{want}' in:\n{log}");
     }
 }
+
+#[test]
+fn c11_atomic_types_and_enumerators_are_declared() {
+    // The 2.0 atomic type names, `memory_order`/`memory_scope` variables,
+    // and the initializer macros, as the CTS c11_atomics suite writes them.
+    let src = r#"
+        kernel void k(global atomic_int *a, global atomic_ulong *b, global atomic_float *c,
+                      global int *out) {
+            atomic_flag f = ATOMIC_FLAG_INIT;
+            atomic_int init = ATOMIC_VAR_INIT(3);
+            memory_order o = memory_order_relaxed;
+            memory_scope s = memory_scope_device;
+            int v = atomic_fetch_add_explicit(a, 1, o, s);
+            ulong w = atomic_load(b);
+            float x = atomic_load_explicit(c, memory_order_acquire);
+            out[get_global_id(0)] = v + (int)w + (int)x + f + init + o + s;
+        }"#;
+    let caps = caps_with(&[], true);
+    let opts = ferrocl_compiler::CompileRequest {
+        source: src,
+        options: "-cl-std=CL2.0",
+        headers: &[],
+    };
+    let program = ferrocl_compiler::compile(&opts, &caps).unwrap_or_else(|e| panic!("{}", e.log));
+    common::validate(&program.spirv);
+}

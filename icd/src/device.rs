@@ -253,6 +253,9 @@ unsafe fn device_info(
             }
             CL_DEVICE_SINGLE_FP_CONFIG => write_info(&info.single_fp_config, size, ptr, size_ret),
             CL_DEVICE_DOUBLE_FP_CONFIG => write_info(&info.double_fp_config, size, ptr, size_ret),
+            CL_DEVICE_HALF_FP_CONFIG if info.has_extension("cl_khr_fp16") => {
+                write_info(&info.half_fp_config, size, ptr, size_ret)
+            }
             CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => {
                 write_info(&info.global_mem_cache_type, size, ptr, size_ret)
             }
@@ -758,17 +761,23 @@ mod tests {
                 ),
                 CL_INVALID_VALUE
             );
-            // cl_khr_fp16 is not exposed, so its query is not supported.
-            assert_eq!(
-                clGetDeviceInfo(
-                    device,
-                    CL_DEVICE_HALF_FP_CONFIG,
-                    8,
-                    (&mut value as *mut u64).cast(),
-                    null_mut()
-                ),
-                CL_INVALID_VALUE
+            // The half query exists exactly when cl_khr_fp16 is offered.
+            let fp16 = from_handle::<Device>(device)
+                .map(|d| d.info().has_extension("cl_khr_fp16"))
+                .unwrap_or(false);
+            let rc = clGetDeviceInfo(
+                device,
+                CL_DEVICE_HALF_FP_CONFIG,
+                8,
+                (&mut value as *mut u64).cast(),
+                null_mut(),
             );
+            if fp16 {
+                assert_eq!(rc, CL_SUCCESS);
+                assert_ne!(value & CL_FP_ROUND_TO_NEAREST, 0);
+            } else {
+                assert_eq!(rc, CL_INVALID_VALUE);
+            }
         }
     }
 

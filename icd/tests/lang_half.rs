@@ -139,3 +139,65 @@ fn half_operators_conversions_and_vectors() {
     assert_same(&gpu.read::<f32>(&df), &wf, "half to float");
     assert_same(&gpu.read::<i16>(&dc), &wc, "half comparisons");
 }
+
+/// The built-in math functions on `half` (computed in float and rounded
+/// once): within 2 ulp of binary16 of the float result, the bound of the
+/// half column of the OpenCL C ULP table for these functions.
+#[test]
+fn half_math_built_ins() {
+    let gpu = Gpu::new();
+    if !gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .contains("cl_khr_fp16")
+    {
+        eprintln!("device lacks cl_khr_fp16: skipped");
+        return;
+    }
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global const half *in, global half *out) {
+            int i = get_global_id(0);
+            half a = in[i];
+            half2 v = (half2)(a, a * 0.5h);
+            out[8 * i] = sin(a);
+            out[8 * i + 1] = exp(a * 0.25h);
+            out[8 * i + 2] = sqrt(fabs(a));
+            out[8 * i + 3] = fma(a, a, 1.0h);
+            out[8 * i + 4] = fmax(a, 0.5h);
+            out[8 * i + 5] = clamp(a, -1.0h, 1.0h);
+            out[8 * i + 6] = dot(v, v);
+            out[8 * i + 7] = log(fabs(a) + 1.0h);
+        }"#;
+    let n = 64usize;
+    let mut rng = XorShift::new(12);
+    let vals: Vec<f32> = rng.floats(n, -4.0, 4.0).into_iter().map(r).collect();
+    let input: Vec<u16> = vals.iter().map(|&v| f2h(v)).collect();
+    let k = gpu.kernel(src, "k");
+    let din = gpu.buffer(&input);
+    let dout = gpu.zeroed::<u16>(8 * n);
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let got: Vec<f32> = gpu.read::<u16>(&dout).into_iter().map(h2f).collect();
+    for (i, &a) in vals.iter().enumerate() {
+        let h = r(a * 0.5);
+        let want = [
+            a.sin(),
+            (r(a * 0.25)).exp(),
+            a.abs().sqrt(),
+            a.mul_add(a, 1.0),
+            a.max(0.5),
+            a.clamp(-1.0, 1.0),
+            r(a * a) + r(h * h),
+            r(a.abs() + 1.0).ln(),
+        ];
+        for (j, w) in want.iter().enumerate() {
+            let g = got[8 * i + j];
+            // One binary16 ulp at the result's magnitude.
+            let ulp = 2f32.powi((w.abs().max(6.1e-5).log2().floor() as i32) - 10);
+            assert!(
+                (g - w).abs() <= 2.0 * ulp,
+                "function {j} of {a}: got {g}, want {w}"
+            );
+        }
+    }
+}

@@ -287,7 +287,6 @@ fn shuffle_functions() {
 }
 
 #[test]
-#[ignore = "the OpenCL C 3.0 atomic types are not recognized: 'unexpected identifier 'atomic_int' in a type name'"]
 fn c11_atomics_with_relaxed_order() {
     let n = 256usize;
     let input: Vec<i32> = (0..n as i32).map(|v| v * 3 - 100).collect();

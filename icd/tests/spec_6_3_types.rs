@@ -177,27 +177,6 @@ fn float_types() {
     check_rows("float", "float", &float_inputs(), rows, "", 0.0);
 }
 
-/// IEEE binary16 round-to-nearest-even of a float in the normal range.
-fn half_round(x: f32) -> f32 {
-    if x == 0.0 {
-        return x;
-    }
-    let bits = x.to_bits();
-    let exp = ((bits >> 23) & 0xff) as i32 - 127;
-    // A half keeps 10 mantissa bits; below 2^-14 it keeps fewer (subnormal).
-    let keep = if exp < -14 { 10 - (-14 - exp) } else { 10 };
-    let drop = 23 - keep;
-    let mant = bits & ((1 << 23) - 1) | (1 << 23);
-    let half = 1u32 << (drop - 1);
-    let rem = mant & ((1 << drop) - 1);
-    let mut m = mant >> drop;
-    if rem > half || (rem == half && m & 1 == 1) {
-        m += 1;
-    }
-    let value = m as f64 * 2f64.powi(exp - keep);
-    (if x < 0.0 { -value } else { value }) as f32
-}
-
 #[test]
 fn double_when_the_device_has_fp64() {
     let gpu = common::Gpu::new();
@@ -224,23 +203,6 @@ fn double_when_the_device_has_fp64() {
             |x| (x as f64 * 2.0) as f32,
         ),
     ];
-    check_rows("float", "float", &float_inputs(), rows, "", 0.0);
-}
-
-#[test]
-#[ignore = "vload_half/vstore_half on __private memory is rejected: 'half vload/vstore on __local or __private memory is not supported yet'"]
-fn half_storage_in_private_memory() {
-    let rows: &[Row<i32, i32>] = &[row(
-        "half via vload_half",
-        "half h[2]; vstore_half((float)(x & 2047), 0, h); out[i] = (int)vload_half(0, h);",
-        |x| x & 2047,
-    )];
-    check_rows("int", "int", &int_inputs(), rows, "", 0.0);
-    let rows: &[Row<f32, f32>] = &[row(
-        "half storage round trip",
-        "half h[1]; vstore_half(x, 0, h); out[i] = vload_half(0, h);",
-        half_round,
-    )];
     check_rows("float", "float", &float_inputs(), rows, "", 0.0);
 }
 

@@ -263,11 +263,6 @@ fn reinterpretation_with_as_type() {
             "ulong u = as_ulong((uint2)((uint)x, 0u)); out[i] = (int)u;",
             |x| x,
         ),
-        row(
-            "as_half2 of int",
-            "half2 h = as_half2(x); out[i] = as_int(h);",
-            |x| x,
-        ),
     ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);
 }

@@ -91,6 +91,8 @@ pub struct DeviceInfo {
     pub min_data_type_align_size: u32,
     pub single_fp_config: cl_bitfield,
     pub double_fp_config: cl_bitfield,
+    /// 0 unless the device offers cl_khr_fp16.
+    pub half_fp_config: cl_bitfield,
     pub global_mem_cache_type: u32,
     pub global_mem_cacheline_size: u32,
     pub global_mem_cache_size: u64,
@@ -187,6 +189,11 @@ fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     if vk.features.float64 {
         names.push("cl_khr_fp64");
     }
+    // Half arithmetic runs on shaderFloat16 with 16-bit storage; the math
+    // built-ins compute in float and round once to half.
+    if vk.features.float16 {
+        names.push("cl_khr_fp16");
+    }
     if int64_atomics(vk) {
         names.push("cl_khr_int64_base_atomics");
         names.push("cl_khr_int64_extended_atomics");
@@ -253,6 +260,9 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     let mut names = vec!["__opencl_c_int64"];
     if vk.features.float64 {
         names.push("__opencl_c_fp64");
+    }
+    if vk.features.float16 {
+        names.push("__opencl_c_fp16");
     }
     // Program-scope and static __global variables live in one buffer per
     // program, found through a hidden kernel argument. Generic pointers
@@ -412,7 +422,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         long: 1,
         float: 1,
         double: u32::from(fp64),
-        half: 0,
+        half: u32::from(vk.features.float16),
     };
 
     // Denormals are neither probed nor requested (Vulkan's
@@ -423,6 +433,14 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
     // A device that offers doubles must give at least this much.
     let double_fp_config = if fp64 {
         CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
+    } else {
+        0
+    };
+
+    // Round-to-nearest with infinities and NaNs: the minimum cl_khr_fp16
+    // asks of a device without half denormals promised.
+    let half_fp_config = if vk.features.float16 {
+        CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN
     } else {
         0
     };
@@ -478,6 +496,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         min_data_type_align_size: LARGEST_TYPE_SIZE,
         single_fp_config,
         double_fp_config,
+        half_fp_config,
         // Vulkan does not describe the cache hierarchy.
         global_mem_cache_type: CL_NONE,
         global_mem_cacheline_size: 0,
@@ -542,7 +561,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         spirv_version: vk.spirv_version,
         max_push_constants_size: vk.limits.max_push_constants_size,
         fp64: vk.features.float64,
-        fp16: false,
+        fp16: vk.features.float16,
         int16: vk.features.int16,
         int64_atomics: int64_atomics(vk),
         // Kernels read and write images in software (docs/images.md), so
@@ -842,9 +861,10 @@ mod tests {
         assert!(!info.host_unified_memory);
         assert!(info.has_extension("cl_khr_pci_bus_info"));
         assert_eq!(info.pci_bus_info, Some([0, 0x1b, 0, 0]));
-        // Half precision is not offered yet even where Vulkan has it.
-        assert!(!info.has_extension("cl_khr_fp16"));
-        assert_eq!(info.preferred_vector_widths.half, 0);
+        // shaderFloat16 with 16-bit storage offers half precision.
+        assert!(info.has_extension("cl_khr_fp16"));
+        assert_eq!(info.preferred_vector_widths.half, 1);
+        assert_eq!(info.half_fp_config, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
     }
 
     #[test]
@@ -886,7 +906,7 @@ mod tests {
         assert_eq!(caps.spirv_version, (1, 6));
         assert!(caps.int64_atomics);
         assert!(caps.images);
-        assert!(!caps.fp16);
+        assert!(caps.fp16);
         // API-only extensions are not OpenCL C extensions.
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_device_uuid"));
         assert!(caps

@@ -315,6 +315,9 @@ impl<'a> Lowerer<'a> {
         if let Some(v) = super::image::image_constant(name) {
             return Some(self.const_val(&Type::INT, v));
         }
+        if let Some(v) = super::atomic::memory_enumerator(name) {
+            return Some(self.const_val(&Type::INT, v as i64));
+        }
         let v = match name {
             "CLK_LOCAL_MEM_FENCE" => 1,
             "CLK_GLOBAL_MEM_FENCE" => 2,

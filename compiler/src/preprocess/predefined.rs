@@ -46,6 +46,10 @@ pub(crate) fn builtin_source(options: &BuildOptions, caps: &TargetCaps) -> Strin
     // `NULL` is a predefined macro from OpenCL C 2.0 on.
     if options.cl_std >= ClStd::Cl2_0 {
         s.push_str("#define NULL ((void*)0)\n");
+        // Initializers of the 2.0 atomic types, whose representation is
+        // their value type's.
+        s.push_str("#define ATOMIC_VAR_INIT(x) (x)\n");
+        s.push_str("#define ATOMIC_FLAG_INIT 0\n");
     }
     for ext in &caps.extensions {
         if is_identifier(ext) {

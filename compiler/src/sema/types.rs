@@ -122,6 +122,16 @@ impl Scalar {
             "double" => Scalar::Double,
             "size_t" | "uintptr_t" => Scalar::ULong,
             "ptrdiff_t" | "intptr_t" => Scalar::Long,
+            // OpenCL C 2.0 atomic types have the size and representation
+            // of their value type; the atomic built-ins give them their
+            // semantics. `atomic_flag` is an int holding 0 or 1, and the
+            // `memory_order` / `memory_scope` enums are ints.
+            "atomic_int" | "atomic_flag" | "memory_order" | "memory_scope" => Scalar::Int,
+            "atomic_uint" => Scalar::UInt,
+            "atomic_long" | "atomic_intptr_t" | "atomic_ptrdiff_t" => Scalar::Long,
+            "atomic_ulong" | "atomic_uintptr_t" | "atomic_size_t" => Scalar::ULong,
+            "atomic_float" => Scalar::Float,
+            "atomic_double" => Scalar::Double,
             _ => return None,
         })
     }
