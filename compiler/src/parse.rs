@@ -1947,6 +1947,8 @@ fn is_opaque_type(s: &str) -> Option<&'static str> {
         "image2d_t" => "image2d_t",
         "image2d_array_t" => "image2d_array_t",
         "image3d_t" => "image3d_t",
+        "image2d_depth_t" => "image2d_depth_t",
+        "image2d_array_depth_t" => "image2d_array_depth_t",
         _ => return None,
     })
 }

@@ -268,7 +268,6 @@ fn half_forms_build_with_fp16() {
 }
 
 #[test]
-#[ignore = "case labels and array sizes are evaluated by sema/consteval.rs, which does not know the CLK_* names yet"]
 fn image_constants_in_constant_expressions() {
     build(
         "kernel void k(image2d_t im, global int *out) {\n\

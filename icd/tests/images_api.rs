@@ -229,9 +229,10 @@ fn supported_formats_cover_the_required_list() {
     assert!(read.contains(&[CL_BGRA, CL_UNORM_INT8]));
     assert!(read.contains(&[CL_sRGBA, CL_UNORM_INT8]));
     assert!(write.contains(&[CL_sRGBA, CL_UNORM_INT8]));
-    assert!(!read.contains(&[CL_DEPTH, CL_FLOAT]));
+    assert!(read.contains(&[CL_DEPTH, CL_FLOAT]));
     let read_3d = formats(&env, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE3D);
     assert!(read_3d.contains(&[CL_RGBA, CL_FLOAT]));
+    assert!(!read_3d.contains(&[CL_DEPTH, CL_FLOAT]));
     // A short list gets the first entries.
     let mut two = [[0u32; 2]; 2];
     let mut n = 0;
@@ -734,9 +735,18 @@ fn creation_errors_in_the_spec_order() {
         CL_INVALID_HOST_PTR
     );
     assert_eq!(create(&env, 0, RGBA8, &d, hp).1, CL_INVALID_HOST_PTR);
-    // A valid format that is not offered (depth images).
+    // A valid format that is not offered for the image type (depth
+    // images are 2D or 2D arrays).
+    let d3 = desc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
     assert_eq!(
-        create(&env, CL_MEM_READ_ONLY, [CL_DEPTH, CL_FLOAT], &d, null_mut()).1,
+        create(
+            &env,
+            CL_MEM_READ_ONLY,
+            [CL_DEPTH, CL_FLOAT],
+            &d3,
+            null_mut()
+        )
+        .1,
         CL_IMAGE_FORMAT_NOT_SUPPORTED
     );
     // clCreateImage2D / 3D: pitch errors are CL_INVALID_IMAGE_SIZE.

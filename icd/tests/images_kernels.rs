@@ -1666,3 +1666,69 @@ fn box_blur_3x3() {
     }
     assert_close(&got, &want, 1e-6, "3x3 box blur");
 }
+
+/// cl_khr_depth_images: a CL_DEPTH image reads as one float (with and
+/// without a sampler) and is written with write_imagef's float.
+#[test]
+fn depth_image_read_and_write() {
+    let gpu = Gpu::new();
+    if !gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .contains("cl_khr_depth_images")
+    {
+        eprintln!("device lacks cl_khr_depth_images: skipped");
+        return;
+    }
+    let k = gpu.kernel(
+        "constant sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n\
+         kernel void k(read_only image2d_depth_t d, write_only image2d_depth_t o, global float *out) {\n\
+           int2 p = (int2)(get_global_id(0), get_global_id(1));\n\
+           float v = read_imagef(d, s, p + (int2)(1, 0));\n\
+           write_imagef(o, p, v * 0.5f);\n\
+           out[p.y * get_image_width(d) + p.x] = read_imagef(d, p);\n\
+         }",
+        "k",
+    );
+    let f = Format {
+        order: CL_DEPTH,
+        ty: CL_FLOAT,
+    };
+    let size = [9usize, 5, 1];
+    let n = size[0] * size[1];
+    let vals: Vec<f32> = (0..n).map(|i| i as f32 * 0.125 - 1.0).collect();
+    let pixels: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let src = image(
+        &gpu,
+        CL_MEM_OBJECT_IMAGE2D,
+        f,
+        size,
+        Some(pixels),
+        CL_MEM_READ_ONLY,
+    );
+    let dst = image(
+        &gpu,
+        CL_MEM_OBJECT_IMAGE2D,
+        f,
+        size,
+        None,
+        CL_MEM_WRITE_ONLY,
+    );
+    let out = gpu.zeroed::<f32>(n);
+    arg_handle(&k, 0, src.handle);
+    arg_handle(&k, 1, dst.handle);
+    k.arg_buffer(2, &out);
+    gpu.run(&k, &size[..2], None, None);
+    assert_same(&gpu.read::<f32>(&out), &vals, "sampler-less depth reads");
+    let written: Vec<f32> = dst
+        .read_back()
+        .chunks(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let mut want = Vec::new();
+    for y in 0..size[1] {
+        for x in 0..size[0] {
+            want.push(vals[y * size[0] + (x + 1).min(size[0] - 1)] * 0.5);
+        }
+    }
+    assert_same(&written, &want, "sampled depth reads written back");
+}

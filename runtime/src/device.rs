@@ -149,9 +149,10 @@ impl DeviceInfo {
 
 /// The OpenCL C extensions ferrocl's compiler implements on every device.
 /// These are also the macros and pragmas the compiler accepts.
-const OPENCL_C_EXTENSIONS: [&str; 7] = [
+const OPENCL_C_EXTENSIONS: [&str; 8] = [
     "cl_khr_3d_image_writes",
     "cl_khr_byte_addressable_store",
+    "cl_khr_depth_images",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
     "cl_khr_local_int32_base_atomics",

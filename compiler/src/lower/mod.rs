@@ -318,6 +318,22 @@ pub struct FloatMode {
     pub relaxed_specials: bool,
 }
 
+/// The value of a named integer constant of OpenCL C that is not a macro
+/// (`CLK_GLOBAL_MEM_FENCE`, the image and sampler `CLK_*` names,
+/// `memory_order_*`, `memory_scope_*`), for constant expressions such as
+/// `case` labels and array sizes.
+pub(crate) fn builtin_constant(name: &str) -> Option<i64> {
+    let fence = match name {
+        "CLK_LOCAL_MEM_FENCE" => Some(1),
+        "CLK_GLOBAL_MEM_FENCE" => Some(2),
+        "CLK_IMAGE_MEM_FENCE" => Some(4),
+        _ => None,
+    };
+    fence
+        .or_else(|| image::image_constant(name))
+        .or_else(|| atomic::memory_enumerator(name).map(i64::from))
+}
+
 pub fn lower(
     tu: &TranslationUnit,
     library: Option<&TranslationUnit>,

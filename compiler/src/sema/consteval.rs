@@ -104,6 +104,7 @@ pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
             }
         }
         ExprKind::Comma(_, b) => eval(b, types)?,
+        ExprKind::Ident(name) => ConstVal::Int(crate::lower::builtin_constant(name)?),
         _ => return None,
     })
 }

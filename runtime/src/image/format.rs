@@ -119,13 +119,16 @@ impl ImageFormat {
     /// Whether a device supports this format for an image of type
     /// `_image_type` with the access of `_flags` (`CL_MEM_*` access
     /// flags): every offered format works with every type and access
-    /// (sRGB is written through cl_khr_srgb_image_writes).
-    pub fn is_supported(&self, _image_type: cl_uint, _flags: cl_bitfield) -> bool {
-        // Depth formats belong to cl_khr_depth_images, whose kernel types
-        // (`image2d_depth_t`, `image2d_array_depth_t`) the compiler does
-        // not take yet: not offered, so that no application creates an
-        // image it cannot pass to a kernel.
-        self.is_valid() && self.channel_order != CL_DEPTH
+    /// (sRGB is written through cl_khr_srgb_image_writes). Depth formats
+    /// (cl_khr_depth_images) exist for 2D images and 2D arrays only, the
+    /// image types `image2d_depth_t` and `image2d_array_depth_t` take.
+    pub fn is_supported(&self, image_type: cl_uint, _flags: cl_bitfield) -> bool {
+        self.is_valid()
+            && (self.channel_order != CL_DEPTH
+                || matches!(
+                    image_type,
+                    CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY
+                ))
     }
 }
 
@@ -391,7 +394,8 @@ mod tests {
         assert_eq!(list.len(), 48 + 3 + 12 + 12 + 12 + 2 + 2);
         let depth = ImageFormat::new(CL_DEPTH, CL_FLOAT);
         assert!(depth.is_valid());
-        assert!(!depth.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
+        assert!(depth.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
+        assert!(!depth.is_supported(CL_MEM_OBJECT_IMAGE3D, CL_MEM_READ_ONLY));
         let srgb = ImageFormat::new(CL_sRGBA, CL_UNORM_INT8);
         assert!(srgb.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
         assert!(srgb.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_WRITE_ONLY));
