@@ -323,9 +323,11 @@ pub enum ArgKind {
     Buffer,
     /// A `__local` pointer: `clSetKernelArg(k, i, size, NULL)`.
     LocalPointer,
-    /// `image*_t` (not yet supported by the code generator).
+    /// `image*_t`: an image memory object whose image descriptor's device
+    /// address is written as 8 bytes (docs/images.md).
     Image,
-    /// `sampler_t` (not yet supported by the code generator).
+    /// `sampler_t`: a sampler whose `CLK_*` bits are written as 8 bytes
+    /// (docs/images.md).
     Sampler,
 }
 

@@ -156,8 +156,11 @@ pub unsafe extern "C" fn clSetKernelArg(
                 } else {
                     // CL_INVALID_MEM_OBJECT for an argument declared to be a
                     // memory object when the specified arg_value is not a
-                    // valid memory object.
+                    // valid memory object (for a pointer: a buffer).
                     let m = arc_from_handle::<Mem>(handle)?;
+                    if m.image.is_some() {
+                        return Err(CL_INVALID_MEM_OBJECT);
+                    }
                     ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }

@@ -1040,6 +1040,17 @@ fn image_and_sampler_kernel_arguments() {
             CL_INVALID_SAMPLER
         );
         assert_eq!(clSetKernelArg(kernel, 1, hsize, null()), CL_INVALID_SAMPLER);
+        // A pointer argument takes a buffer, not an image.
+        assert_eq!(
+            clSetKernelArg(kernel, 2, hsize, (&image as *const H).cast()),
+            CL_INVALID_MEM_OBJECT
+        );
+        ok(clSetKernelArg(
+            kernel,
+            2,
+            hsize,
+            (&buffer as *const H).cast(),
+        ));
         // A write-only image is no read_only argument.
         let (write_only, e) = create(
             &env,
