@@ -301,9 +301,25 @@ impl Event {
     /// Blocks until the event is complete or failed and returns its status.
     /// Submits the batch holding the command first.
     pub fn wait(&self) -> cl_int {
+        let queue = self.queue();
         if self.state.lock().timeline_value.is_none() {
-            if let Some(queue) = self.queue() {
+            if let Some(queue) = &queue {
                 queue.flush();
+            }
+        }
+        // The completion thread of a GPU queue polls for the end of short
+        // batches (see `completion_spin`); polling here too spares this
+        // thread the wake-up of a condition variable.
+        if let Some(spin) =
+            queue.map(|q| crate::queue::completion_spin(q.backend().info().device_type))
+        {
+            let start = std::time::Instant::now();
+            while start.elapsed() < spin {
+                let status = self.state.lock().status;
+                if status <= CL_COMPLETE as cl_int {
+                    return status;
+                }
+                std::hint::spin_loop();
             }
         }
         let mut state = self.state.lock();

@@ -340,9 +340,12 @@ impl Queue {
                 device: backend.clone(),
                 period_ns: backend.info().limits.timestamp_period as f64,
             };
+            let spin = completion_spin(backend.info().device_type);
             std::thread::Builder::new()
                 .name(COMPLETION_THREAD.into())
-                .spawn(move || complete_batches(receiver, timeline, pool, graveyard, spare, clock))
+                .spawn(move || {
+                    complete_batches(receiver, timeline, pool, graveyard, spare, clock, spin)
+                })
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
@@ -833,6 +836,7 @@ fn complete_batches(
     graveyard: Arc<Mutex<Vec<KeepAlive>>>,
     spare: Arc<Mutex<Vec<Batch>>>,
     clock: DeviceClock,
+    spin: std::time::Duration,
 ) {
     // Profiling on the host clock: without device timestamps a command
     // starts when its batch was submitted or when the batch before ended,
@@ -852,7 +856,7 @@ fn complete_batches(
         }
         batch.starts.clear();
         batch.ordered = false;
-        let ok = matches!(timeline.wait(value, u64::MAX), Ok(true));
+        let ok = wait_timeline(&timeline, value, spin);
         previous_end = host_time_ns();
         let measured = clock.host_times(&batch.stamps, previous_end);
         batch.stamps.clear();
@@ -895,6 +899,33 @@ fn complete_batches(
             spare.push(batch);
         }
     }
+}
+
+/// How long the completion thread polls a timeline before it blocks. A
+/// blocking host wait on a GPU's semaphore returns tens of microseconds
+/// after the GPU signals (the driver sleeps until an interrupt), which is
+/// most of the round trip of a short command; polling the counter for a
+/// while catches short batches as they end. A CPU device (lavapipe) runs
+/// the commands on the same cores, so it gets no polling.
+pub(crate) fn completion_spin(device_type: ferrocl_vk::DeviceType) -> std::time::Duration {
+    match device_type {
+        ferrocl_vk::DeviceType::Cpu => std::time::Duration::ZERO,
+        _ => std::time::Duration::from_micros(200),
+    }
+}
+
+/// Waits until `timeline` reaches `value`: polls for up to `spin`, then
+/// blocks. False if the device failed.
+fn wait_timeline(timeline: &Timeline, value: u64, spin: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < spin {
+        match timeline.value() {
+            Ok(v) if v >= value => return true,
+            Ok(_) => std::hint::spin_loop(),
+            Err(_) => return false,
+        }
+    }
+    matches!(timeline.wait(value, u64::MAX), Ok(true))
 }
 
 /// What turns device timestamps into host-clock profiling times.
