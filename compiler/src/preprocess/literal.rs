@@ -225,11 +225,13 @@ pub(crate) fn decode_escapes(body: &str) -> Decoded {
             }
             b'u' | b'U' => {
                 let want = if e == b'u' { 4 } else { 8 };
-                let digits = &body[i..(i + want).min(b.len())];
-                let code = if digits.len() == want && digits.bytes().all(|d| d.is_ascii_hexdigit())
-                {
-                    u32::from_str_radix(digits, 16)
+                // Bytes, not a str slice: a multi-byte character may follow
+                // the escape, and a slice must not end inside it.
+                let digits = &b[i..(i + want).min(b.len())];
+                let code = if digits.len() == want && digits.iter().all(|d| d.is_ascii_hexdigit()) {
+                    std::str::from_utf8(digits)
                         .ok()
+                        .and_then(|d| u32::from_str_radix(d, 16).ok())
                         .and_then(char::from_u32)
                 } else {
                     None
