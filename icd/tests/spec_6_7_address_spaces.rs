@@ -130,10 +130,10 @@ fn program_scope_global_variables() {
 
 #[test]
 fn generic_address_space() {
-    if !device_defines("__opencl_c_generic_address_space", "-cl-std=CL3.0") {
-        eprintln!("the device lacks __opencl_c_generic_address_space: nothing to run");
-        return;
-    }
+    // OpenCL C 2.0 has the generic address space in its core; ferrocl
+    // compiles generic pointers whose address space is known where they are
+    // made (the device does not offer `__opencl_c_generic_address_space`
+    // for 3.0, as pointers into different spaces are not supported).
     let rows: &[Row<i32, i32>] = &[
         row_with("generic pointer to global", "int get(int *p) { return *p; }", "out[i] = get((int *)&in[i]) + 0 * get(&out[i]);", |x| x),
         row_with("generic pointer to private", "void bump(int *p) { *p += 1; }", "int a = x; bump(&a); out[i] = a;", |x| x.wrapping_add(1)),
@@ -144,7 +144,7 @@ fn generic_address_space() {
         row("generic pointer arithmetic", "int a[4] = {1, 2, 3, x}; int *g = a; g += 3; out[i] = *g + g[-1];", |x| x.wrapping_add(3)),
         row("cast generic back to global", "int *g = (int *)(out + i); global int *p = (global int *)g; *p = x + 1;", |x| x.wrapping_add(1)),
     ];
-    check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL3.0", 0.0);
+    check_rows("int", "int", &int_inputs(), rows, "-cl-std=CL2.0", 0.0);
 }
 
 #[test]

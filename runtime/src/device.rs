@@ -266,12 +266,14 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         names.push("__opencl_c_fp16");
     }
     // Program-scope and static __global variables live in one buffer per
-    // program, found through a hidden kernel argument. Generic pointers
-    // take the address space of the pointer they are made from (every call
-    // is inlined, so it is known); a generic pointer given pointers into
-    // different spaces is a build error.
+    // program, found through a hidden kernel argument.
     names.push("__opencl_c_program_scope_global_variables");
-    names.push("__opencl_c_generic_address_space");
+    // Generic pointers are compiled for OpenCL C 2.0 and later, taking the
+    // address space of the pointer they are made from (every call is
+    // inlined, so it is known), but a generic pointer given pointers into
+    // different spaces is a build error: not the whole feature, so
+    // `__opencl_c_generic_address_space` (and
+    // CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT) are not offered.
     // OpenCL C 2.0 atomics on the Vulkan memory model: acquire-release
     // ordering at work-group and device scope (vulkanMemoryModelDeviceScope
     // is required of every device). The Vulkan memory model has no
