@@ -271,9 +271,19 @@ unsafe fn device_info(
             }
             CL_DEVICE_MAX_CONSTANT_ARGS => write_info(&info.max_constant_args, size, ptr, size_ret),
             // Program-scope global variables (__opencl_c_program_scope_global_variables)
-            // are not offered.
+            // live in one buffer per program whose initial bytes the compiler
+            // builds on the host: 1 MiB each (the spec's minimum is 64 KiB).
             CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-                write_info(&0usize, size, ptr, size_ret)
+                let bytes: usize = if info
+                    .opencl_c_features
+                    .iter()
+                    .any(|f| f.name == "__opencl_c_program_scope_global_variables")
+                {
+                    1 << 20
+                } else {
+                    0
+                };
+                write_info(&bytes, size, ptr, size_ret)
             }
             CL_DEVICE_LOCAL_MEM_TYPE => write_info(&info.local_mem_type, size, ptr, size_ret),
             CL_DEVICE_LOCAL_MEM_SIZE => write_info(&info.local_mem_size, size, ptr, size_ret),
