@@ -1183,6 +1183,17 @@ impl<'a> Lowerer<'a> {
             BinOp::Add => self.op(if f { Op::FAdd } else { Op::IAdd }, ty, &[x.id, y.id]),
             BinOp::Sub => self.op(if f { Op::FSub } else { Op::ISub }, ty, &[x.id, y.id]),
             BinOp::Mul => self.op(if f { Op::FMul } else { Op::IMul }, ty, &[x.id, y.id]),
+            // Half division in float, rounded once: correctly rounded
+            // (float carries more than twice half's precision), where
+            // drivers' half division may be an approximation.
+            BinOp::Div if s == Scalar::Half => {
+                let n = t.width();
+                let fx = self.convert_elems(x.id, Scalar::Half, Scalar::Float, n);
+                let fy = self.convert_elems(y.id, Scalar::Half, Scalar::Float, n);
+                let fty = self.sty(&t.with_elem(Scalar::Float));
+                let q = self.op(Op::FDiv, fty, &[fx, fy]);
+                self.convert_elems(q, Scalar::Float, Scalar::Half, n)
+            }
             BinOp::Div if f => self.op(Op::FDiv, ty, &[x.id, y.id]),
             BinOp::Div if signed => self.signed_op(Op::SDiv, &t, &[x.id, y.id]),
             BinOp::Div => self.op(Op::UDiv, ty, &[x.id, y.id]),
