@@ -11,15 +11,15 @@
 use crate::enqueue::{queue_arg, return_event, wait_list};
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
+use crate::memory::{check_host_read, check_host_write, finish_enqueue};
 use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
-use ferrocl_runtime::event::Event;
 use ferrocl_runtime::image::{
     self, format::all_formats, resolve_desc, ClImageDesc, FillColor, Image, ImageDesc, ImageFormat,
     ImageSource,
 };
-use ferrocl_runtime::memory::{wait_blocking, Mem, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS};
+use ferrocl_runtime::memory::{Mem, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS};
 use ferrocl_runtime::queue::Queue;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -624,41 +624,6 @@ fn check_region(img: &Image, origin: [usize; 3], region: [usize; 3]) -> Result<(
             return Err(CL_INVALID_VALUE);
         }
     }
-    Ok(())
-}
-
-/// CL_INVALID_OPERATION if a read is called on an image created with
-/// CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
-fn check_host_read(mem: &Mem) -> Result<(), cl_int> {
-    if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-        return Err(CL_INVALID_OPERATION);
-    }
-    Ok(())
-}
-
-/// CL_INVALID_OPERATION if a write is called on an image created with
-/// CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-fn check_host_write(mem: &Mem) -> Result<(), cl_int> {
-    if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
-        return Err(CL_INVALID_OPERATION);
-    }
-    Ok(())
-}
-
-/// Hands out the event and waits for a blocking command.
-///
-/// # Safety
-/// `event` is NULL or writable.
-unsafe fn finish_enqueue(
-    e: Arc<Event>,
-    blocking: bool,
-    event: *mut *mut c_void,
-) -> Result<(), cl_int> {
-    if blocking {
-        wait_blocking(&e)?;
-    }
-    // SAFETY: per the contract.
-    unsafe { return_event(event, e) };
     Ok(())
 }
 

@@ -337,9 +337,9 @@ fn check_range(mem: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     Ok(())
 }
 
-/// CL_INVALID_OPERATION if a read is called on a memory object created with
-/// CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
-fn check_host_read(mem: &Mem) -> Result<(), cl_int> {
+/// CL_INVALID_OPERATION if a read is called on a memory object (buffer or
+/// image) created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
+pub(crate) fn check_host_read(mem: &Mem) -> Result<(), cl_int> {
     if mem.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -348,7 +348,7 @@ fn check_host_read(mem: &Mem) -> Result<(), cl_int> {
 
 /// CL_INVALID_OPERATION if a write is called on a memory object created
 /// with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
-fn check_host_write(mem: &Mem) -> Result<(), cl_int> {
+pub(crate) fn check_host_write(mem: &Mem) -> Result<(), cl_int> {
     if mem.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) != 0 {
         return Err(CL_INVALID_OPERATION);
     }
@@ -367,7 +367,7 @@ fn linear(offset: usize) -> Rect {
 ///
 /// # Safety
 /// `event` is NULL or writable.
-unsafe fn finish_enqueue(
+pub(crate) unsafe fn finish_enqueue(
     e: Arc<ferrocl_runtime::event::Event>,
     blocking: bool,
     event: *mut *mut c_void,
