@@ -990,6 +990,25 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Converts `n` components from scalar `from` to `to`.
+    /// `x / y` in float within OpenCL's 2.5 ulp over the whole range.
+    /// NVIDIA computes `OpFDiv` as `x * (1 / y)`, whose reciprocal is a
+    /// flushed denormal once |y| > 2^126 (`FLT_MAX / FLT_MAX` gives 0):
+    /// both operands are scaled by 1/4 there, which changes no quotient.
+    fn float_division(&mut self, t: &Type, x: Word, y: Word) -> Word {
+        let ty = self.sty(t);
+        let n = t.width();
+        let big = self.constant(t, ConstVal::Float(2f64.powi(126)));
+        let quarter = self.constant(t, ConstVal::Float(0.25));
+        let one = self.constant(t, ConstVal::Float(1.0));
+        let ay = self.glsl(ty, crate::sema::builtins::glsl::FABS, &[y]);
+        let bt = self.bool_ty(n);
+        let is_big = self.op(Op::FOrdGreaterThan, bt, &[ay, big]);
+        let scale = self.op(Op::Select, ty, &[is_big, quarter, one]);
+        let xs = self.op(Op::FMul, ty, &[x, scale]);
+        let ys = self.op(Op::FMul, ty, &[y, scale]);
+        self.op(Op::FDiv, ty, &[xs, ys])
+    }
+
     pub(super) fn convert_elems(&mut self, id: Word, from: Scalar, to: Scalar, n: u32) -> Word {
         if from == to {
             return id;
@@ -1193,6 +1212,9 @@ impl<'a> Lowerer<'a> {
                 let fty = self.sty(&t.with_elem(Scalar::Float));
                 let q = self.op(Op::FDiv, fty, &[fx, fy]);
                 self.convert_elems(q, Scalar::Float, Scalar::Half, n)
+            }
+            BinOp::Div if s == Scalar::Float && !self.float_mode.native_math => {
+                self.float_division(&t, x.id, y.id)
             }
             BinOp::Div if f => self.op(Op::FDiv, ty, &[x.id, y.id]),
             BinOp::Div if signed => self.signed_op(Op::SDiv, &t, &[x.id, y.id]),

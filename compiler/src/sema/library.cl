@@ -375,7 +375,10 @@ float __ferrocl_cbrt(float x) {
     if (isnan(x) || isinf(x) || x == 0.0f) return x;
     float ax = fabs(x);
     float scale = 1.0f;
-    if (ax < 1.17549435e-38f) {
+    // Scaled up well before the denormal range: near FLT_MIN the Newton
+    // residual y^3 - ax is itself denormal, and a device that flushes
+    // denormals would stop the iteration at the first guess.
+    if (ax < 1.0e-30f) {
         ax = ax * 16777216.0f;
         scale = 0.00390625f;
     }
