@@ -3304,6 +3304,26 @@ impl<'a> Lowerer<'a> {
                 let b = self.bool_ty(1);
                 Some(self.op(Op::INotEqual, b, &[u8v, zero]))
             }
+            // 8- and 16-vectors are arrays in SPIR-V; where the address is
+            // aligned for it they move as 4-component vectors, so that a
+            // GPU issues 128-bit loads rather than one per component.
+            Type::Vector(s, n) if *n > 4 && align >= 4 * s.size() => {
+                let chunk = 4 * s.size();
+                let ct = Type::Vector(*s, 4);
+                let et = self.sty(&Type::Scalar(*s));
+                let u64t = self.m.ty(TypeKey::Int(64));
+                let mut parts = Vec::new();
+                for c in 0..*n as u64 / 4 {
+                    let o = self.m.u64_const(c * chunk as u64);
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    let v = self.load_addr(a, &ct, chunk, span)?;
+                    for k in 0..4 {
+                        parts.push(self.op(Op::CompositeExtract, et, &[v, k]));
+                    }
+                }
+                let t = self.sty(ty);
+                Some(self.op(Op::CompositeConstruct, t, &parts))
+            }
             Type::Vector(s, n) if *n > 4 => {
                 let st = Type::Scalar(*s);
                 let u64t = self.m.ty(TypeKey::Int(64));
@@ -3388,6 +3408,23 @@ impl<'a> Lowerer<'a> {
                 let t = self.sty(&uc);
                 let v = self.op(Op::Select, t, &[val, one, zero]);
                 self.store_addr(addr, &uc, 1, v, span);
+            }
+            // As in `load_addr`: 4-component pieces where aligned for them.
+            Type::Vector(s, n) if *n > 4 && align >= 4 * s.size() => {
+                let chunk = 4 * s.size();
+                let ct = Type::Vector(*s, 4);
+                let cty = self.sty(&ct);
+                let et = self.sty(&Type::Scalar(*s));
+                let u64t = self.m.ty(TypeKey::Int(64));
+                for c in 0..*n as u32 / 4 {
+                    let comps: Vec<Word> = (0..4)
+                        .map(|k| self.op(Op::CompositeExtract, et, &[val, c * 4 + k]))
+                        .collect();
+                    let v = self.op(Op::CompositeConstruct, cty, &comps);
+                    let o = self.m.u64_const(u64::from(c) * u64::from(chunk));
+                    let a = self.op(Op::IAdd, u64t, &[addr, o]);
+                    self.store_addr(a, &ct, chunk, v, span);
+                }
             }
             Type::Vector(s, n) if *n > 4 => {
                 let st = Type::Scalar(*s);
