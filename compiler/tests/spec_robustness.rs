@@ -37,3 +37,13 @@ fn universal_character_name_cut_by_a_multibyte_character() {
         "",
     );
 }
+
+#[test]
+fn hex_escape_with_more_digits_than_any_integer() {
+    // Found by fuzzing: the escape's value saturated and then overflowed.
+    survives("constant char s[] = \"\\x64ffffffffffffffffff9f\";\n", "");
+    survives(
+        "kernel void k(global char *o) { o[0] = '\\xfffffffffffffffff'; }\n",
+        "",
+    );
+}

@@ -212,7 +212,9 @@ pub(crate) fn decode_escapes(body: &str) -> Decoded {
                 let mut v: u32 = 0;
                 let mut too_big = false;
                 while i < b.len() && b[i].is_ascii_hexdigit() {
-                    v = v.saturating_mul(16) + (b[i] as char).to_digit(16).unwrap_or(0);
+                    v = v
+                        .saturating_mul(16)
+                        .saturating_add((b[i] as char).to_digit(16).unwrap_or(0));
                     too_big |= v > 0xff;
                     i += 1;
                 }
