@@ -11,7 +11,9 @@
 use crate::enqueue::{queue_arg, return_event, wait_list};
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
-use crate::memory::{check_host_read, check_host_write, finish_enqueue};
+use crate::memory::{
+    check_flags_against_parent, check_host_read, check_host_write, finish_enqueue,
+};
 use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle};
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::context::Context;
@@ -130,25 +132,9 @@ unsafe fn create_image(
         // CL_MEM_READ_ONLY, or with CL_MEM_READ_ONLY and flags specifies
         // CL_MEM_READ_WRITE or CL_MEM_WRITE_ONLY, or flags specifies
         // CL_MEM_USE_HOST_PTR or CL_MEM_ALLOC_HOST_PTR or
-        // CL_MEM_COPY_HOST_PTR.
-        if (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
-            || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
-            || flags & HOST_PTR_FLAGS != 0
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if mem_object was created with
-        // CL_MEM_HOST_WRITE_ONLY and flags specifies CL_MEM_HOST_READ_ONLY,
-        // with CL_MEM_HOST_READ_ONLY and flags specifies
-        // CL_MEM_HOST_WRITE_ONLY, or with CL_MEM_HOST_NO_ACCESS and flags
-        // specifies CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_WRITE_ONLY.
-        if (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
-            || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-            || (pf & CL_MEM_HOST_NO_ACCESS != 0
-                && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
+        // CL_MEM_COPY_HOST_PTR; likewise for host access flags the parent
+        // excludes.
+        check_flags_against_parent(pf, flags)?;
         // Access flags not given, and the host pointer flags, are
         // inherited from mem_object.
         if flags & DEVICE_ACCESS_FLAGS == 0 {

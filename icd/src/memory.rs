@@ -153,26 +153,7 @@ pub unsafe extern "C" fn clCreateSubBuffer(
             // CL_MEM_COPY_HOST_PTR.
             check_flags(flags)?;
             let pf = parent.flags;
-            if (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
-                || (pf & CL_MEM_READ_ONLY != 0
-                    && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
-                || flags & HOST_PTR_FLAGS != 0
-            {
-                return Err(CL_INVALID_VALUE);
-            }
-            // CL_INVALID_VALUE if buffer was created with
-            // CL_MEM_HOST_WRITE_ONLY and flags specify CL_MEM_HOST_READ_ONLY,
-            // or if buffer was created with CL_MEM_HOST_READ_ONLY and flags
-            // specify CL_MEM_HOST_WRITE_ONLY, or if buffer was created with
-            // CL_MEM_HOST_NO_ACCESS and flags specify CL_MEM_HOST_READ_ONLY
-            // or CL_MEM_HOST_WRITE_ONLY.
-            if (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
-                || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-                || (pf & CL_MEM_HOST_NO_ACCESS != 0
-                    && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
-            {
-                return Err(CL_INVALID_VALUE);
-            }
+            check_flags_against_parent(pf, flags)?;
             // CL_INVALID_VALUE if the value specified in buffer_create_type
             // is not valid.
             if buffer_create_type != CL_BUFFER_CREATE_TYPE_REGION {
@@ -327,6 +308,30 @@ unsafe fn queue_and_mem(
         }
         Ok((queue, mem))
     }
+}
+
+/// CL_INVALID_VALUE if a memory object made from `parent_flags`'s object
+/// (a sub-buffer, or an image from a buffer or image) asks for access its
+/// parent forbids: writes of a read-only parent, reads of a write-only one,
+/// host pointer flags, or host access the parent's host flags exclude.
+pub(crate) fn check_flags_against_parent(
+    pf: cl_bitfield,
+    flags: cl_bitfield,
+) -> Result<(), cl_int> {
+    if (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+        || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+        || flags & HOST_PTR_FLAGS != 0
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    if (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
+        || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
+        || (pf & CL_MEM_HOST_NO_ACCESS != 0
+            && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
 }
 
 /// (offset, size) within `mem`, non-empty.
