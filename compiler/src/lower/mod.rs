@@ -22,6 +22,7 @@ mod expr;
 mod image;
 pub(crate) use image::uses_image_library;
 mod subgroup;
+mod vector_data;
 mod workitem;
 
 use crate::ast::*;
