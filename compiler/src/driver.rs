@@ -33,10 +33,59 @@ pub(crate) fn compile(
     }
 }
 
+/// A compiled object of `clCompileProgram`.
+#[derive(Clone, Debug)]
+pub struct CompiledObject {
+    /// The object checked as a program; `extern` variables and functions
+    /// it does not define have stand-ins, so its module is not meant to
+    /// run.
+    pub program: CompiledProgram,
+    /// Every header `#include` read from disk, named as the directive
+    /// wrote it: passed as in-memory headers to the link, the `-I`
+    /// directories of the compile may no longer exist then.
+    pub included: Vec<crate::Header>,
+}
+
+/// Compiles one unit for `clCompileProgram`: as [`crate::compile`], except
+/// that `extern` variables and functions declared but not defined are left
+/// for `clLinkProgram` to resolve (C99 6.9: another translation unit may
+/// hold the external definition).
+pub fn compile_object(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+) -> Result<CompiledObject, BuildError> {
+    let result = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("ferrocl-compile".into())
+            .stack_size(BUILD_STACK_BYTES)
+            .spawn_scoped(s, || build_on_this_thread(request, caps, true))
+            .map(|h| h.join())
+    });
+    let (program, included) = match result {
+        Ok(Ok(r)) => r?,
+        Ok(Err(_)) => {
+            return Err(BuildError {
+                log: "error: internal compiler error\n".into(),
+                invalid_options: false,
+            })
+        }
+        Err(_) => build_on_this_thread(request, caps, true)?,
+    };
+    Ok(CompiledObject { program, included })
+}
+
 fn compile_on_this_thread(
     request: &CompileRequest<'_>,
     caps: &TargetCaps,
 ) -> Result<CompiledProgram, BuildError> {
+    build_on_this_thread(request, caps, false).map(|(program, _)| program)
+}
+
+fn build_on_this_thread(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+    object: bool,
+) -> Result<(CompiledProgram, Vec<crate::Header>), BuildError> {
     let options = BuildOptions::parse(request.options).map_err(|log| BuildError {
         log,
         invalid_options: true,
@@ -46,24 +95,32 @@ fn compile_on_this_thread(
         warnings_are_errors: options.warnings_are_errors,
         ..Default::default()
     };
-    let (tokens, sources) =
-        crate::preprocess::preprocess(request.source, request.headers, &options, caps, &mut diags);
+    let (tokens, sources, included) = crate::preprocess::preprocess_recording_includes(
+        request.source,
+        request.headers,
+        &options,
+        caps,
+        &mut diags,
+    );
     if diags.has_errors() {
         return Err(BuildError {
             log: diags.render(&sources),
             invalid_options: false,
         });
     }
-    compile_tokens(&tokens, &sources, caps, &options, diags)
+    let program = compile_tokens(&tokens, &sources, caps, &options, object, diags)?;
+    Ok((program, included))
 }
 
 /// Compiles already-preprocessed tokens: parse, check and lower, emit.
+/// `object`: a compiled object of `clCompileProgram` ([`compile_object`]).
 /// `diags` may already hold the preprocessor's warnings.
 pub fn compile_tokens(
     tokens: &[Token],
     sources: &SourceMap,
     caps: &TargetCaps,
     options: &BuildOptions,
+    object: bool,
     mut diags: Diagnostics,
 ) -> Result<CompiledProgram, BuildError> {
     let native_math = options.fast_relaxed_math || options.unsafe_math_optimizations;
@@ -88,6 +145,7 @@ pub fn compile_tokens(
             caps,
             float_mode,
             options.cl_std.version_number(),
+            object,
             &mut diags,
         )
     };

@@ -726,6 +726,13 @@ impl<'a> Parser<'a> {
             align,
             complete: true,
         };
+        // The units of a clLinkProgram are parsed as one text, and each may
+        // define a struct that they share (C99 6.2.7: compatible types
+        // across translation units); an identical definition is that same
+        // type, so values pass between the units' functions.
+        if let Some(id) = existing.filter(|id| self.types.structs[*id] == def) {
+            return Type::Struct(id);
+        }
         match existing.filter(|id| !self.types.structs[*id].complete) {
             Some(id) => {
                 self.types.structs[id] = def;

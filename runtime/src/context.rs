@@ -26,7 +26,8 @@ pub type ContextNotify = unsafe extern "C" fn(
 
 /// The per-device stream that uploads the initial contents of buffers
 /// created with `CL_MEM_COPY_HOST_PTR` / `CL_MEM_USE_HOST_PTR` when the
-/// device memory is not host-visible.
+/// device memory is not host-visible, and reads back the contents that a
+/// migration between the context's devices moves (`crate::migrate`).
 struct Uploader {
     stream: CommandStream,
     timeline: Timeline,
@@ -126,6 +127,60 @@ impl Context {
         let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
         // SAFETY: the staging buffer is mapped and data.len() bytes long.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.as_ptr(), data.len()) };
+        self.transfer(index, |stream| {
+            stream.copy_buffer(&staging, 0, buffer, offset, data.len() as u64)
+        })
+    }
+
+    /// Reads `into.len()` bytes at `offset` of `buffer`, a buffer of device
+    /// `index` that no pending command writes; blocks until done. Memory
+    /// the host reads at memory speed is read in place; other memory goes
+    /// through a transfer into host-visible memory first.
+    pub fn read_back(
+        &self,
+        index: usize,
+        buffer: &Arc<Buffer>,
+        offset: u64,
+        into: &mut [u8],
+    ) -> Result<(), cl_int> {
+        if into.is_empty() {
+            return Ok(());
+        }
+        let len = into.len();
+        if let Some(ptr) = buffer.mapped_ptr().filter(|_| buffer.host_cached()) {
+            // SAFETY: the buffer is mapped for its whole size, the caller
+            // checked the range, and no command writes it meanwhile (device
+            // writes are visible to the host once their submission has
+            // completed: every submission ends with a barrier).
+            unsafe {
+                crate::staging::host_copy(ptr.as_ptr().add(offset as usize), into.as_mut_ptr(), len)
+            };
+            return Ok(());
+        }
+        let device = self.devices[index].backend()?;
+        let staging = Arc::new(
+            device
+                .create_buffer(len as u64, MemoryLocation::DeviceToHost)
+                .map_err(crate::vk_error)?,
+        );
+        self.transfer(index, |stream| {
+            stream.copy_buffer(buffer, offset, &staging, 0, len as u64)
+        })?;
+        let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+        // SAFETY: the staging buffer is mapped, `len` bytes long, and the
+        // copy into it has completed.
+        unsafe { crate::staging::host_copy(ptr.as_ptr(), into.as_mut_ptr(), len) };
+        Ok(())
+    }
+
+    /// Records `copy` on device `index`'s transfer stream, submits it and
+    /// waits for it.
+    fn transfer(
+        &self,
+        index: usize,
+        copy: impl FnOnce(&mut CommandStream) -> Result<(), ferrocl_vk::Error>,
+    ) -> Result<(), cl_int> {
+        let device = self.devices[index].backend()?;
         let mut slot = self.uploaders[index].lock();
         if slot.is_none() {
             *slot = Some(Uploader {
@@ -135,9 +190,7 @@ impl Context {
             });
         }
         let up = slot.as_mut().ok_or(CL_OUT_OF_RESOURCES)?;
-        up.stream
-            .copy_buffer(&staging, 0, buffer, offset, data.len() as u64)
-            .map_err(crate::vk_error)?;
+        copy(&mut up.stream).map_err(crate::vk_error)?;
         up.stream.barrier().map_err(crate::vk_error)?;
         up.value += 1;
         up.stream

@@ -433,9 +433,20 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
     // to be a hardware fused operation, so single precision reports the
     // full-profile minimum.
     let single_fp_config = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
-    // A device that offers doubles must give at least this much.
+    // Selecting a rounding mode for arithmetic left OpenCL C in 1.1, so the
+    // rounding bits now say which modes double arithmetic offers where a
+    // kernel can name one: convert_* with _rtz/_rtp/_rtn to and from double
+    // and vstore_half_rt* of doubles, which the compiler rounds exactly in
+    // every mode. That is the OpenCL 1.x minimum for a device with doubles,
+    // which the CTS (math_brute_force, api min_max_double_fp_config) asks
+    // of every device that lists cl_khr_fp64.
     let double_fp_config = if fp64 {
-        CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
+        CL_FP_FMA
+            | CL_FP_ROUND_TO_NEAREST
+            | CL_FP_ROUND_TO_ZERO
+            | CL_FP_ROUND_TO_INF
+            | CL_FP_INF_NAN
+            | CL_FP_DENORM
     } else {
         0
     };
@@ -875,7 +886,16 @@ mod tests {
         let mut vk = lavapipe_like();
         let info = derive_device_info(&vk);
         assert!(info.has_extension("cl_khr_fp64"));
-        assert_ne!(info.double_fp_config, 0);
+        // The OpenCL 1.x minimum for doubles, which the CTS requires.
+        assert_eq!(
+            info.double_fp_config,
+            CL_FP_FMA
+                | CL_FP_ROUND_TO_NEAREST
+                | CL_FP_ROUND_TO_ZERO
+                | CL_FP_ROUND_TO_INF
+                | CL_FP_INF_NAN
+                | CL_FP_DENORM
+        );
         assert_eq!(info.preferred_vector_widths.double, 1);
         assert!(info
             .opencl_c_features

@@ -7,6 +7,12 @@
 //! complete. Callbacks and internal listeners are taken out of the lock and
 //! run outside it, each exactly once.
 //!
+//! Command events are recycled: once a command has completed and nothing
+//! but its queue refers to its event (no application handle, no wait list,
+//! no weak link), the queue resets the object and hands it to a later
+//! command, so that a steady stream of launches allocates no events. An
+//! event the application holds is never reused.
+//!
 //! A command's event links to its queue weakly: the completion thread, which
 //! holds events, must never hold the last reference to a queue (the queue's
 //! teardown joins that thread), and the application's release of a queue
@@ -104,8 +110,21 @@ impl Event {
         })
     }
 
-    /// The event of a command enqueued on `queue`.
+    /// The event of a command enqueued on `queue`: a recycled one of the
+    /// queue's when it has one.
     pub fn new_command(queue: &Arc<Queue>, command_type: cl_uint) -> Arc<Event> {
+        if let Some(mut event) = queue.take_spare_event() {
+            if let Some(e) = Arc::get_mut(&mut event) {
+                e.command_type = command_type;
+                if let Some(link) = &mut e.queue {
+                    link.profiling = queue.profiling();
+                }
+                let state = e.state.get_mut();
+                state.status = CL_QUEUED as cl_int;
+                state.times = [host_time_ns(), 0, 0, 0];
+                return event;
+            }
+        }
         let link = QueueLink {
             queue: Arc::downgrade(queue),
             timeline: queue.timeline().clone(),
@@ -117,6 +136,26 @@ impl Event {
             command_type,
             CL_QUEUED as cl_int,
         )
+    }
+
+    /// Makes a completed command event that nothing else refers to ready
+    /// for [`Event::new_command`] on the same queue; gives it back when
+    /// something still does (an application handle, a wait list, a weak
+    /// link of the queue).
+    pub(crate) fn into_spare(mut self: Arc<Self>) -> Result<Arc<Event>, Arc<Event>> {
+        let Some(e) = Arc::get_mut(&mut self) else {
+            return Err(self);
+        };
+        let state = e.state.get_mut();
+        if e.queue.is_none() || state.status > CL_COMPLETE as cl_int {
+            return Err(self);
+        }
+        state.timeline_value = None;
+        // Emptied, keeping their capacity: every callback has run, as the
+        // command completed.
+        state.callbacks.clear();
+        state.listeners.clear();
+        Ok(self)
     }
 
     /// `clCreateUserEvent`: starts as `CL_SUBMITTED`.
@@ -183,8 +222,9 @@ impl Event {
     }
 
     /// The command may be running from now (its batch is the oldest one the
-    /// completion thread waits for).
-    pub(crate) fn mark_running(self: &Arc<Self>, start_ns: u64) {
+    /// completion thread waits for). Without `callbacks`, those registered
+    /// for `CL_RUNNING` run when the command completes.
+    pub(crate) fn mark_running(self: &Arc<Self>, start_ns: u64, callbacks: bool) {
         {
             let mut state = self.state.lock();
             if state.status <= CL_RUNNING as cl_int {
@@ -194,7 +234,9 @@ impl Event {
             state.times[2] = start_ns.max(state.times[1]);
         }
         self.changed.notify_all();
-        self.run_callbacks();
+        if callbacks {
+            self.run_callbacks();
+        }
     }
 
     /// Sets the final status (`CL_COMPLETE` or a negative error); a second
@@ -210,7 +252,46 @@ impl Event {
         status: cl_int,
         measured: Option<(u64, u64)>,
     ) -> bool {
+        if !self.set_final_status(status, measured) {
+            return false;
+        }
+        self.notify_done();
+        true
+    }
+
+    /// Sets the final status like [`Event::complete_timed`] and wakes its
+    /// waiters, but leaves callbacks and listeners to
+    /// [`Event::notify_done`]; true when some are left to run. An
+    /// application thread that completes commands while it waits for them
+    /// uses this, so that no callback runs inside its blocking call.
+    pub(crate) fn complete_quietly(&self, status: cl_int, measured: Option<(u64, u64)>) -> bool {
+        if !self.set_final_status(status, measured) {
+            return false;
+        }
+        let state = self.state.lock();
+        !state.callbacks.is_empty() || !state.listeners.is_empty()
+    }
+
+    /// Runs, outside the lock, the callbacks whose status has been reached
+    /// and, once the event is complete or failed, its listeners.
+    pub(crate) fn notify_done(self: &Arc<Self>) {
         let listeners = {
+            let mut state = self.state.lock();
+            if state.status > CL_COMPLETE as cl_int {
+                return;
+            }
+            std::mem::take(&mut state.listeners)
+        };
+        self.run_callbacks();
+        for listener in listeners {
+            listener();
+        }
+    }
+
+    /// The final status and end times; wakes the waiters. False when the
+    /// event was already complete or failed.
+    fn set_final_status(&self, status: cl_int, measured: Option<(u64, u64)>) -> bool {
+        {
             let mut state = self.state.lock();
             if state.status <= CL_COMPLETE as cl_int {
                 return false;
@@ -233,13 +314,8 @@ impl Event {
                     state.times[3] = now;
                 }
             }
-            std::mem::take(&mut state.listeners)
-        };
-        self.changed.notify_all();
-        self.run_callbacks();
-        for listener in listeners {
-            listener();
         }
+        self.changed.notify_all();
         true
     }
 
@@ -299,27 +375,19 @@ impl Event {
     }
 
     /// Blocks until the event is complete or failed and returns its status.
-    /// Submits the batch holding the command first.
+    /// Submits the batch holding the command first; once submitted, this
+    /// thread waits on the queue's timeline and completes the command
+    /// itself (see [`Queue::wait_for`]).
     pub fn wait(&self) -> cl_int {
-        let queue = self.queue();
-        if self.state.lock().timeline_value.is_none() {
-            if let Some(queue) = &queue {
+        if self.is_done() {
+            return self.status();
+        }
+        if let Some(queue) = self.queue() {
+            if self.timeline_value().is_none() {
                 queue.flush();
             }
-        }
-        // The completion thread of a GPU queue polls for the end of short
-        // batches (see `completion_spin`); polling here too spares this
-        // thread the wake-up of a condition variable.
-        if let Some(spin) =
-            queue.map(|q| crate::queue::completion_spin(q.backend().info().device_type))
-        {
-            let start = std::time::Instant::now();
-            while start.elapsed() < spin {
-                let status = self.state.lock().status;
-                if status <= CL_COMPLETE as cl_int {
-                    return status;
-                }
-                std::hint::spin_loop();
+            if let Some(value) = self.timeline_value() {
+                queue.wait_for(self, value);
             }
         }
         let mut state = self.state.lock();
@@ -327,6 +395,14 @@ impl Event {
             self.changed.wait(&mut state);
         }
         state.status
+    }
+
+    /// Waits until the status changes or `timeout` passes.
+    pub(crate) fn wait_changed(&self, timeout: std::time::Duration) {
+        let mut state = self.state.lock();
+        if state.status > CL_COMPLETE as cl_int {
+            self.changed.wait_for(&mut state, timeout);
+        }
     }
 
     /// `CL_PROFILING_COMMAND_*` times: queued, submit, start, end.

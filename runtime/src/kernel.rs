@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::memory::Mem;
 use crate::printf;
 use crate::program::{Program, ProgramSource};
-use crate::queue::{memory_key, Access, Queue, Recorder};
+use crate::queue::{memory_key, Access, Queue, Recorder, UseList};
 use crate::vk_error;
 use ferrocl_compiler::options::{BuildOptions, ClStd};
 pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
@@ -71,6 +71,8 @@ struct LaunchData {
     /// image, or a pointer value): the launch's access is unknown.
     untracked: bool,
     local_sizes: Vec<u32>,
+    /// The regions of the NDRange and the pipeline of each.
+    pipelines: Vec<(Region, Arc<Pipeline>)>,
 }
 
 impl LaunchData {
@@ -81,17 +83,14 @@ impl LaunchData {
         if self.untracked {
             return Access::Unknown;
         }
-        let mut reads = Vec::new();
-        let mut writes = Vec::new();
+        let mut list = UseList::default();
         for (i, m) in self.mems.iter().enumerate() {
-            let key = memory_key(&m.buffer);
-            if self.read_only.get(i).copied().unwrap_or(false) {
-                reads.push(key);
-            } else {
-                writes.push(key);
+            let read_only = self.read_only.get(i).copied().unwrap_or(false);
+            if !list.push(memory_key(&m.buffer), !read_only) {
+                return Access::Unknown;
             }
         }
-        Access::Buffers { reads, writes }
+        Access::Uses(list)
     }
 }
 
@@ -342,34 +341,57 @@ struct Region {
     work_group_size: [u32; 3],
 }
 
+/// The regions of one NDRange, held inline (at most two parts in each of
+/// three dimensions).
+struct Regions {
+    list: [Region; 8],
+    len: usize,
+}
+
+impl Regions {
+    fn as_slice(&self) -> &[Region] {
+        &self.list[..self.len]
+    }
+}
+
 /// The regions of an NDRange (global sizes non-zero): in each dimension the
 /// whole work-groups of the enqueued local size, then one partial group of
 /// the remaining work-items.
-fn regions(global: [usize; 3], local: [usize; 3]) -> Vec<Region> {
-    // Per dimension: (first group, group count, work-group size) of each part.
-    let parts: Vec<Vec<(u64, u64, u32)>> = (0..3)
-        .map(|d| {
-            let whole = (global[d] / local[d]) as u64;
-            let rest = global[d] % local[d];
-            let mut p = Vec::with_capacity(2);
-            if whole > 0 {
-                p.push((0, whole, local[d] as u32));
-            }
-            if rest > 0 {
-                p.push((whole, 1, rest as u32));
-            }
-            p
-        })
-        .collect();
-    let mut out = Vec::with_capacity(8);
-    for z in &parts[2] {
-        for y in &parts[1] {
-            for x in &parts[0] {
-                out.push(Region {
+fn regions(global: [usize; 3], local: [usize; 3]) -> Regions {
+    // Per dimension: (first group, group count, work-group size) of each
+    // part, and how many parts there are.
+    let mut parts = [[(0u64, 0u64, 0u32); 2]; 3];
+    let mut counts = [0usize; 3];
+    for d in 0..3 {
+        let whole = (global[d] / local[d]) as u64;
+        let rest = global[d] % local[d];
+        if whole > 0 {
+            parts[d][counts[d]] = (0, whole, local[d] as u32);
+            counts[d] += 1;
+        }
+        if rest > 0 {
+            parts[d][counts[d]] = (whole, 1, rest as u32);
+            counts[d] += 1;
+        }
+    }
+    let empty = Region {
+        first_group: [0; 3],
+        groups: [0; 3],
+        work_group_size: [0; 3],
+    };
+    let mut out = Regions {
+        list: [empty; 8],
+        len: 0,
+    };
+    for z in &parts[2][..counts[2]] {
+        for y in &parts[1][..counts[1]] {
+            for x in &parts[0][..counts[0]] {
+                out.list[out.len] = Region {
                     first_group: [x.0, y.0, z.0],
                     groups: [x.1, y.1, z.1],
                     work_group_size: [x.2, y.2, z.2],
-                });
+                };
+                out.len += 1;
             }
         }
     }
@@ -410,26 +432,22 @@ pub fn enqueue_nd_range(
         .and_then(|_| launch.mems.iter().try_for_each(|m| m.check_device(queue)));
     let enqueued_local_size = range.local.map(|l| l as u32);
     let launch_pipelines = filled.and_then(|_| {
-        regions(range.global, range.local)
-            .into_iter()
-            .map(|region| {
-                let key = PipelineKey {
-                    device_index,
-                    work_group_size: region.work_group_size,
-                    enqueued_local_size,
-                };
-                let pipeline = kernel.pipeline(key, &queue.device, &launch.local_sizes)?;
-                Ok((region, pipeline))
-            })
-            .collect::<Result<Vec<_>, cl_int>>()
-    });
-    let pipelines = match launch_pipelines {
-        Ok(p) => p,
-        Err(code) => {
-            recycle_launch(kernel, launch);
-            return Err(code);
+        launch.pipelines.clear();
+        for region in regions(range.global, range.local).as_slice() {
+            let key = PipelineKey {
+                device_index,
+                work_group_size: region.work_group_size,
+                enqueued_local_size,
+            };
+            let pipeline = kernel.pipeline(key, &queue.device, &launch.local_sizes)?;
+            launch.pipelines.push((*region, pipeline));
         }
-    };
+        Ok(())
+    });
+    if let Err(code) = launch_pipelines {
+        recycle_launch(kernel, launch);
+        return Err(code);
+    }
     // Vulkan bounds base + count of a dispatch by maxComputeWorkGroupCount,
     // so `vkCmdDispatchBase` cannot reach group ids past the limit: larger
     // regions become several dispatches, each placed by the header's
@@ -452,7 +470,7 @@ pub fn enqueue_nd_range(
                 .and_then(|address| set_printf_address(&kernel.info, &mut launch, address)),
             None => Ok(()),
         }
-        .and_then(|_| record_launch(r, &mut launch, &pipelines, in_push, step));
+        .and_then(|_| record_launch(r, &mut launch, in_push, step));
         recycle_launch(&kernel, launch);
         result
     };
@@ -464,6 +482,7 @@ pub fn enqueue_nd_range(
 fn recycle_launch(kernel: &Kernel, mut launch: LaunchData) {
     launch.mems.clear();
     launch.read_only.clear();
+    launch.pipelines.clear();
     kernel.spare_launches.lock().push(launch);
 }
 
@@ -618,17 +637,21 @@ fn set_printf_address(
 fn record_launch(
     r: &mut Recorder<'_>,
     launch: &mut LaunchData,
-    pipelines: &[(Region, Arc<Pipeline>)],
     in_push: bool,
     step: [u64; 3],
 ) -> Result<(), cl_int> {
-    let LaunchData { push, args, .. } = launch;
+    let LaunchData {
+        push,
+        args,
+        pipelines,
+        ..
+    } = launch;
     if !in_push {
         let address = r.push_args(args)?;
         let start = ARGS_OFFSET as usize;
         push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
     }
-    for (region, pipeline) in pipelines {
+    for (region, pipeline) in pipelines.iter() {
         let mut z = 0u64;
         while z < region.groups[2] {
             let count_z = (region.groups[2] - z).min(step[2]);
@@ -713,8 +736,8 @@ mod tests {
     fn regions_cover_the_ndrange_once() {
         let r = regions([10, 7, 1], [4, 7, 1]);
         assert_eq!(
-            r,
-            vec![
+            r.as_slice(),
+            [
                 Region {
                     first_group: [0, 0, 0],
                     groups: [2, 1, 1],
@@ -727,11 +750,12 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(regions([3, 5, 7], [2, 2, 2]).len(), 8);
-        assert_eq!(regions([16, 16, 16], [4, 4, 4]).len(), 1);
+        assert_eq!(regions([3, 5, 7], [2, 2, 2]).as_slice().len(), 8);
+        assert_eq!(regions([16, 16, 16], [4, 4, 4]).as_slice().len(), 1);
         // Every work-item is in exactly one region.
         for (global, local) in [([13, 9, 5], [4, 2, 3]), ([3, 1, 1], [8, 1, 1])] {
             let items: usize = regions(global, local)
+                .as_slice()
                 .iter()
                 .map(|r| {
                     (0..3)

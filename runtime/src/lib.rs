@@ -11,12 +11,14 @@ pub mod event;
 pub mod image;
 pub mod kernel;
 pub mod memory;
+pub mod migrate;
 pub mod platform;
 pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod sampler;
 pub mod staging;
+pub mod svm;
 
 /// The OpenCL error for a backend failure.
 pub fn vk_error(error: ferrocl_vk::Error) -> cl::cl_int {

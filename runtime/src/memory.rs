@@ -146,6 +146,38 @@ impl Mem {
         })
     }
 
+    /// A buffer object whose storage is `size` bytes at `offset` of an
+    /// existing `buffer`: a coarse-grained SVM allocation
+    /// (`runtime/src/svm.rs`), for its own commands and for
+    /// `CL_MEM_USE_HOST_PTR` with an SVM pointer. `host_ptr` is the SVM
+    /// pointer of byte 0 (`CL_MEM_HOST_PTR`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_over_svm(
+        context: Arc<Context>,
+        flags: cl_bitfield,
+        size: usize,
+        host_ptr: usize,
+        buffer: Arc<Buffer>,
+        offset: usize,
+        properties: Vec<u64>,
+    ) -> Arc<Mem> {
+        Arc::new(Mem {
+            header: ApiHeader::new(Tag::Mem),
+            context,
+            flags,
+            size,
+            host_ptr,
+            parent: None,
+            origin: 0,
+            offset,
+            buffer,
+            properties,
+            image: None,
+            maps: Mutex::new(Vec::new()),
+            destructors: Mutex::new(Vec::new()),
+        })
+    }
+
     /// `clCreateSubBuffer` with a region already checked against the
     /// parent.
     pub fn new_sub_buffer(

@@ -3,6 +3,14 @@
 //! Owns the Vulkan instance (through `ferrocl-vk`) and one [`Device`] per
 //! qualifying Vulkan physical device, created together on first use and
 //! kept for the life of the process. It makes no Vulkan call itself.
+//!
+//! `FERROCL_DEVICE_REPLICAS=N` (1 to [`MAX_REPLICAS`]) lists every physical
+//! device N times, one after the other. Each replica is a `cl_device_id` of
+//! its own with its own `VkDevice`, so memory, queues and pipelines are
+//! truly per device: this is how contexts with several devices, and the
+//! migration of memory objects between them (`crate::migrate`), are tested
+//! on a machine with one GPU. Without the variable each physical device is
+//! listed once.
 
 use crate::api::{ApiHeader, ApiObject, Tag};
 use crate::cl::*;
@@ -27,6 +35,32 @@ static PLATFORM: OnceLock<Arc<Platform>> = OnceLock::new();
 /// `FERROCL_DEBUG=1`: log why devices are missing and why things fail.
 pub fn debug_enabled() -> bool {
     std::env::var_os("FERROCL_DEBUG").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The most replicas `FERROCL_DEVICE_REPLICAS` may ask for: each opens a
+/// `VkDevice` with its own memory pools, and tests need two or three.
+pub const MAX_REPLICAS: usize = 8;
+
+/// How many times each physical device is listed: `FERROCL_DEVICE_REPLICAS`
+/// when it is a number from 1 to [`MAX_REPLICAS`], else 1.
+pub fn device_replicas() -> usize {
+    parse_replicas(std::env::var("FERROCL_DEVICE_REPLICAS").ok().as_deref())
+}
+
+fn parse_replicas(value: Option<&str>) -> usize {
+    match value.map(|v| v.trim().parse::<usize>()) {
+        None => 1,
+        Some(Ok(n)) if (1..=MAX_REPLICAS).contains(&n) => n,
+        Some(_) => {
+            if debug_enabled() {
+                eprintln!(
+                    "ferrocl: FERROCL_DEVICE_REPLICAS must be a number from 1 to {MAX_REPLICAS}; \
+                     listing each device once"
+                );
+            }
+            1
+        }
+    }
 }
 
 /// The `cl_platform_id`.
@@ -63,11 +97,14 @@ impl Platform {
                 eprintln!("ferrocl: no Vulkan device qualifies; the platform has no devices");
             }
         }
+        let replicas = device_replicas();
         let devices: Vec<Arc<Device>> = instance
             .devices()
             .iter()
             .enumerate()
-            .map(|(index, vk_info)| Arc::new(Device::new(index, vk_info.clone())))
+            .flat_map(|(index, vk_info)| {
+                (0..replicas).map(move |_| Arc::new(Device::new(index, vk_info.clone())))
+            })
             .collect();
         let extensions_with_version = platform_extensions(&devices);
         let extensions = extensions_with_version
@@ -149,4 +186,21 @@ fn platform_extensions(devices: &[Arc<Device>]) -> Vec<NameVersion> {
         }
     }
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_come_from_a_small_number() {
+        assert_eq!(parse_replicas(None), 1);
+        assert_eq!(parse_replicas(Some("2")), 2);
+        assert_eq!(parse_replicas(Some(" 3 ")), 3);
+        assert_eq!(parse_replicas(Some("8")), MAX_REPLICAS);
+        assert_eq!(parse_replicas(Some("0")), 1);
+        assert_eq!(parse_replicas(Some("9")), 1);
+        assert_eq!(parse_replicas(Some("two")), 1);
+        assert_eq!(parse_replicas(Some("")), 1);
+    }
 }

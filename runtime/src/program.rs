@@ -1,11 +1,14 @@
 //! Programs: source, per-device build state and the compiled SPIR-V with
 //! its reflection.
 //!
-//! `clCompileProgram` checks the source by compiling it and keeps source,
-//! options and headers; `clLinkProgram` compiles the concatenation of its
-//! inputs' sources (with every input's headers) as one program. This keeps
-//! one compiler entry point; it means declarations in two linked sources
-//! must agree as they would in a single C file.
+//! `clCompileProgram` checks the source by compiling it as an object
+//! (`extern` variables and functions may stay undefined) and keeps source,
+//! options and headers, with the headers it read from `-I` directories;
+//! `clLinkProgram` compiles the concatenation of its inputs' sources (with
+//! every input's headers) as one program. This keeps one compiler entry
+//! point; it means declarations in two linked sources must agree as they
+//! would in a single C file (a struct that both define identically is one
+//! type).
 //!
 //! Binaries (`CL_PROGRAM_BINARIES`) use the ferrocl binary format:
 //!
@@ -284,15 +287,34 @@ impl Program {
                 headers,
             };
             let caps = self.devices[i].target_caps();
+            let object = binary_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
             // A compiler bug must not leave the build "in progress" forever:
             // it becomes a failed build with a log line.
-            let outcome = std::panic::catch_unwind(|| ferrocl_compiler::compile(&request, caps))
-                .unwrap_or_else(|_| {
-                    Err(BuildError {
-                        log: "error: internal compiler error (the compiler panicked)\n".to_string(),
-                        invalid_options: false,
-                    })
-                });
+            let outcome = std::panic::catch_unwind(|| {
+                if object {
+                    ferrocl_compiler::driver::compile_object(&request, caps)
+                        .map(|o| (o.program, o.included))
+                } else {
+                    ferrocl_compiler::compile(&request, caps).map(|p| (p, Vec::new()))
+                }
+            })
+            .unwrap_or_else(|_| {
+                Err(BuildError {
+                    log: "error: internal compiler error (the compiler panicked)\n".to_string(),
+                    invalid_options: false,
+                })
+            });
+            // Headers read from `-I` directories stay with the object: the
+            // link reads them again, maybe after the directories are gone.
+            let outcome = outcome.map(|(compiled, included)| {
+                let mut kept = self.headers.lock();
+                for h in included {
+                    if !kept.iter().any(|k| k.name == h.name) {
+                        kept.push(h);
+                    }
+                }
+                compiled
+            });
             // An executable's global variables get their buffer, with
             // their initial values, before the build is published.
             let global_data = match &outcome {
@@ -336,19 +358,6 @@ impl Program {
                     b.log = compiled.log.clone();
                     b.binary_type = binary_type;
                     b.compiled = Some(Arc::new(compiled));
-                }
-                // A compiled object may call functions that another object
-                // of the link defines: their missing definitions are the
-                // linker's concern, not the compiler's.
-                Err(e)
-                    if binary_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
-                        && !e.invalid_options
-                        && only_missing_definitions(&e.log) =>
-                {
-                    b.status = CL_BUILD_SUCCESS as cl_int;
-                    b.log = String::new();
-                    b.binary_type = binary_type;
-                    b.compiled = None;
                 }
                 Err(e) => {
                     b.status = CL_BUILD_ERROR;
@@ -512,16 +521,6 @@ fn unit_for_link(source: &str, options: &str) -> (String, Vec<String>) {
     (text, others)
 }
 
-/// True when every error of a build log is a call to a function declared
-/// but not defined in that source (the compiler's wording).
-fn only_missing_definitions(log: &str) -> bool {
-    let mut errors = log
-        .lines()
-        .filter_map(|l| l.split_once("error: ").map(|(_, message)| message))
-        .peekable();
-    errors.peek().is_some() && errors.all(|m| m.ends_with("is declared but never defined"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,14 +553,5 @@ mod tests {
         );
         let (text, _) = unit_for_link("", "-D 'F(a,b)=a*b'");
         assert!(text.starts_with("#define F(a,b) a*b\n") && text.ends_with("#undef F\n"));
-    }
-
-    #[test]
-    fn missing_definitions_are_recognised() {
-        let log = "<source>:9:5: error: function 'f' is declared but never defined\n    f(x);\n    ^\n1 error generated.\n";
-        assert!(only_missing_definitions(log));
-        let mixed = format!("{log}<source>:2:1: error: use of undeclared identifier 'y'\n");
-        assert!(!only_missing_definitions(&mixed));
-        assert!(!only_missing_definitions("1 warning generated.\n"));
     }
 }

@@ -162,6 +162,51 @@ pub enum Access {
         reads: Vec<usize>,
         writes: Vec<usize>,
     },
+    /// Exactly these memory objects, held inline: what a kernel launch
+    /// builds on every enqueue without touching the heap.
+    Uses(UseList),
+}
+
+/// Memory objects a command reads or writes, by [`memory_key`], stored
+/// inline. A command that uses more than [`UseList::CAPACITY`] of them is
+/// given [`Access::Unknown`] instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UseList {
+    keys: [usize; UseList::CAPACITY],
+    written: [bool; UseList::CAPACITY],
+    len: usize,
+}
+
+impl Default for UseList {
+    fn default() -> UseList {
+        UseList {
+            keys: [0; UseList::CAPACITY],
+            written: [false; UseList::CAPACITY],
+            len: 0,
+        }
+    }
+}
+
+impl UseList {
+    pub const CAPACITY: usize = 16;
+
+    /// Adds a memory object; false when the list is full.
+    pub fn push(&mut self, key: usize, written: bool) -> bool {
+        if self.len == Self::CAPACITY {
+            return false;
+        }
+        self.keys[self.len] = key;
+        self.written[self.len] = written;
+        self.len += 1;
+        true
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        self.keys[..self.len]
+            .iter()
+            .copied()
+            .zip(self.written[..self.len].iter().copied())
+    }
 }
 
 /// The identity of a memory object's storage for hazard tracking: its
@@ -206,10 +251,21 @@ impl Hazards {
                         .iter()
                         .any(|k| self.writes.contains(k) || self.reads.contains(k))
             }
+            Access::Uses(list) => {
+                self.unknown
+                    || list.entries().any(|(k, written)| {
+                        self.writes.contains(&k) || (written && self.reads.contains(&k))
+                    })
+            }
         }
     }
 
     fn add(&mut self, access: &Access, event: &Arc<Event>) {
+        self.add_access(access);
+        self.events.insert(Arc::as_ptr(event) as usize);
+    }
+
+    fn add_access(&mut self, access: &Access) {
         match access {
             Access::Unknown => self.unknown = true,
             Access::Nothing => {}
@@ -217,8 +273,16 @@ impl Hazards {
                 self.reads.extend(reads);
                 self.writes.extend(writes);
             }
+            Access::Uses(list) => {
+                for (k, written) in list.entries() {
+                    if written {
+                        self.writes.insert(k);
+                    } else {
+                        self.reads.insert(k);
+                    }
+                }
+            }
         }
-        self.events.insert(Arc::as_ptr(event) as usize);
     }
 
     fn len(&self) -> usize {
@@ -997,16 +1061,20 @@ mod tests {
     fn after(earlier: &[Access]) -> Hazards {
         let mut h = Hazards::default();
         for a in earlier {
-            match a {
-                Access::Unknown => h.unknown = true,
-                Access::Nothing => {}
-                Access::Buffers { reads, writes } => {
-                    h.reads.extend(reads);
-                    h.writes.extend(writes);
-                }
-            }
+            h.add_access(a);
         }
         h
+    }
+
+    fn uses(reads: &[usize], writes: &[usize]) -> Access {
+        let mut list = UseList::default();
+        for &k in reads {
+            assert!(list.push(k, false));
+        }
+        for &k in writes {
+            assert!(list.push(k, true));
+        }
+        Access::Uses(list)
     }
 
     #[test]
@@ -1023,5 +1091,31 @@ mod tests {
         assert!(h.conflicts(&Access::Unknown));
         assert!(after(&[Access::Unknown]).conflicts(&buffers(&[7], &[])));
         assert!(!after(&[]).conflicts(&buffers(&[1], &[2])));
+    }
+
+    #[test]
+    fn inline_use_lists_track_hazards_like_buffer_lists() {
+        let cases: [(&[usize], &[usize]); 5] = [
+            (&[1], &[3]),
+            (&[2], &[]),
+            (&[], &[1]),
+            (&[], &[2]),
+            (&[4, 5], &[6]),
+        ];
+        for earlier in [buffers(&[1], &[2]), uses(&[1], &[2])] {
+            let h = after(std::slice::from_ref(&earlier));
+            for (reads, writes) in cases {
+                assert_eq!(
+                    h.conflicts(&uses(reads, writes)),
+                    h.conflicts(&buffers(reads, writes)),
+                    "{earlier:?} then reads {reads:?} writes {writes:?}"
+                );
+            }
+        }
+        let mut full = UseList::default();
+        for k in 0..UseList::CAPACITY {
+            assert!(full.push(k, false));
+        }
+        assert!(!full.push(99, true));
     }
 }

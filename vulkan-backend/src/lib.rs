@@ -61,7 +61,7 @@ pub use device::{CalibratedTime, CopyEngine, Device};
 pub use error::{Error, Result};
 pub use info::{DeviceType, Features, Limits, PhysicalDeviceInfo};
 pub use instance::{validation_message_count, Instance};
-pub use memory::{Buffer, MemoryLocation};
+pub use memory::{Buffer, MemoryLocation, SvmHostView};
 pub use pipeline::{Pipeline, PipelineOptions};
 pub use sync::Timeline;
 pub use timestamp::Timestamp;

@@ -52,6 +52,9 @@ pub struct Buffer {
     address: u64,
     mapped: Option<MappedPtr>,
     host_cached: bool,
+    /// Host pages at the device address of a coarse-grained SVM buffer
+    /// whose own mapping (if any) lies elsewhere.
+    mirror: Option<HostMirror>,
 }
 
 impl Buffer {
@@ -78,6 +81,19 @@ impl Buffer {
     /// `DeviceToHost` buffer instead.
     pub fn host_cached(&self) -> bool {
         self.host_cached
+    }
+
+    /// How the device address of a buffer made by
+    /// [`Device::create_svm_buffer`] is also a host address; `None` for
+    /// other buffers.
+    pub fn svm_host_view(&self) -> Option<SvmHostView> {
+        if self.mirror.is_some() {
+            Some(SvmHostView::Mirror)
+        } else if self.mapped_ptr().map(|p| p.as_ptr() as u64) == Some(self.address) {
+            Some(SvmHostView::Shared)
+        } else {
+            None
+        }
     }
 }
 
@@ -107,6 +123,17 @@ impl Device {
     /// A buffer of `size` bytes (> 0) usable as storage buffer, transfer
     /// source and destination, with SHADER_DEVICE_ADDRESS.
     pub fn create_buffer(&self, size: u64, location: MemoryLocation) -> Result<Buffer> {
+        self.create_aligned_buffer(size, location, 1)
+    }
+
+    /// [`Device::create_buffer`] with the device address a multiple of
+    /// `min_alignment` (a power of two).
+    fn create_aligned_buffer(
+        &self,
+        size: u64,
+        location: MemoryLocation,
+        min_alignment: u64,
+    ) -> Result<Buffer> {
         let shared = &self.shared;
         if size == 0 {
             return Err(Error::Other(
@@ -128,7 +155,7 @@ impl Device {
         // SAFETY: the device is alive; size is within maxBufferSize.
         let raw = unsafe { shared.raw.create_buffer(&info, None) }
             .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-        match allocate_and_bind(shared, raw, location) {
+        match allocate_and_bind(shared, raw, location, min_alignment) {
             Ok((allocation, address)) => {
                 let mapped = mapping_of(&allocation);
                 let host_cached = mapped.is_some()
@@ -143,6 +170,7 @@ impl Device {
                     address,
                     mapped,
                     host_cached,
+                    mirror: None,
                 })
             }
             Err(e) => {
@@ -164,12 +192,14 @@ fn mapping_of(allocation: &Allocation) -> Option<MappedPtr> {
     allocation.mapped_ptr().map(|p| MappedPtr(p.cast::<u8>()))
 }
 
-/// Allocates memory for `buffer`, binds it, and returns the allocation and
-/// the buffer's device address.
+/// Allocates memory for `buffer` at an offset that is a multiple of
+/// `min_alignment` (besides the buffer's own requirement), binds it, and
+/// returns the allocation and the buffer's device address.
 fn allocate_and_bind(
     shared: &DeviceShared,
     buffer: vk::Buffer,
     location: MemoryLocation,
+    min_alignment: u64,
 ) -> Result<(Allocation, u64)> {
     let mut dedicated = vk::MemoryDedicatedRequirements::default();
     let mut requirements = vk::MemoryRequirements2::default().push_next(&mut dedicated);
@@ -180,7 +210,8 @@ fn allocate_and_bind(
             .raw
             .get_buffer_memory_requirements2(&query, &mut requirements)
     };
-    let requirements = requirements.memory_requirements;
+    let mut requirements = requirements.memory_requirements;
+    requirements.alignment = requirements.alignment.max(min_alignment);
     let scheme = if dedicated.prefers_dedicated_allocation == vk::TRUE
         || dedicated.requires_dedicated_allocation == vk::TRUE
     {
@@ -411,6 +442,172 @@ impl Device {
             // The application's own pages, read through the host's caches.
             host_cached: mapped.is_some(),
             mapped,
+            mirror: None,
         })
+    }
+}
+
+/// How a coarse-grained SVM buffer is seen from the host at its device
+/// address (OpenCL SVM hands the application one pointer for both sides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvmHostView {
+    /// The buffer's persistent mapping is at its device address (lavapipe,
+    /// whose device addresses are the host addresses of its memory): host
+    /// and device read and write the same bytes.
+    Shared,
+    /// Anonymous host pages reserved at the device address stand for the
+    /// buffer on the host; the runtime copies between them and the buffer
+    /// when the application maps and unmaps it, which is all that
+    /// coarse-grained sharing promises.
+    Mirror,
+}
+
+/// Anonymous host pages mapped at a fixed address; unmapped on drop.
+struct HostMirror {
+    base: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: plain private memory of this process, only handed out as an
+// address; nothing in the backend reads or writes it.
+unsafe impl Send for HostMirror {}
+// SAFETY: as above.
+unsafe impl Sync for HostMirror {}
+
+impl Drop for HostMirror {
+    fn drop(&mut self) {
+        // SAFETY: the pages were mapped by `HostMirror::reserve` with this
+        // length and are unmapped only here.
+        unsafe { host_pages::unmap(self.base, self.len) };
+    }
+}
+
+impl HostMirror {
+    /// Maps `len` bytes of zeroed private pages at exactly `address`, or
+    /// fails without touching anything already mapped there.
+    fn reserve(address: u64, len: usize) -> Result<HostMirror> {
+        let base = host_pages::map_fixed(address, len).ok_or_else(|| {
+            Error::Other(format!(
+                "the host address range {address:#x}+{len:#x} of an SVM buffer is taken"
+            ))
+        })?;
+        Ok(HostMirror { base, len })
+    }
+}
+
+/// The few POSIX calls that reserve host pages at a chosen address.
+#[cfg(target_os = "linux")]
+mod host_pages {
+    use std::ffi::c_void;
+    use std::ptr::NonNull;
+
+    const PROT_READ: i32 = 0x1;
+    const PROT_WRITE: i32 = 0x2;
+    const MAP_PRIVATE: i32 = 0x02;
+    const MAP_ANONYMOUS: i32 = 0x20;
+    /// Linux 4.17 and newer: fail with EEXIST instead of replacing pages.
+    /// Older kernels take the address as a hint, so the result is checked.
+    const MAP_FIXED_NOREPLACE: i32 = 0x10_0000;
+    const SC_PAGESIZE: i32 = 30;
+
+    extern "C" {
+        fn mmap(addr: *mut c_void, len: usize, prot: i32, flags: i32, fd: i32, off: i64)
+            -> *mut c_void;
+        fn munmap(addr: *mut c_void, len: usize) -> i32;
+        fn sysconf(name: i32) -> i64;
+    }
+
+    pub fn page_size() -> u64 {
+        // SAFETY: sysconf has no preconditions.
+        let size = unsafe { sysconf(SC_PAGESIZE) };
+        if size > 0 {
+            size as u64
+        } else {
+            4096
+        }
+    }
+
+    pub fn map_fixed(address: u64, len: usize) -> Option<NonNull<u8>> {
+        if address == 0 || len == 0 || address % page_size() != 0 {
+            return None;
+        }
+        let want = address as usize as *mut c_void;
+        // SAFETY: an anonymous private mapping; NOREPLACE leaves any
+        // existing mapping of the range alone.
+        let got = unsafe {
+            mmap(
+                want,
+                len,
+                PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            )
+        };
+        if got as isize == -1 {
+            return None;
+        }
+        if got != want {
+            // A kernel without NOREPLACE placed it elsewhere.
+            // SAFETY: the mapping just made, of this length.
+            unsafe { munmap(got, len) };
+            return None;
+        }
+        NonNull::new(got.cast::<u8>())
+    }
+
+    /// # Safety
+    /// `base` and `len` are a mapping made by [`map_fixed`], unused after.
+    pub unsafe fn unmap(base: NonNull<u8>, len: usize) {
+        // SAFETY: per the contract.
+        unsafe { munmap(base.as_ptr().cast::<c_void>(), len) };
+    }
+}
+
+/// Without Linux's fixed mappings there is no mirror; SVM buffers then need
+/// a device whose mapping is at its device address.
+#[cfg(not(target_os = "linux"))]
+mod host_pages {
+    use std::ptr::NonNull;
+
+    pub fn page_size() -> u64 {
+        4096
+    }
+
+    pub fn map_fixed(_address: u64, _len: usize) -> Option<NonNull<u8>> {
+        None
+    }
+
+    /// # Safety
+    /// Never called: `map_fixed` maps nothing.
+    pub unsafe fn unmap(_base: NonNull<u8>, _len: usize) {}
+}
+
+impl Device {
+    /// A buffer for a coarse-grained SVM allocation: `size` bytes whose
+    /// device address is a multiple of `alignment` (a power of two) and is
+    /// also a host address ([`Buffer::svm_host_view`]). First a device-local
+    /// buffer whose persistent mapping turns out to be at its device address
+    /// ([`SvmHostView::Shared`]); else one of whole pages with host pages
+    /// reserved at its device address ([`SvmHostView::Mirror`]). An error
+    /// when that address range is already in use on the host.
+    pub fn create_svm_buffer(&self, size: u64, alignment: u64) -> Result<Buffer> {
+        let alignment = alignment.max(1);
+        let shared = self.create_aligned_buffer(size, MemoryLocation::DeviceLocal, alignment)?;
+        if shared.svm_host_view() == Some(SvmHostView::Shared) {
+            return Ok(shared);
+        }
+        drop(shared);
+        // Whole pages, so that the mirrors of neighbouring buffers of one
+        // memory block never share a page.
+        let page = host_pages::page_size();
+        let whole = size
+            .checked_next_multiple_of(page)
+            .ok_or(Error::OutOfDeviceMemory)?;
+        let mut buffer =
+            self.create_aligned_buffer(whole, MemoryLocation::DeviceLocal, alignment.max(page))?;
+        let len = usize::try_from(whole).map_err(|_| Error::OutOfHostMemory)?;
+        buffer.mirror = Some(HostMirror::reserve(buffer.address, len)?);
+        Ok(buffer)
     }
 }

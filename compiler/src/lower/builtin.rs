@@ -263,6 +263,47 @@ impl<'a> Lowerer<'a> {
         Some(v)
     }
 
+    /// `length`, `distance` and `normalize`: the library's versions, which
+    /// scale the vector by a power of two so that the sum of squares
+    /// neither overflows nor underflows (GLSL.std.450 `Length` squares the
+    /// components as they are). Half is computed in float and rounded once.
+    fn geometric(&mut self, name: &str, vals: Vec<Val>, span: Span) -> R<Val> {
+        let t = self.float_gentype(&vals, span)?;
+        let s = t.elem_scalar()?;
+        let n = t.width();
+        if n > 4 {
+            self.error(
+                span,
+                format!("'{name}' takes scalars and vectors of 2, 3 or 4 components"),
+            );
+            return None;
+        }
+        let work = if s == Scalar::Half {
+            t.with_elem(Scalar::Float)
+        } else {
+            t.clone()
+        };
+        let ws = work.elem_scalar()?;
+        let func = if ws == Scalar::Double {
+            format!("__ferrocl_{name}{n}_f64")
+        } else {
+            format!("__ferrocl_{name}{n}")
+        };
+        let Some(f) = self.funcs.get(func.as_str()).copied() else {
+            self.error(span, format!("'{name}' is not supported for {s} yet"));
+            return None;
+        };
+        let ids = self.convert_all(vals, &work, span)?;
+        let args = ids.into_iter().map(|id| Val::new(id, work.clone())).collect();
+        let r = self.call_function(f, args, span)?;
+        if s == Scalar::Half {
+            let rn = r.ty.width();
+            let id = self.convert_elems(r.id, Scalar::Float, Scalar::Half, rn);
+            return Some(Val::new(id, r.ty.with_elem(Scalar::Half)));
+        }
+        Some(r)
+    }
+
     /// `sincos(x, cosp)`: the library's sin, and its cos stored through
     /// `cosp`.
     fn sincos(&mut self, mut vals: Vec<Val>, span: Span) -> R<Val> {
@@ -942,7 +983,8 @@ impl<'a> Lowerer<'a> {
                 let h = self.op(Op::ShiftLeftLogical, ty, &[h, sh]);
                 Some(Val::new(self.op(Op::BitwiseOr, ty, &[h, l]), wt))
             }
-            "dot" | "cross" | "length" | "normalize" | "distance" => {
+            "length" | "normalize" | "distance" => self.geometric(name, vals, span),
+            "dot" | "cross" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;
                 let s = t.elem_scalar()?;
@@ -978,12 +1020,10 @@ impl<'a> Lowerer<'a> {
                             None
                         }
                     },
-                    "length" => Some(Val::new(self.glsl(sty, glsl::LENGTH, &[ids[0]]), st)),
-                    "distance" => Some(Val::new(
-                        self.glsl(sty, glsl::DISTANCE, &[ids[0], ids[1]]),
-                        st,
-                    )),
-                    _ => Some(Val::new(self.glsl(ty, glsl::NORMALIZE, &[ids[0]]), t)),
+                    _ => {
+                        self.error(span, format!("'{name}' is not a geometric built-in"));
+                        None
+                    }
                 }
             }
             "prefetch" => Some(Val::new(0, Type::Void)),

@@ -217,7 +217,14 @@ impl<'a> Lowerer<'a> {
             },
             ExprKind::Index(a, i) => {
                 let base = self.operand(a)?;
-                let idx = self.expr(i)?;
+                // C99 6.5.2.1: `E1[E2]` is `*(E1 + E2)`, so the integer may
+                // come first (`2[a]`).
+                let (base, idx, a, i) = match base {
+                    Operand::Val(v) if v.ty.scalar().is_some_and(|s| s.is_integer()) => {
+                        (self.operand(i)?, v, &**i, &**a)
+                    }
+                    base => (base, self.expr(i)?, &**a, &**i),
+                };
                 if !idx
                     .ty
                     .scalar()
@@ -758,17 +765,16 @@ impl<'a> Lowerer<'a> {
                 Some(self.const_val(&Type::INT, n as i64))
             }
             ExprKind::SizeofExpr(inner) | ExprKind::VecStepExpr(inner) => {
-                if has_side_effects(inner) {
-                    self.error(
-                        e.span,
-                        "sizeof/vec_step of an expression with side effects is not supported",
-                    );
-                    return None;
-                }
-                let t = match self.operand(inner)? {
-                    Operand::Place(p) => p.ty().clone(),
-                    Operand::Val(v) => v.ty,
-                };
+                // C99 6.5.3.4: the operand is not evaluated, only typed;
+                // its instructions are checked and dropped.
+                let mut ty = None;
+                self.dead_code(|l| {
+                    ty = l.operand(inner).map(|o| match o {
+                        Operand::Place(p) => p.ty().clone(),
+                        Operand::Val(v) => v.ty,
+                    });
+                });
+                let t = ty?;
                 if matches!(e.kind, ExprKind::SizeofExpr(_)) {
                     let n = self.types.size(&t);
                     Some(self.const_val(&Type::ULONG, n as i64))

@@ -105,6 +105,29 @@ fn image_builtin(name: &str) -> Option<ImageBuiltin> {
     })
 }
 
+/// The image library functions that are SPIR-V functions of their own
+/// rather than inlined at each call. A sampled read with its decoding,
+/// addressing and filtering is tens of kilobytes of SPIR-V; a kernel that
+/// reads nine texels carried nine copies, which every driver then parsed
+/// and optimised apart.
+const OUTLINED: [&str; 7] = [
+    "__ferrocl_img_sample_f",
+    "__ferrocl_img_sample_i",
+    "__ferrocl_img_fetch_f",
+    "__ferrocl_img_fetch_i",
+    "__ferrocl_img_write_f",
+    "__ferrocl_img_write_i",
+    "__ferrocl_img_write_ui",
+];
+
+/// One image library function emitted once per module (see [`OUTLINED`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OutlinedFunction {
+    id: Word,
+    /// Bytes of `__private` variables the function's body declares.
+    private_bytes: u64,
+}
+
 const FLOAT4: Type = Type::Vector(Scalar::Float, 4);
 const INT4: Type = Type::Vector(Scalar::Int, 4);
 const UINT4: Type = Type::Vector(Scalar::UInt, 4);
@@ -494,7 +517,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Calls the image library's function `f`.
+    /// Calls the image library's function `f`: inlined for the small
+    /// descriptor queries, a call of the module's one SPIR-V function for
+    /// the reads and writes (see [`OutlinedFunction`]).
     fn call_image_library(&mut self, f: &str, args: Vec<Val>, span: Span) -> R<Val> {
         let Some(def) = self.funcs.get(f).copied() else {
             self.error(
@@ -503,7 +528,107 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         };
-        self.call_function(def, args, span)
+        if !OUTLINED.contains(&f) {
+            return self.call_function(def, args, span);
+        }
+        let callee = match self.image_functions.get(def.name.as_str()) {
+            Some(c) => *c,
+            None => {
+                let c = self.outline_library_function(def, span)?;
+                self.image_functions.insert(def.name.as_str(), c);
+                c
+            }
+        };
+        // The function's variables count towards every caller, as they
+        // did when each call was inlined.
+        self.private_bytes += callee.private_bytes;
+        self.called.insert(def.name.as_str());
+        let mut operands = vec![callee.id];
+        for (p, a) in def.params.iter().zip(args) {
+            operands.push(self.convert(a, &p.ty, span, false)?.id);
+        }
+        let ret = self.sty(&def.ret);
+        let id = self.op(Op::FunctionCall, ret, &operands);
+        Some(Val::new(id, def.ret.clone()))
+    }
+
+    /// Emits `def` as a SPIR-V function of its own: its parameters are
+    /// `OpFunctionParameter`s, its body the library function inlined into
+    /// a fresh function writer, so everything it calls in turn stays
+    /// inside it. The state of the function being lowered is set aside
+    /// and restored around it.
+    fn outline_library_function(&mut self, def: &'a FuncDef, span: Span) -> R<OutlinedFunction> {
+        let entry = self.label();
+        let saved_f = std::mem::replace(&mut self.f, FunctionWriter::new(entry));
+        let saved_scopes = std::mem::take(&mut self.scopes);
+        let saved_breakables = std::mem::take(&mut self.breakables);
+        let saved_jumps = std::mem::take(&mut self.jumps);
+        let saved_frames = std::mem::take(&mut self.frames);
+        let saved_pool = self.pool.take();
+        // The library keeps its own variables in its own private pool
+        // when the program's kernels use one.
+        let fresh_ppool = if self.ppool.is_some() {
+            let zero = self.u32c(0);
+            Some(LocalPool {
+                var: self.m.id(),
+                args_bytes: zero,
+                static_bytes: 0,
+            })
+        } else {
+            None
+        };
+        let saved_ppool = std::mem::replace(&mut self.ppool, fresh_ppool);
+        // Code reached from a dead region is still a live function.
+        let saved_dead = std::mem::replace(&mut self.dead, 0);
+        let saved_private = std::mem::replace(&mut self.private_bytes, 0);
+
+        let mut params = Vec::with_capacity(def.params.len());
+        let mut param_words = Vec::new();
+        let mut param_types = Vec::with_capacity(def.params.len());
+        for p in &def.params {
+            let ty = self.sty(&p.ty);
+            let id = self.m.id();
+            param_types.push(ty);
+            param_words.extend_from_slice(&[3 << 16 | Op::FunctionParameter as u32, ty, id]);
+            params.push(Val::new(id, p.ty.clone()));
+        }
+        let result = self.call_function(def, params, span);
+        if self.f.is_open() {
+            match &result {
+                Some(v) if self.f.reachable() && def.ret != Type::Void => {
+                    self.term(Op::ReturnValue, &[v.id])
+                }
+                _ if self.f.reachable() && def.ret == Type::Void => self.term(Op::Return, &[]),
+                _ => self.term(Op::Unreachable, &[]),
+            }
+        }
+        if let Some(pool) = self.ppool.take() {
+            let u = self.m.ty(TypeKey::Int(32));
+            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
+            let arr = self.m.ty(TypeKey::Array(u, len));
+            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
+            self.f.var(p, pool.var);
+        }
+        let private_bytes = std::mem::replace(&mut self.private_bytes, saved_private);
+        self.dead = saved_dead;
+        self.ppool = saved_ppool;
+        self.pool = saved_pool;
+        self.frames = saved_frames;
+        self.jumps = saved_jumps;
+        self.breakables = saved_breakables;
+        self.scopes = saved_scopes;
+        let fw = std::mem::replace(&mut self.f, saved_f);
+        result?;
+
+        let ret = self.sty(&def.ret);
+        let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
+        let id = self.m.id();
+        let mut words = fw.finish(ret, id, fn_ty);
+        // OpFunction is the first five words; the parameters follow it.
+        words.splice(5..5, param_words);
+        self.m.add_function(words);
+        self.m.name(id, &def.name);
+        Some(OutlinedFunction { id, private_bytes })
     }
 
     /// The sampler bits of a sampler operand as a `uint`: a `sampler_t`

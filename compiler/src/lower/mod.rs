@@ -288,6 +288,12 @@ pub(crate) struct Lowerer<'a> {
     generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    /// Image library functions emitted as SPIR-V functions of this module.
+    image_functions: HashMap<&'a str, image::OutlinedFunction>,
+    /// A compiled object of `clCompileProgram`: `extern` variables and
+    /// functions that another unit of a later `clLinkProgram` may define
+    /// are not errors here (the object's module is never run).
+    object: bool,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -341,6 +347,7 @@ pub fn lower(
     caps: &TargetCaps,
     float_mode: FloatMode,
     cl_version: u32,
+    object: bool,
     diags: &mut Diagnostics,
 ) -> Option<Lowered> {
     let mut funcs = HashMap::new();
@@ -395,6 +402,8 @@ pub fn lower(
         function_statics: HashMap::new(),
         generic_vars: std::collections::HashSet::new(),
         const_vars: std::collections::HashSet::new(),
+        image_functions: HashMap::new(),
+        object,
     };
     for c in [
         Capability::Shader,
@@ -1147,6 +1156,25 @@ impl<'a> Lowerer<'a> {
                     g.name
                 ),
             ),
+            // In a compiled object, a stand-in takes the definition's
+            // place so that uses type-check; an incomplete type cannot
+            // have one and needs none unless used.
+            None if self.object => {
+                let complete = match g.ty {
+                    Type::Struct(id) => self.types.structs.get(id).is_some_and(|s| s.complete),
+                    _ => true,
+                };
+                if complete {
+                    let sym = if g.space == AddrSpace::Constant {
+                        self.constant_variable(g)
+                    } else {
+                        self.global_variable(g)
+                    };
+                    if let Some(sym) = sym {
+                        self.globals.insert(g.name.clone(), sym);
+                    }
+                }
+            }
             None => self.error(
                 g.span,
                 format!(
@@ -3617,6 +3645,9 @@ impl<'a> Lowerer<'a> {
         let wide_types = std::mem::take(&mut self.wide_types);
         let wide_vals = std::mem::take(&mut self.wide_vals);
         let builtins = std::mem::take(&mut self.k.builtins);
+        // Functions emitted into the scratch module do not exist in the
+        // real one.
+        let image_functions = std::mem::take(&mut self.image_functions);
         // printf in the scratch function writes through a made-up argument.
         let printf = self.k.printf_offset.replace(0);
         let global_data = self.k.global_data_offset.replace(0);
@@ -3628,6 +3659,7 @@ impl<'a> Lowerer<'a> {
         self.wide_types = wide_types;
         self.wide_vals = wide_vals;
         self.k.builtins = builtins;
+        self.image_functions = image_functions;
     }
 
     fn check_uncalled_in_scratch(&mut self, f: &'a FuncDef) {
@@ -3691,6 +3723,16 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let Some(body) = &f.body else {
+            // A compiled object may call what another unit of the link
+            // defines; its module is never run, so the result is undefined.
+            if self.object {
+                if f.ret == Type::Void {
+                    return Some(Val::new(0, Type::Void));
+                }
+                let t = self.sty(&f.ret);
+                let id = self.op(Op::Undef, t, &[]);
+                return Some(Val::new(id, f.ret.clone()));
+            }
             self.error(
                 span,
                 format!("function '{}' is declared but never defined", f.name),

@@ -6,6 +6,7 @@ use super::lexer::{lex_text, PpKind, PpTok};
 use super::literal::decode_escapes;
 use super::{Cond, FileCtx, Preprocessor};
 use crate::token::Span;
+use crate::Header;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -448,7 +449,16 @@ impl Preprocessor<'_> {
                 let text: Rc<str> = match (header, path) {
                     (Some(h), _) => Rc::from(h.source.as_str()),
                     (None, Some(p)) => match std::fs::read(&p) {
-                        Ok(bytes) => Rc::from(String::from_utf8_lossy(&bytes).as_ref()),
+                        Ok(bytes) => {
+                            let text: Rc<str> = Rc::from(String::from_utf8_lossy(&bytes).as_ref());
+                            if !self.disk_includes.iter().any(|h| h.name == name) {
+                                self.disk_includes.push(Header {
+                                    name: name.to_string(),
+                                    source: text.to_string(),
+                                });
+                            }
+                            text
+                        }
                         Err(e) => {
                             self.diags
                                 .error(span, format!("cannot read '{display}': {e}"));

@@ -55,6 +55,24 @@ pub fn preprocess(
     })
 }
 
+/// Like [`preprocess`], and also returns every file that `#include` read
+/// from disk (not from `headers`), named as the directive wrote it: what a
+/// compiled object keeps so that a later link need not find the files
+/// again (`clCompileProgram` `-I` directories may be gone by then).
+pub fn preprocess_recording_includes(
+    source: &str,
+    headers: &[Header],
+    options: &BuildOptions,
+    caps: &TargetCaps,
+    diags: &mut Diagnostics,
+) -> (Vec<Token>, SourceMap, Vec<Header>) {
+    run(source, headers, options, caps, diags, |pp, pp_tokens| {
+        let tokens = pp.convert(pp_tokens);
+        let read = std::mem::take(&mut pp.disk_includes);
+        (tokens, pp.source_map(), read)
+    })
+}
+
 /// Runs the preprocessor over `source` and hands its tokens, before
 /// conversion, to `finish`.
 fn run<R>(
@@ -126,6 +144,8 @@ struct Preprocessor<'a> {
     file_ids: HashMap<String, FileId>,
     /// Files with `#pragma once`.
     once: HashSet<FileId>,
+    /// Files read from disk by `#include`, by the name the directive used.
+    disk_includes: Vec<Header>,
     /// Files being read, innermost last.
     stack: Vec<FileCtx>,
     /// Tokens to read before the files: expansions waiting to be rescanned,
@@ -179,6 +199,7 @@ impl<'a> Preprocessor<'a> {
             files: Vec::new(),
             file_ids: HashMap::new(),
             once: HashSet::new(),
+            disk_includes: Vec::new(),
             stack: Vec::new(),
             pending: Vec::new(),
             macros,

@@ -248,9 +248,19 @@ pub enum Builtin {
     /// floats; n components, the offset counted in units of `stride`
     /// halves (`vloada_half3` steps by 4).
     VLoadHalf(u8, u8),
-    /// `vstore_half[n][_rte]`, `vstorea_half[n][_rte]`: floats stored as
-    /// half values, rounded to nearest even; strides as for loads.
-    VStoreHalf(u8, u8),
+    /// `vstore_half[n][_rte|_rtz|_rtp|_rtn]` and `vstorea_half[n][...]`:
+    /// float or double values stored as half values, rounded once in the
+    /// named mode (round to nearest even by default); strides as for loads.
+    VStoreHalf(u8, HalfStore),
+}
+
+/// How a `vstore_half` form lays out and rounds what it stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfStore {
+    /// The offset argument counts units of this many halves.
+    pub stride: u8,
+    /// `Rounding::Default` is round to nearest even for these functions.
+    pub rounding: Rounding,
 }
 
 const TABLE: &[(&str, Builtin)] = {
@@ -855,8 +865,11 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     }
     for (prefix, aligned) in [("vstore_half", false), ("vstorea_half", true)] {
         if let Some(n) = name.strip_prefix(prefix) {
-            let n = n.strip_suffix("_rte").unwrap_or(n);
-            return half_count(n).map(|n| Builtin::VStoreHalf(n, half_stride(n, aligned)));
+            let (n, rounding) = split_rounding(n);
+            return half_count(n).map(|n| {
+                let stride = half_stride(n, aligned);
+                Builtin::VStoreHalf(n, HalfStore { stride, rounding })
+            });
         }
     }
     if let Some(n) = name.strip_prefix("vload") {
@@ -996,6 +1009,21 @@ fn half_stride(n: u8, aligned: bool) -> u8 {
     }
 }
 
+/// The rounding-mode suffix of a `vstore_half` name and what precedes it.
+fn split_rounding(s: &str) -> (&str, Rounding) {
+    for (suffix, r) in [
+        ("_rte", Rounding::Rte),
+        ("_rtz", Rounding::Rtz),
+        ("_rtp", Rounding::Rtp),
+        ("_rtn", Rounding::Rtn),
+    ] {
+        if let Some(rest) = s.strip_suffix(suffix) {
+            return (rest, r);
+        }
+    }
+    (s, Rounding::Default)
+}
+
 fn half_count(s: &str) -> Option<u8> {
     if s.is_empty() {
         Some(1)
@@ -1069,6 +1097,27 @@ mod tests {
         );
         assert_eq!(lookup("vload3"), Some(Builtin::VLoad(3)));
         assert_eq!(lookup("vload5"), None);
+        assert_eq!(
+            lookup("vstorea_half3_rtn"),
+            Some(Builtin::VStoreHalf(
+                3,
+                HalfStore {
+                    stride: 4,
+                    rounding: Rounding::Rtn
+                }
+            ))
+        );
+        assert_eq!(
+            lookup("vstore_half"),
+            Some(Builtin::VStoreHalf(
+                1,
+                HalfStore {
+                    stride: 1,
+                    rounding: Rounding::Default
+                }
+            ))
+        );
+        assert_eq!(lookup("vstore_half_rtq"), None);
         assert_eq!(lookup("no_such_thing"), None);
     }
 }

@@ -848,3 +848,49 @@ float __ferrocl_pown(float x, int n) {
     float r = __ferrocl_pow(fabs(x), (float)n);
     return ((n & 1) != 0) ? copysign(r, x) : r;
 }
+
+// Geometric functions without overflow or underflow in the sum of squares:
+// the vector is scaled by a power of two (exact) that brings its largest
+// component into [1, 4), the length is taken there and scaled back.
+// 2^k for k in [-126, 127], a normal float.
+float __ferrocl_pow2(int k) {
+    return as_float((uint)(k + 127) << 23);
+}
+
+// The exponent of the scale for a vector whose largest |component| is m;
+// clamped so that 2^k and 2^-k are both normal floats.
+int __ferrocl_geometry_exp(float m) {
+    return clamp((int)((as_uint(m) >> 23) & 0xffu) - 127, -126, 126);
+}
+
+float __ferrocl_maxabs1(float v) { return fabs(v); }
+float __ferrocl_maxabs2(float2 v) { return fmax(fabs(v.x), fabs(v.y)); }
+float __ferrocl_maxabs3(float3 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fabs(v.z)); }
+float __ferrocl_maxabs4(float4 v) {
+    return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w)));
+}
+
+#define FERROCL_GEOMETRY(N, T)                                                 \
+float __ferrocl_length##N(T v) {                                               \
+    int k = __ferrocl_geometry_exp(__ferrocl_maxabs##N(v));                    \
+    T s = v * __ferrocl_pow2(-k);                                              \
+    return sqrt(dot(s, s)) * __ferrocl_pow2(k);                                \
+}                                                                              \
+float __ferrocl_distance##N(T a, T b) {                                        \
+    return __ferrocl_length##N(a - b);                                         \
+}                                                                              \
+/* Infinite components count as +-1 and the finite ones as 0 (the spec's   */ \
+/* rule); all zeros come back unchanged, any NaN gives NaNs.               */ \
+T __ferrocl_normalize##N(T v) {                                                \
+    if (any(isinf(v))) v = select(copysign((T)0.0f, v), copysign((T)1.0f, v), isinf(v)); \
+    int k = __ferrocl_geometry_exp(__ferrocl_maxabs##N(v));                    \
+    T s = v * __ferrocl_pow2(-k);                                              \
+    float d = dot(s, s);                                                       \
+    if (d == 0.0f) return v;                                                   \
+    return s * rsqrt(d);                                                       \
+}
+
+FERROCL_GEOMETRY(1, float)
+FERROCL_GEOMETRY(2, float2)
+FERROCL_GEOMETRY(3, float3)
+FERROCL_GEOMETRY(4, float4)

@@ -1048,3 +1048,43 @@ int __ferrocl_ilogb_f64(double x) {
     if (x == 0.0) return -2147483647 - 1;
     return __ferrocl_exponent_f64(x);
 }
+
+// Geometric functions scaled by a power of two as the float ones
+// (library.cl): the largest |component| is brought into [1, 4).
+double __ferrocl_pow2_f64(int k) {
+    return as_double((ulong)(k + 1023) << 52);
+}
+
+int __ferrocl_geometry_exp_f64(double m) {
+    return clamp((int)((as_ulong(m) >> 52) & 0x7fful) - 1023, -1022, 1022);
+}
+
+double __ferrocl_maxabs1_f64(double v) { return fabs(v); }
+double __ferrocl_maxabs2_f64(double2 v) { return fmax(fabs(v.x), fabs(v.y)); }
+double __ferrocl_maxabs3_f64(double3 v) { return fmax(fmax(fabs(v.x), fabs(v.y)), fabs(v.z)); }
+double __ferrocl_maxabs4_f64(double4 v) {
+    return fmax(fmax(fabs(v.x), fabs(v.y)), fmax(fabs(v.z), fabs(v.w)));
+}
+
+#define FERROCL_GEOMETRY_F64(N, T)                                             \
+double __ferrocl_length##N##_f64(T v) {                                        \
+    int k = __ferrocl_geometry_exp_f64(__ferrocl_maxabs##N##_f64(v));          \
+    T s = v * __ferrocl_pow2_f64(-k);                                          \
+    return sqrt(dot(s, s)) * __ferrocl_pow2_f64(k);                            \
+}                                                                              \
+double __ferrocl_distance##N##_f64(T a, T b) {                                 \
+    return __ferrocl_length##N##_f64(a - b);                                   \
+}                                                                              \
+T __ferrocl_normalize##N##_f64(T v) {                                          \
+    if (any(isinf(v))) v = select(copysign((T)0.0, v), copysign((T)1.0, v), isinf(v)); \
+    int k = __ferrocl_geometry_exp_f64(__ferrocl_maxabs##N##_f64(v));          \
+    T s = v * __ferrocl_pow2_f64(-k);                                          \
+    double d = dot(s, s);                                                      \
+    if (d == 0.0) return v;                                                    \
+    return s * rsqrt(d);                                                       \
+}
+
+FERROCL_GEOMETRY_F64(1, double)
+FERROCL_GEOMETRY_F64(2, double2)
+FERROCL_GEOMETRY_F64(3, double3)
+FERROCL_GEOMETRY_F64(4, double4)

@@ -122,6 +122,9 @@ impl Scalar {
             "double" => Scalar::Double,
             "size_t" | "uintptr_t" => Scalar::ULong,
             "ptrdiff_t" | "intptr_t" => Scalar::Long,
+            // The bit set `get_fence` returns and barriers take
+            // (`CLK_GLOBAL_MEM_FENCE`, `CLK_LOCAL_MEM_FENCE`).
+            "cl_mem_fence_flags" => Scalar::UInt,
             // OpenCL C 2.0 atomic types have the size and representation
             // of their value type; the atomic built-ins give them their
             // semantics. `atomic_flag` is an int holding 0 or 1, and the
