@@ -510,17 +510,57 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
     param_value_size: usize,
     param_value: *const c_void,
 ) -> cl_int {
-    let _ = (param_value_size, param_value);
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is a not a valid kernel object.
         // SAFETY: a handle the application got from this library.
-        unsafe { from_handle::<Kernel>(kernel)? };
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        let svm = ferrocl_runtime::svm::context_supports_svm(&k.program.context);
         match param_name {
-            // CL_INVALID_OPERATION if no devices in the context associated
-            // with kernel support SVM (checked before the value: the device
-            // reports no SVM capabilities).
-            CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
-                Err(CL_INVALID_OPERATION)
+            CL_KERNEL_EXEC_INFO_SVM_PTRS => {
+                // CL_INVALID_OPERATION if param_name is
+                // CL_KERNEL_EXEC_INFO_SVM_PTRS and no devices in the context
+                // associated with kernel support SVM.
+                if !svm {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                // CL_INVALID_VALUE if param_value is NULL and
+                // param_value_size is greater than zero, or if the size
+                // specified by param_value_size is not valid.
+                let word = std::mem::size_of::<*const c_void>();
+                if (param_value.is_null() && param_value_size > 0)
+                    || !param_value_size.is_multiple_of(word)
+                {
+                    return Err(CL_INVALID_VALUE);
+                }
+                let pointers = (0..param_value_size / word)
+                    // SAFETY: the application passes param_value_size bytes
+                    // of pointers.
+                    .map(|i| unsafe {
+                        (param_value as *const *const c_void)
+                            .add(i)
+                            .read_unaligned() as usize
+                    })
+                    .collect();
+                k.set_svm_pointers(pointers);
+                Ok(())
+            }
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                // CL_INVALID_VALUE if param_value is NULL, or if the size
+                // specified by param_value_size is not valid.
+                if param_value.is_null() || param_value_size != std::mem::size_of::<cl_bool>() {
+                    return Err(CL_INVALID_VALUE);
+                }
+                // SAFETY: one cl_bool, checked above.
+                let value = unsafe { (param_value as *const cl_bool).read_unaligned() };
+                // CL_INVALID_OPERATION if param_name is
+                // CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value
+                // is CL_TRUE and no devices in the context associated with
+                // kernel support fine-grain system SVM allocations (none
+                // does). CL_FALSE is the default and asks for nothing.
+                if value != CL_FALSE {
+                    return Err(CL_INVALID_OPERATION);
+                }
+                Ok(())
             }
             // CL_INVALID_VALUE if param_name is not valid.
             _ => Err(CL_INVALID_VALUE),
@@ -534,15 +574,29 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
     arg_index: cl_uint,
     arg_value: *const c_void,
 ) -> cl_int {
-    let _ = arg_value;
     api_call(|| {
         // CL_INVALID_KERNEL if kernel is not a valid kernel object.
         // SAFETY: a handle the application got from this library.
         let k = unsafe { from_handle::<Kernel>(kernel)? };
         // CL_INVALID_OPERATION if no devices in the context associated with
         // kernel support SVM.
-        let _ = arg_index;
-        let _ = k;
-        Err(CL_INVALID_OPERATION)
+        if !ferrocl_runtime::svm::context_supports_svm(&k.program.context) {
+            return Err(CL_INVALID_OPERATION);
+        }
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+        let arg = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
+        // CL_INVALID_ARG_VALUE if arg_value specified is not a valid value
+        // (the argument is not a __global or __constant pointer). Any
+        // pointer value is one: a pointer into the middle of an allocation,
+        // NULL, or one the kernel never dereferences.
+        if arg.kind != ArgKind::Buffer {
+            return Err(CL_INVALID_ARG_VALUE);
+        }
+        k.set_arg(arg_index as usize, ArgValue::Svm(arg_value as usize));
+        Ok(())
     })
 }

@@ -199,6 +199,11 @@ fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         names.push("cl_khr_int64_base_atomics");
         names.push("cl_khr_int64_extended_atomics");
     }
+    // Float atomic add and min/max on VK_EXT_shader_atomic_float(2); the
+    // capabilities say which operations and memories.
+    if single_fp_atomic_capabilities(vk) != 0 {
+        names.push("cl_ext_float_atomics");
+    }
     names.extend(subgroup_extension_names(vk));
     names
 }
@@ -920,6 +925,36 @@ mod tests {
         assert!(!caps.fp64);
         assert!(!caps.extensions.iter().any(|e| e == "cl_khr_fp64"));
         assert!(!caps.features.iter().any(|f| f == "__opencl_c_fp64"));
+    }
+
+    #[test]
+    fn float_atomics_follow_the_vulkan_float_atomic_features() {
+        let mut vk = lavapipe_like();
+        let info = derive_device_info(&vk);
+        assert!(!info.has_extension("cl_ext_float_atomics"));
+        assert_eq!(info.single_fp_atomic_capabilities, 0);
+
+        vk.features.float32_atomic_add = true;
+        vk.features.shared_float32_atomic_min_max = true;
+        let info = derive_device_info(&vk);
+        assert!(info.has_extension("cl_ext_float_atomics"));
+        assert_eq!(
+            info.single_fp_atomic_capabilities,
+            CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT
+                | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT
+                | CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT
+                | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT
+        );
+        let caps = derive_target_caps(&vk);
+        assert!(caps.extensions.iter().any(|e| e == "cl_ext_float_atomics"));
+        assert!(caps
+            .features
+            .iter()
+            .any(|f| f == "__opencl_c_ext_fp32_global_atomic_add"));
+        assert!(!caps
+            .features
+            .iter()
+            .any(|f| f == "__opencl_c_ext_fp32_local_atomic_add"));
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub enum ArgValue {
     /// An image: the argument is the device address of its descriptor
     /// (docs/images.md). Held weakly like a buffer.
     Image(Weak<Mem>),
+    /// `clSetKernelArgSVMPointer`: the pointer value, which is the device
+    /// address (runtime/src/svm.rs). The launch holds the allocation it
+    /// points into and counts it as read and written.
+    Svm(usize),
 }
 
 /// What a pipeline of a kernel is specialized for.
@@ -106,6 +110,10 @@ pub struct Kernel {
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
     spare_launches: Mutex<Vec<LaunchData>>,
+    /// `CL_KERNEL_EXEC_INFO_SVM_PTRS`: SVM allocations the kernel reaches
+    /// through pointers stored in memory; each launch holds them and counts
+    /// them as read and written.
+    svm_pointers: Mutex<Vec<usize>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Kernel.
@@ -151,18 +159,28 @@ impl Kernel {
             args: Mutex::new(args),
             pipelines: Mutex::new(Vec::new()),
             spare_launches: Mutex::new(Vec::new()),
+            svm_pointers: Mutex::new(Vec::new()),
         })
     }
 
-    /// `clCloneKernel`: same program, a copy of the argument values.
+    /// `clCloneKernel`: same program, a copy of the argument values and
+    /// of the execution information.
     pub fn clone_kernel(&self) -> Arc<Kernel> {
         let args = self.args.lock().clone();
-        Kernel::from_parts(
+        let clone = Kernel::from_parts(
             self.program.clone(),
             self.info.clone(),
             self.executables.clone(),
             Some(args),
-        )
+        );
+        *clone.svm_pointers.lock() = self.svm_pointers.lock().clone();
+        clone
+    }
+
+    /// `clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS)`: replaces the
+    /// set.
+    pub fn set_svm_pointers(&self, pointers: Vec<usize>) {
+        *self.svm_pointers.lock() = pointers;
     }
 
     /// `clSetKernelArg` for a value argument or a `__local` size, after
@@ -497,6 +515,7 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
     launch.read_only.clear();
     launch.untracked = false;
     launch.local_sizes.clear();
+    let mut svm_pointers: Vec<usize> = Vec::new();
     {
         let args = kernel.args.lock();
         for (arg, value) in info.args.iter().zip(args.iter()) {
@@ -550,9 +569,34 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                     launch.mems.push(mem);
                     launch.untracked = true;
                 }
+                Some(ArgValue::Svm(ptr)) => {
+                    launch
+                        .args
+                        .get_mut(at..at + 8)
+                        .ok_or(CL_INVALID_KERNEL_ARGS)?
+                        .copy_from_slice(&(*ptr as u64).to_ne_bytes());
+                    svm_pointers.push(*ptr);
+                }
             }
         }
     }
+    // SVM allocations the kernel may use, as arguments or through pointers
+    // in memory: each is held by the launch and counts as written.
+    let exec_info = kernel.svm_pointers.lock();
+    if !svm_pointers.is_empty() || !exec_info.is_empty() {
+        svm_pointers.extend(exec_info.iter().copied());
+        match crate::svm::launch_objects(&kernel.program.context, &svm_pointers) {
+            Some(objects) => {
+                launch.read_only.resize(launch.mems.len(), false);
+                for m in objects {
+                    launch.read_only.push(false);
+                    launch.mems.push(m);
+                }
+            }
+            None => launch.untracked = true,
+        }
+    }
+    drop(exec_info);
     for d in 0..3 {
         let at = HEADER_GLOBAL_OFFSET as usize + 8 * d;
         launch.push[at..at + 8].copy_from_slice(&(range.offset[d] as u64).to_ne_bytes());

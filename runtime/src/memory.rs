@@ -12,11 +12,13 @@ use crate::api::{handle_of, ApiHeader, ApiObject, Tag};
 use crate::cl::*;
 use crate::context::{Context, ObjectCallback};
 use crate::event::Event;
+use crate::migrate::{self, Residency, Use};
 use crate::queue::{memory_key, Access, Queue, RecordFn, Recorder};
 use crate::staging::{self, Staging};
 use crate::vk_error;
 use ferrocl_vk::{Buffer, MemoryLocation};
 use parking_lot::Mutex;
+use std::borrow::Cow;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -32,6 +34,8 @@ struct Mapping {
     /// the bytes live in the application's memory and this is the way back
     /// to the device).
     staging: Arc<Staging>,
+    /// [`staging::device_key`] of the device `staging` belongs to.
+    device: usize,
 }
 
 /// A `cl_mem` (buffers and sub-buffers).
@@ -56,6 +60,10 @@ pub struct Mem {
     pub image: Option<Box<crate::image::Image>>,
     maps: Mutex<Vec<Mapping>>,
     destructors: Mutex<Vec<(ObjectCallback, usize)>>,
+    /// Per-device copies in a context with several devices
+    /// (`crate::migrate`); `None` with one device, and for memory that
+    /// lives on the first device only (SVM).
+    pub(crate) residency: Option<crate::migrate::Residency>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Mem.
@@ -87,7 +95,9 @@ impl Mem {
                 .create_buffer(size as u64, MemoryLocation::DeviceLocal)
                 .map_err(vk_error)?,
         );
-        if flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 && !host_ptr.is_null() {
+        let initialized =
+            flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0 && !host_ptr.is_null();
+        if initialized {
             // SAFETY: the application promises `size` readable bytes at
             // host_ptr with these flags.
             let data = unsafe { std::slice::from_raw_parts(host_ptr as *const u8, size) };
@@ -98,6 +108,7 @@ impl Mem {
         } else {
             0
         };
+        let residency = Residency::new(context.devices.len(), &buffer, initialized);
         Ok(Arc::new(Mem {
             header: ApiHeader::new(Tag::Mem),
             context,
@@ -107,6 +118,7 @@ impl Mem {
             parent: None,
             origin: 0,
             offset: 0,
+            residency,
             buffer,
             properties,
             image: None,
@@ -129,6 +141,9 @@ impl Mem {
         properties: Vec<u64>,
         image: crate::image::Image,
     ) -> Arc<Mem> {
+        // Pixels shared with a parent keep their residency on the parent.
+        let initialized = flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) != 0;
+        let residency = Residency::new(context.devices.len(), &buffer, initialized);
         Arc::new(Mem {
             header: ApiHeader::new(Tag::Mem),
             context,
@@ -143,6 +158,7 @@ impl Mem {
             image: Some(Box::new(image)),
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
+            residency,
         })
     }
 
@@ -175,6 +191,7 @@ impl Mem {
             image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
+            residency: None,
         })
     }
 
@@ -204,6 +221,7 @@ impl Mem {
             image: None,
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
+            residency: Residency::new(parent.context.devices.len(), &parent.buffer, false),
         })
     }
 
@@ -334,7 +352,9 @@ pub fn enqueue_read(
     command_type: cl_uint,
     blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
-    mem.check_device(queue)?;
+    let mut waits = Cow::Borrowed(wait_list);
+    let buffer = migrate::prepare(queue, mem, Use::Read, &mut waits)?;
+    let wait_list = &*waits;
     // Host-visible, host-cached device memory (lavapipe, unified memory): a
     // blocking read waits for the queue anyway, then copies straight out of
     // the buffer. Uncached mappings (resizable BAR on a discrete GPU) are
@@ -342,7 +362,7 @@ pub fn enqueue_read(
     // Not on an out-of-order queue: there the read waits for its wait list
     // only, and finishing the queue could wait on commands held by events
     // that the application sets after this call.
-    let cached = mem.buffer.mapped_ptr().filter(|_| mem.buffer.host_cached());
+    let cached = buffer.mapped_ptr().filter(|_| buffer.host_cached());
     if let (true, Some(base), false) = (blocking, cached, queue.out_of_order()) {
         queue.finish()?;
         for dep in wait_list {
@@ -357,6 +377,7 @@ pub fn enqueue_read(
     if let Some(event) = read_into_imported(
         queue,
         mem,
+        &buffer,
         src,
         dst_ptr,
         dst,
@@ -386,7 +407,7 @@ pub fn enqueue_read(
             for y in 0..region[1] {
                 let from = (mem.offset + src.offset(0, y, z)) as u64;
                 r.stream
-                    .copy_buffer(&mem.buffer, from, stage.buffer(), at, row as u64)
+                    .copy_buffer(&buffer, from, stage.buffer(), at, row as u64)
                     .map_err(vk_error)?;
                 at += row as u64;
             }
@@ -452,6 +473,7 @@ fn imported_host_region(
 fn read_into_imported(
     queue: &Arc<Queue>,
     mem: &Arc<Mem>,
+    buffer: &Arc<Buffer>,
     src: Rect,
     dst_ptr: usize,
     dst: Rect,
@@ -462,13 +484,13 @@ fn read_into_imported(
     let Some((host, at)) = imported_host_region(queue, dst_ptr, dst, region)? else {
         return Ok(None);
     };
-    let mem = mem.clone();
+    let (mem, buffer) = (mem.clone(), buffer.clone());
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(host.clone());
         let from = (mem.offset + src.offset(0, 0, 0)) as u64;
         r.stream
-            .copy_buffer(&mem.buffer, from, &host, at, region[0] as u64)
+            .copy_buffer(&buffer, from, &host, at, region[0] as u64)
             .map_err(vk_error)
     };
     queue.enqueue(command_type, wait_list, record).map(Some)
@@ -486,7 +508,9 @@ pub fn enqueue_write(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
-    mem.check_device(queue)?;
+    let mut waits = Cow::Borrowed(wait_list);
+    let buffer = migrate::prepare(queue, mem, Use::Update, &mut waits)?;
+    let wait_list = &*waits;
     // Large regions into memory the host cannot write at memory speed
     // (device-local, or write-combined over PCIe): the GPU copies from the
     // application's own pages by DMA, with no host copy (the application
@@ -494,26 +518,26 @@ pub fn enqueue_write(
     // Mapped device memory (resizable BAR) takes a parallel host copy at
     // about 30 GB/s on an H100, faster than importing pageable pages (about
     // 9 GB/s), so it is imported into only on request.
-    let in_place = mem.buffer.mapped_ptr().is_some() && !staging::host_import_requested();
-    let imported = if mem.buffer.host_cached() || in_place {
+    let in_place = buffer.mapped_ptr().is_some() && !staging::host_import_requested();
+    let imported = if buffer.host_cached() || in_place {
         None
     } else {
         imported_host_region(queue, src_ptr, src, region)?
     };
     if let Some((host, at)) = imported {
-        let mem = mem.clone();
+        let (mem, buffer) = (mem.clone(), buffer.clone());
         let record = move |r: &mut Recorder<'_>| {
             r.keep(mem.clone());
             r.keep(host.clone());
             let to = (mem.offset + dst.offset(0, 0, 0)) as u64;
             r.stream
-                .copy_buffer(&host, at, &mem.buffer, to, region[0] as u64)
+                .copy_buffer(&host, at, &buffer, to, region[0] as u64)
                 .map_err(vk_error)
         };
         return queue.enqueue(command_type, wait_list, record);
     }
     // Host-visible device memory on an idle queue: written in place.
-    if let Some(base) = mem.buffer.mapped_ptr() {
+    if let Some(base) = buffer.mapped_ptr() {
         let to = base.as_ptr() as usize + mem.offset;
         let copy = || copy_rects(src_ptr, src, to, dst, region);
         if let Some(event) = queue.run_on_host_if_idle(command_type, wait_list, copy) {
@@ -552,7 +576,7 @@ pub fn enqueue_write(
             for y in 0..region[1] {
                 let to = (mem.offset + dst.offset(0, y, z)) as u64;
                 r.stream
-                    .copy_buffer(stage.buffer(), at, &mem.buffer, to, row as u64)
+                    .copy_buffer(stage.buffer(), at, &buffer, to, row as u64)
                     .map_err(vk_error)?;
                 at += row as u64;
             }
@@ -574,8 +598,10 @@ pub fn enqueue_copy(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
-    src_mem.check_device(queue)?;
-    dst_mem.check_device(queue)?;
+    let mut waits = Cow::Borrowed(wait_list);
+    let src_buffer = migrate::prepare(queue, src_mem, Use::Read, &mut waits)?;
+    let dst_buffer = migrate::prepare(queue, dst_mem, Use::Update, &mut waits)?;
+    let wait_list = &*waits;
     let (src_mem, dst_mem) = (src_mem.clone(), dst_mem.clone());
     let access = Access::Buffers {
         reads: vec![memory_key(&src_mem.buffer)],
@@ -589,7 +615,7 @@ pub fn enqueue_copy(
             let from = (src_mem.offset + src.offset(0, 0, 0)) as u64;
             let to = (dst_mem.offset + dst.offset(0, 0, 0)) as u64;
             r.stream
-                .copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row)
+                .copy_buffer(&src_buffer, from, &dst_buffer, to, row)
                 .map_err(vk_error)?;
         } else {
             for z in 0..region[2] {
@@ -597,7 +623,7 @@ pub fn enqueue_copy(
                     let from = (src_mem.offset + src.offset(0, y, z)) as u64;
                     let to = (dst_mem.offset + dst.offset(0, y, z)) as u64;
                     r.stream
-                        .copy_buffer(&src_mem.buffer, from, &dst_mem.buffer, to, row)
+                        .copy_buffer(&src_buffer, from, &dst_buffer, to, row)
                         .map_err(vk_error)?;
                 }
             }
@@ -618,7 +644,9 @@ pub fn enqueue_fill(
     size: usize,
     wait_list: &[Arc<Event>],
 ) -> Result<Arc<Event>, cl_int> {
-    mem.check_device(queue)?;
+    let mut waits = Cow::Borrowed(wait_list);
+    let buffer = migrate::prepare(queue, mem, Use::Update, &mut waits)?;
+    let wait_list = &*waits;
     let mem = mem.clone();
     let start = mem.offset + offset;
     let word = match pattern.len() {
@@ -640,7 +668,7 @@ pub fn enqueue_fill(
             Box::new(move |r: &mut Recorder<'_>| {
                 r.keep(mem.clone());
                 r.stream
-                    .fill_buffer(&mem.buffer, start as u64, size as u64, value)
+                    .fill_buffer(&buffer, start as u64, size as u64, value)
                     .map_err(vk_error)?;
                 Ok(())
             })
@@ -659,7 +687,7 @@ pub fn enqueue_fill(
                 r.keep(mem.clone());
                 r.keep(stage.clone());
                 r.stream
-                    .copy_buffer(stage.buffer(), 0, &mem.buffer, start as u64, size as u64)
+                    .copy_buffer(stage.buffer(), 0, &buffer, start as u64, size as u64)
                     .map_err(vk_error)?;
                 Ok(())
             })
@@ -678,7 +706,9 @@ pub fn enqueue_map(
     size: usize,
     wait_list: &[Arc<Event>],
 ) -> Result<(Arc<Event>, *mut c_void), cl_int> {
-    mem.check_device(queue)?;
+    let mut waits = Cow::Borrowed(wait_list);
+    let buffer = migrate::prepare(queue, mem, Use::Read, &mut waits)?;
+    let wait_list = &*waits;
     let stage = create_staging(queue, size, MemoryLocation::DeviceToHost)?;
     let stage_ptr = mapped(&stage)? as usize;
     let ptr = if mem.host_ptr != 0 {
@@ -702,6 +732,7 @@ pub fn enqueue_map(
         size,
         write,
         staging: stage.clone(),
+        device: staging::device_key(&queue.device),
     });
     let mem2 = mem.clone();
     let record = move |r: &mut Recorder<'_>| {
@@ -710,7 +741,7 @@ pub fn enqueue_map(
         if fetch && size > 0 {
             let from = (mem2.offset + offset) as u64;
             r.stream
-                .copy_buffer(&mem2.buffer, from, stage.buffer(), 0, size as u64)
+                .copy_buffer(&buffer, from, stage.buffer(), 0, size as u64)
                 .map_err(vk_error)?;
             if ptr != stage_ptr {
                 r.after(Box::new(move || {
@@ -752,7 +783,18 @@ pub fn enqueue_unmap(
     ptr: *mut c_void,
     wait_list: &[Arc<Event>],
 ) -> Result<Arc<Event>, cl_int> {
-    mem.check_device(queue)?;
+    let write = {
+        let maps = mem.maps.lock();
+        let mapping = maps.iter().find(|m| m.ptr == ptr as usize);
+        mapping.ok_or(CL_INVALID_VALUE)?.write
+    };
+    let mut waits = Cow::Borrowed(wait_list);
+    let buffer = if write {
+        Some(migrate::prepare(queue, mem, Use::Update, &mut waits)?)
+    } else {
+        None
+    };
+    let wait_list = &*waits;
     let mapping = {
         let mut maps = mem.maps.lock();
         let i = maps
@@ -762,28 +804,33 @@ pub fn enqueue_unmap(
         maps.remove(i)
     };
     staging::unregister_mapping(ptr as usize);
+    let same_device = mapping.device == staging::device_key(&queue.device);
     let mem = mem.clone();
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(mapping.staging.clone());
-        if mapping.write && mapping.size > 0 {
-            let stage_ptr = mapped(&mapping.staging)?;
+        if let (Some(buffer), true) = (buffer, mapping.size > 0) {
+            // A mapping made through another device's queue has its
+            // staging buffer on that Vulkan device: the bytes go back
+            // through one of this queue's.
+            let stage = if same_device {
+                mapping.staging.clone()
+            } else {
+                staging(r, mapping.size, MemoryLocation::HostToDevice)?
+            };
+            r.keep(stage.clone());
+            let stage_ptr = mapped(&stage)?;
             if stage_ptr as usize != mapping.ptr {
-                // SAFETY: the application's USE_HOST_PTR memory holds the
-                // mapped region; the staging buffer holds `size` bytes.
+                // SAFETY: the mapped region (the application's USE_HOST_PTR
+                // memory, or the mapping's staging buffer) holds `size`
+                // bytes, and so does `stage`.
                 unsafe {
                     std::ptr::copy_nonoverlapping(mapping.ptr as *const u8, stage_ptr, mapping.size)
                 };
             }
             let to = (mem.offset + mapping.offset) as u64;
             r.stream
-                .copy_buffer(
-                    mapping.staging.buffer(),
-                    0,
-                    &mem.buffer,
-                    to,
-                    mapping.size as u64,
-                )
+                .copy_buffer(stage.buffer(), 0, &buffer, to, mapping.size as u64)
                 .map_err(vk_error)?;
         }
         Ok(())

@@ -42,11 +42,12 @@ use crate::printf::PrintfPool;
 use crate::staging::StagingPool;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline, Timestamp};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::{HashSet, VecDeque};
-use std::sync::mpsc;
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
@@ -54,8 +55,12 @@ pub const BATCH_LIMIT: usize = 32;
 /// The name of every queue's completion thread.
 const COMPLETION_THREAD: &str = "ferrocl-completion";
 
-/// Emptied batches kept for reuse.
-const SPARE_BATCHES: usize = 4;
+/// Emptied batches kept for reuse: enough for the batches a stream of
+/// launches keeps in flight, so that a steady stream allocates none.
+const SPARE_BATCHES: usize = 16;
+
+/// Completed command events kept for reuse (see `Event::into_spare`).
+const SPARE_EVENTS: usize = SPARE_BATCHES * BATCH_LIMIT;
 
 /// Bytes per chunk of the argument ring.
 const ARG_CHUNK: u64 = 64 * 1024;
@@ -321,6 +326,8 @@ struct Batch {
     /// run behind the GPU: this batch's events are not marked running or
     /// complete before those are complete.
     foreign: Vec<Arc<Event>>,
+    /// The events of `starts` were marked running.
+    running: bool,
 }
 
 struct Submitted {
@@ -361,16 +368,8 @@ pub struct Queue {
     timeline: Arc<Timeline>,
     staging: Arc<StagingPool>,
     state: Mutex<QueueState>,
-    completions: Mutex<Option<mpsc::Sender<Submitted>>>,
+    completion: Arc<Completion>,
     completion_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// What completed commands kept alive. The completion thread never
-    /// drops these itself: the last reference to a buffer, kernel, event or
-    /// context may be among them, and their teardown calls Vulkan, which
-    /// must not race with the application's exit. Application threads drop
-    /// them (on the next call on this queue, or when the queue goes).
-    graveyard: Arc<Mutex<Vec<KeepAlive>>>,
-    /// Emptied batches whose vectors the next batches reuse.
-    spare_batches: Arc<Mutex<Vec<Batch>>>,
     /// printf buffers of the kernels this queue runs.
     printf_pool: Arc<PrintfPool>,
 }
@@ -392,24 +391,29 @@ impl Queue {
         let stream = backend.create_command_stream().map_err(vk_error)?;
         let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
         let pool = Arc::new(Mutex::new(Vec::new()));
-        let graveyard = Arc::new(Mutex::new(Vec::new()));
-        let spare_batches = Arc::new(Mutex::new(Vec::new()));
-        let (sender, receiver) = mpsc::channel::<Submitted>();
+        let completion = Arc::new(Completion {
+            timeline: timeline.clone(),
+            pending: Mutex::new(Pending::default()),
+            arrived: Condvar::new(),
+            retiring: Mutex::new(Retiring {
+                current: None,
+                previous_end: 0,
+                clock: DeviceClock {
+                    device: backend.clone(),
+                    period_ns: backend.info().limits.timestamp_period as f64,
+                },
+            }),
+            ring_pool: pool.clone(),
+            graveyard: Mutex::new(Vec::new()),
+            spare_batches: Mutex::new(Vec::new()),
+            spare_events: Mutex::new(Vec::new()),
+            spin: completion_spin(backend.info().device_type),
+        });
         let thread = {
-            let timeline = timeline.clone();
-            let pool = pool.clone();
-            let graveyard = graveyard.clone();
-            let spare = spare_batches.clone();
-            let clock = DeviceClock {
-                device: backend.clone(),
-                period_ns: backend.info().limits.timestamp_period as f64,
-            };
-            let spin = completion_spin(backend.info().device_type);
+            let completion = completion.clone();
             std::thread::Builder::new()
                 .name(COMPLETION_THREAD.into())
-                .spawn(move || {
-                    complete_batches(receiver, timeline, pool, graveyard, spare, clock, spin)
-                })
+                .spawn(move || run_completion_thread(&completion))
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
@@ -435,10 +439,8 @@ impl Queue {
                 hazards: Hazards::default(),
                 last_barrier: Weak::new(),
             }),
-            completions: Mutex::new(Some(sender)),
+            completion,
             completion_thread: Mutex::new(Some(thread)),
-            graveyard,
-            spare_batches,
             printf_pool,
         }))
     }
@@ -496,8 +498,46 @@ impl Queue {
     /// Drops, on this (application) thread, what completed commands kept
     /// alive.
     fn bury(&self) {
-        let dead = std::mem::take(&mut *self.graveyard.lock());
+        let mut graveyard = self.completion.graveyard.lock();
+        if graveyard.is_empty() {
+            return;
+        }
+        let dead = std::mem::take(&mut *graveyard);
+        drop(graveyard);
         drop(dead);
+    }
+
+    /// A completed command event of this queue to reuse.
+    pub(crate) fn take_spare_event(&self) -> Option<Arc<Event>> {
+        self.completion.spare_events.lock().pop()
+    }
+
+    /// Waits until the command of `event`, whose batch signals `value`, is
+    /// done: this thread polls and then blocks on the timeline itself, and
+    /// retires the batches that have finished (running their post-actions
+    /// and completing their events) instead of waiting for the completion
+    /// thread to wake up and do it. Callbacks are left to the completion
+    /// thread.
+    pub(crate) fn wait_for(&self, event: &Event, value: u64) {
+        let c = &self.completion;
+        let ok = wait_timeline(&c.timeline, value, c.spin);
+        while !event.is_done() {
+            // A thread already retiring some queue's batches (a callback, or
+            // a wait for another queue's command) must not block on this
+            // lock: its holder may be waiting for that thread's queue.
+            let retiring = if RETIRING.get() {
+                c.retiring.try_lock()
+            } else {
+                Some(c.retiring.lock())
+            };
+            match retiring {
+                Some(mut r) => {
+                    c.retire_reached(&mut r, !ok, true);
+                    return;
+                }
+                None => event.wait_changed(Duration::from_micros(100)),
+            }
+        }
     }
 
     /// Enqueues a command whose recording is `record`, after the events in
@@ -719,7 +759,12 @@ impl Queue {
             state.batch.ring_used.push(chunk);
         }
         let value = state.submitted_value + 1;
-        let next = self.spare_batches.lock().pop().unwrap_or_default();
+        let next = self
+            .completion
+            .spare_batches
+            .lock()
+            .pop()
+            .unwrap_or_default();
         let mut batch = std::mem::replace(&mut state.batch, next);
         state.hazards.clear();
         let result = state.stream.barrier().and_then(|_| {
@@ -734,17 +779,14 @@ impl Queue {
                     e.mark_submitted(value);
                 }
                 batch.waits.clear();
-                let sent = match &*self.completions.lock() {
-                    Some(sender) => sender.send(Submitted { value, batch }).map_err(|e| e.0),
-                    None => Err(Submitted { value, batch }),
-                };
-                if let Err(lost) = sent {
-                    failed.extend(
-                        lost.batch
-                            .events
-                            .into_iter()
-                            .map(|e| (e, CL_OUT_OF_RESOURCES)),
-                    );
+                let mut pending = self.completion.pending.lock();
+                if pending.closed {
+                    drop(pending);
+                    failed.extend(batch.events.drain(..).map(|e| (e, CL_OUT_OF_RESOURCES)));
+                } else {
+                    pending.batches.push_back(Submitted { value, batch });
+                    drop(pending);
+                    self.completion.arrived.notify_one();
                 }
             }
             Err(_) => {
@@ -876,7 +918,8 @@ impl Drop for Queue {
         for (e, code) in failed {
             e.complete(code);
         }
-        self.completions.get_mut().take();
+        self.completion.pending.lock().closed = true;
+        self.completion.arrived.notify_one();
         if let Some(thread) = self.completion_thread.get_mut().take() {
             // A completion thread (a callback released the queue) joins no
             // other: that one may be waiting for this thread's events (see
@@ -892,37 +935,148 @@ impl Drop for Queue {
     }
 }
 
-/// The completion thread of one queue: batches arrive in submission order.
-fn complete_batches(
-    receiver: mpsc::Receiver<Submitted>,
+/// Submitted batches that have not been retired yet, in submission order.
+#[derive(Default)]
+struct Pending {
+    batches: VecDeque<Submitted>,
+    /// Events an application thread completed whose callbacks and
+    /// listeners are left to the completion thread.
+    notify: Vec<Arc<Event>>,
+    /// The queue is going: the completion thread ends once nothing is left.
+    closed: bool,
+}
+
+/// Where a queue's submitted batches are retired (post-actions run, events
+/// completed, what the commands kept alive released, in submission order).
+/// Shared by the queue's completion thread and every thread waiting for one
+/// of the queue's commands: a waiter whose command has finished retires it
+/// itself rather than sleep until the completion thread has woken up and
+/// done it, which on a GPU is most of a short command's round trip.
+struct Completion {
     timeline: Arc<Timeline>,
-    pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
-    graveyard: Arc<Mutex<Vec<KeepAlive>>>,
-    spare: Arc<Mutex<Vec<Batch>>>,
+    pending: Mutex<Pending>,
+    /// Signalled when `pending` gains a batch or a notification, or closes.
+    arrived: Condvar,
+    /// Held by the one thread retiring batches.
+    retiring: Mutex<Retiring>,
+    /// Argument ring chunks whose batches have completed.
+    ring_pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
+    /// What completed commands kept alive and the completion thread must
+    /// not drop itself: the last reference to a buffer, kernel, event or
+    /// context may be among them, and their teardown calls Vulkan, which
+    /// must not race with the application's exit. Application threads drop
+    /// them (on the next call on this queue, or when the queue goes).
+    graveyard: Mutex<Vec<KeepAlive>>,
+    /// Emptied batches whose vectors the next batches reuse.
+    spare_batches: Mutex<Vec<Batch>>,
+    /// Completed command events the next commands reuse.
+    spare_events: Mutex<Vec<Arc<Event>>>,
+    /// How long a wait polls the timeline before it blocks.
+    spin: Duration,
+}
+
+/// What the retiring thread owns.
+struct Retiring {
+    /// The oldest batch, taken out of `pending` by the completion thread,
+    /// which marked its first commands running and waits for it.
+    current: Option<Submitted>,
+    /// Profiling on the host clock: without device timestamps a command
+    /// starts when its batch was submitted or when the batch before ended,
+    /// whichever is later, and ends when its batch was seen complete.
+    previous_end: u64,
     clock: DeviceClock,
-    spin: std::time::Duration,
-) {
-    // Profiling on the host clock: without device timestamps a command
-    // starts when its batch was submitted or when the batch before ended,
-    // whichever is later, and ends when the timeline wait returns.
-    let mut previous_end = 0u64;
-    while let Ok(Submitted { value, mut batch }) = receiver.recv() {
+}
+
+thread_local! {
+    /// This thread holds some queue's `retiring` lock.
+    static RETIRING: Cell<bool> = const { Cell::new(false) };
+}
+
+impl Completion {
+    /// Takes the oldest batch for the completion thread, waits for the
+    /// commands of other queues it depends on, and marks its first
+    /// commands running. Returns the timeline value to wait for.
+    fn start_oldest(&self, r: &mut Retiring) -> Option<u64> {
+        if r.current.is_none() {
+            r.current = self.pending.lock().batches.pop_front();
+        }
+        let was = RETIRING.replace(true);
+        let previous_end = r.previous_end;
+        let current = r.current.as_mut()?;
         // A command waited for on the GPU is complete before this batch's
-        // commands are seen running: their queues' completion threads get
-        // there soon, as those batches were submitted before this one.
+        // commands are seen running: their queues get there soon, as those
+        // batches were submitted before this one.
+        for dep in current.batch.foreign.drain(..) {
+            dep.wait();
+        }
+        let batch = &mut current.batch;
+        if !batch.running {
+            for (e, starts) in batch.events.iter().zip(&batch.starts) {
+                if *starts {
+                    e.mark_running(previous_end, true);
+                }
+            }
+            batch.running = true;
+        }
+        RETIRING.set(was);
+        Some(current.value)
+    }
+
+    /// Retires, in order, every batch whose timeline value has been reached;
+    /// with `lost`, every batch, as failed. An `app_thread` leaves the
+    /// events' callbacks and listeners to the completion thread.
+    fn retire_reached(&self, r: &mut Retiring, lost: bool, app_thread: bool) {
+        let was = RETIRING.replace(true);
+        let reached = if lost { None } else { self.timeline.value().ok() };
+        let ready = |value: u64| reached.is_none_or(|v| v >= value);
+        let mut notify = Vec::new();
+        loop {
+            let next = match &r.current {
+                Some(current) if ready(current.value) => r.current.take(),
+                Some(_) => None,
+                None => {
+                    let mut pending = self.pending.lock();
+                    match pending.batches.front() {
+                        Some(s) if ready(s.value) => pending.batches.pop_front(),
+                        _ => None,
+                    }
+                }
+            };
+            let Some(Submitted { batch, .. }) = next else {
+                break;
+            };
+            self.retire(r, batch, reached.is_some(), app_thread, &mut notify);
+        }
+        RETIRING.set(was);
+        if !notify.is_empty() {
+            self.pending.lock().notify.append(&mut notify);
+            self.arrived.notify_one();
+        }
+    }
+
+    fn retire(
+        &self,
+        r: &mut Retiring,
+        mut batch: Batch,
+        ok: bool,
+        app_thread: bool,
+        notify: &mut Vec<Arc<Event>>,
+    ) {
         for dep in batch.foreign.drain(..) {
             dep.wait();
         }
-        for (e, starts) in batch.events.iter().zip(&batch.starts) {
-            if *starts {
-                e.mark_running(previous_end);
+        if !batch.running {
+            for (e, starts) in batch.events.iter().zip(&batch.starts) {
+                if *starts {
+                    e.mark_running(r.previous_end, !app_thread);
+                }
             }
         }
+        batch.running = false;
         batch.starts.clear();
         batch.ordered = false;
-        let ok = wait_timeline(&timeline, value, spin);
-        previous_end = host_time_ns();
-        let measured = clock.host_times(&batch.stamps, previous_end);
+        r.previous_end = host_time_ns();
+        let measured = r.clock.host_times(&batch.stamps, r.previous_end);
         batch.stamps.clear();
         for post in batch.posts.drain(..) {
             if ok {
@@ -932,7 +1086,7 @@ fn complete_batches(
         // Before the events complete: an application that waits for them
         // cannot have exited while these drops run.
         batch.keep.clear();
-        pool.lock().extend(batch.ring_used.drain(..));
+        self.ring_pool.lock().append(&mut batch.ring_used);
         batch.waits.clear();
         if !ok {
             if let Some(first) = batch.events.first() {
@@ -941,26 +1095,68 @@ fn complete_batches(
                 );
             }
         }
+        let status = if ok {
+            CL_COMPLETE as cl_int
+        } else {
+            CL_OUT_OF_RESOURCES
+        };
         for (i, e) in batch.events.iter().enumerate() {
-            let status = if ok {
-                CL_COMPLETE as cl_int
-            } else {
-                CL_OUT_OF_RESOURCES
-            };
-            e.complete_timed(status, measured.get(i).copied().flatten());
+            let times = measured.get(i).copied().flatten();
+            if !app_thread {
+                e.complete_timed(status, times);
+            } else if e.complete_quietly(status, times) {
+                notify.push(e.clone());
+            }
         }
-        // An event someone else still holds is let go here (its reference
-        // count is the application's again); one only this thread holds
-        // waits in the graveyard.
-        let orphans = batch
-            .events
-            .drain(..)
-            .filter_map(|e| (Arc::strong_count(&e) == 1).then_some(e as KeepAlive));
-        graveyard.lock().extend(orphans);
+        // An event nothing else refers to serves a later command; one only
+        // a weak link still names waits in the graveyard; one someone else
+        // holds is let go here (its reference count is the application's
+        // again).
+        for e in batch.events.drain(..) {
+            match e.into_spare() {
+                Ok(e) => {
+                    let mut spare = self.spare_events.lock();
+                    if spare.len() < SPARE_EVENTS {
+                        spare.push(e);
+                    } else {
+                        drop(spare);
+                        self.graveyard.lock().push(e);
+                    }
+                }
+                Err(e) if Arc::strong_count(&e) == 1 => self.graveyard.lock().push(e),
+                Err(_) => {}
+            }
+        }
         // The emptied vectors serve a later batch.
-        let mut spare = spare.lock();
+        let mut spare = self.spare_batches.lock();
         if spare.len() < SPARE_BATCHES {
             spare.push(batch);
+        }
+    }
+}
+
+/// The completion thread of one queue: waits for the oldest batch, retires
+/// what has finished, and runs the callbacks that application threads left
+/// to it.
+fn run_completion_thread(c: &Completion) {
+    loop {
+        let notify = {
+            let mut pending = c.pending.lock();
+            while pending.notify.is_empty() && pending.batches.is_empty() {
+                if pending.closed {
+                    return;
+                }
+                c.arrived.wait(&mut pending);
+            }
+            std::mem::take(&mut pending.notify)
+        };
+        for e in notify {
+            e.notify_done();
+        }
+        let value = c.start_oldest(&mut c.retiring.lock());
+        if let Some(value) = value {
+            let ok = wait_timeline(&c.timeline, value, c.spin);
+            c.retire_reached(&mut c.retiring.lock(), !ok, false);
         }
     }
 }

@@ -469,13 +469,123 @@ impl<'a> Lowerer<'a> {
             Scalar::Double => from.is_integer() && from.bits() == 64,
             _ => false,
         };
-        if inexact_source && matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn) {
+        let directed = matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn);
+        if directed && from == Scalar::Double && dst == Scalar::Float {
+            return Some(Val::new(
+                self.double_to_float_directed(x, &src_t, id, to, rounding),
+                to.clone(),
+            ));
+        }
+        if inexact_source && directed {
             return Some(Val::new(
                 self.directed_rounding(x, &src_t, id, to, rounding),
                 to.clone(),
             ));
         }
         Some(Val::new(id, to.clone()))
+    }
+
+    /// `convert_float_rtz/_rtp/_rtn` of double `x`, computed on the bits:
+    /// the float's significand is the double's truncated, plus one unit
+    /// where the dropped bits are not zero and the mode rounds away from
+    /// zero on that sign. No float arithmetic touches the result, so a
+    /// result in the float denormal range comes out exact on devices that
+    /// flush float denormals (NVIDIA), where stepping a rounded float
+    /// would not. `f`, the default conversion, serves NaN and infinities.
+    fn double_to_float_directed(
+        &mut self,
+        x: Word,
+        src: &Type,
+        f: Word,
+        to: &Type,
+        mode: Rounding,
+    ) -> Word {
+        let n = to.width();
+        let bt = self.bool_ty(n);
+        let lt = src.with_elem(Scalar::ULong);
+        let ut = to.with_elem(Scalar::UInt);
+        let lty = self.sty(&lt);
+        let uty = self.sty(&ut);
+        let lc = |s: &mut Self, v: u64| s.constant(&lt, ConstVal::Int(v as i64));
+        let uc = |s: &mut Self, v: u32| s.constant(&ut, ConstVal::Int(v as i64));
+        let bits = self.op(Op::Bitcast, lty, &[x]);
+        let c63 = lc(self, 63);
+        let sign = self.op(Op::ShiftRightLogical, lty, &[bits, c63]);
+        let negative = {
+            let zero = lc(self, 0);
+            self.op(Op::INotEqual, bt, &[sign, zero])
+        };
+        let abs_mask = lc(self, u64::MAX >> 1);
+        let a = self.op(Op::BitwiseAnd, lty, &[bits, abs_mask]);
+        let c52 = lc(self, 52);
+        let e = self.op(Op::ShiftRightLogical, lty, &[a, c52]);
+        let m_mask = lc(self, (1 << 52) - 1);
+        let m = self.op(Op::BitwiseAnd, lty, &[a, m_mask]);
+        let zero = lc(self, 0);
+
+        // Normal float range: biased exponent e - 896 in [1, 254].
+        let c897 = lc(self, 897);
+        let c1151 = lc(self, 1151);
+        let is_normal = self.op(Op::UGreaterThanEqual, bt, &[e, c897]);
+        let overflows = self.op(Op::UGreaterThanEqual, bt, &[e, c1151]);
+        let c896 = lc(self, 896);
+        let fe = self.op(Op::ISub, lty, &[e, c896]);
+        let c23 = lc(self, 23);
+        let fe = self.op(Op::ShiftLeftLogical, lty, &[fe, c23]);
+        let c29 = lc(self, 29);
+        let mhi = self.op(Op::ShiftRightLogical, lty, &[m, c29]);
+        let normal = self.op(Op::BitwiseOr, lty, &[fe, mhi]);
+        let low29 = lc(self, (1 << 29) - 1);
+        let mlo = self.op(Op::BitwiseAnd, lty, &[m, low29]);
+        let normal_inexact = self.op(Op::INotEqual, bt, &[mlo, zero]);
+
+        // Denormal range: the significand with its leading bit, in units of
+        // 2^-149, is S >> (926 - e); a double denormal (e = 0) is far below.
+        let lead = lc(self, 1 << 52);
+        let sig = self.op(Op::BitwiseOr, lty, &[m, lead]);
+        let is_double_denormal = self.op(Op::IEqual, bt, &[e, zero]);
+        let sig = self.op(Op::Select, lty, &[is_double_denormal, m, sig]);
+        let c926 = lc(self, 926);
+        let e_low = self.op(Op::Select, lty, &[is_normal, c896, e]);
+        let shift = self.op(Op::ISub, lty, &[c926, e_low]);
+        let shift = self.glsl(lty, glsl::UMIN, &[shift, c63]);
+        let tiny = self.op(Op::ShiftRightLogical, lty, &[sig, shift]);
+        let one = lc(self, 1);
+        let unit = self.op(Op::ShiftLeftLogical, lty, &[one, shift]);
+        let below = self.op(Op::ISub, lty, &[unit, one]);
+        let dropped = self.op(Op::BitwiseAnd, lty, &[sig, below]);
+        let tiny_inexact = self.op(Op::INotEqual, bt, &[dropped, zero]);
+
+        let flt_max = lc(self, 0x7f7f_ffff);
+        let trunc = self.op(Op::Select, lty, &[is_normal, normal, tiny]);
+        let trunc = self.op(Op::Select, lty, &[overflows, flt_max, trunc]);
+        let inexact = self.op(Op::Select, bt, &[is_normal, normal_inexact, tiny_inexact]);
+        let inexact = self.op(Op::LogicalOr, bt, &[overflows, inexact]);
+        let trunc32 = self.op(Op::UConvert, uty, &[trunc]);
+        let away = match mode {
+            Rounding::Rtp => {
+                let positive = self.op(Op::LogicalNot, bt, &[negative]);
+                Some(self.op(Op::LogicalAnd, bt, &[positive, inexact]))
+            }
+            Rounding::Rtn => Some(self.op(Op::LogicalAnd, bt, &[negative, inexact])),
+            _ => None,
+        };
+        let mut r = trunc32;
+        if let Some(away) = away {
+            let up = uc(self, 1);
+            let up = self.op(Op::IAdd, uty, &[trunc32, up]);
+            r = self.op(Op::Select, uty, &[away, up, trunc32]);
+        }
+        let sign32 = self.op(Op::UConvert, uty, &[sign]);
+        let c31 = uc(self, 31);
+        let sign32 = self.op(Op::ShiftLeftLogical, uty, &[sign32, c31]);
+        let r = self.op(Op::BitwiseOr, uty, &[r, sign32]);
+        let fty = self.sty(to);
+        let r = self.op(Op::Bitcast, fty, &[r]);
+        // NaN and infinities: the biased exponent is all ones.
+        let c2047 = lc(self, 2047);
+        let special = self.op(Op::IEqual, bt, &[e, c2047]);
+        self.op(Op::Select, fty, &[special, f, r])
     }
 
     /// Turns `f`, the round-to-nearest float of `x`, into the rounding
@@ -632,14 +742,6 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         self.check_type_supported(to, span)?;
-        if (v.ty.width() > 4 || to.width() > 4) && v.ty.width() != to.width() {
-            let (a, b) = (self.types.name(&v.ty), self.types.name(to));
-            self.error(
-                span,
-                format!("reinterpreting '{a}' as '{b}' is not supported yet"),
-            );
-            return None;
-        }
         let mut x = v.id;
         let mut from = v.ty.clone();
         if let Type::Vector(s, 3) = from {
@@ -648,7 +750,21 @@ impl<'a> Lowerer<'a> {
             x = self.op(Op::VectorShuffle, ty, &[x, x, 0, 1, 2, 0xffff_ffff]);
             from = t4;
         }
-        let _ = from;
+        if (from.width() > 4 || to.width() > 4) && from.width() != to.width() {
+            let to4 = match to {
+                Type::Vector(s, 3) => Type::Vector(*s, 4),
+                t => t.clone(),
+            };
+            let y = self.reinterpret_by_words(x, &from, &to4);
+            if to4 == *to {
+                return Some(Val::new(y, to.clone()));
+            }
+            let ty = self.sty(to);
+            return Some(Val::new(
+                self.op(Op::VectorShuffle, ty, &[y, y, 0, 1, 2]),
+                to.clone(),
+            ));
+        }
         if let Type::Vector(s, 3) = to {
             let t4 = Type::Vector(*s, 4);
             let ty4 = self.sty(&t4);

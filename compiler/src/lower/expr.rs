@@ -582,7 +582,7 @@ impl<'a> Lowerer<'a> {
             });
         }
         let Some(base) = v.base.clone() else {
-            self.error(
+            self.generic_limitation(
                 span,
                 "cannot tell which __local/__private object this pointer points into; \
                  such pointers are not supported yet",
@@ -591,7 +591,7 @@ impl<'a> Lowerer<'a> {
         };
         if base.elem != **pointee {
             let (a, b) = (self.types.name(pointee), self.types.name(&base.elem));
-            self.error(
+            self.generic_limitation(
                 span,
                 format!("accessing '{b}' memory through a '{a}*' pointer is not supported yet for __local/__private memory"),
             );
@@ -902,7 +902,7 @@ impl<'a> Lowerer<'a> {
                     };
                     return Some(Val::new(id, to.clone()));
                 }
-                self.error(
+                self.generic_limitation(
                     span,
                     format!(
                         "cannot convert a pointer to the {} address space into one to {}",
@@ -1609,7 +1609,7 @@ impl<'a> Lowerer<'a> {
             let t = self.sty(&x.ty);
             let base = x.base.clone().or(y.base.clone());
             if x.base.is_some() && y.base.is_some() && x.base != y.base {
-                self.error(
+                self.generic_limitation(
                     span,
                     "both arms of '?:' must point into the same __local/__private object",
                 );

@@ -19,7 +19,9 @@ mod atomic;
 mod builtin;
 mod collective;
 mod expr;
+mod generic;
 mod image;
+mod reinterpret;
 pub(crate) use image::uses_image_library;
 mod subgroup;
 mod vector_data;
@@ -294,6 +296,13 @@ pub(crate) struct Lowerer<'a> {
     /// functions that another unit of a later `clLinkProgram` may define
     /// are not errors here (the object's module is never run).
     object: bool,
+    /// Generic pointers are tagged 64-bit values resolved at run time
+    /// (see [`generic`]): `__private`/generic pointers are addresses, and
+    /// every `__local` and `__private` object lives in a word pool.
+    generic_dynamic: bool,
+    /// Resolving generic pointers at compile time hit something only the
+    /// tagged form handles, so the program is lowered again with it.
+    generic_limit: bool,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -350,6 +359,34 @@ pub fn lower(
     object: bool,
     diags: &mut Diagnostics,
 ) -> Option<Lowered> {
+    // Generic pointers resolved at compile time first: ordinary kernels
+    // keep typed variables and pay nothing for the tagged form.
+    let before = diags.clone();
+    let mut limit = false;
+    let lowered = lower_once(
+        tu, library, caps, float_mode, cl_version, object, diags, false, &mut limit,
+    );
+    if lowered.is_some() || !limit || cl_version < 200 {
+        return lowered;
+    }
+    *diags = before;
+    lower_once(
+        tu, library, caps, float_mode, cl_version, object, diags, true, &mut limit,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn lower_once(
+    tu: &TranslationUnit,
+    library: Option<&TranslationUnit>,
+    caps: &TargetCaps,
+    float_mode: FloatMode,
+    cl_version: u32,
+    object: bool,
+    diags: &mut Diagnostics,
+    generic_dynamic: bool,
+    generic_limit: &mut bool,
+) -> Option<Lowered> {
     let mut funcs = HashMap::new();
     for f in library.iter().flat_map(|l| &l.funcs).chain(&tu.funcs) {
         declare_function(&mut funcs, f, diags);
@@ -387,13 +424,16 @@ pub fn lower(
         dead: 0,
         in_library: 0,
         called: std::collections::HashSet::new(),
-        pool_mode: tu.funcs.iter().any(|f| {
-            reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)
-        }),
+        pool_mode: generic_dynamic
+            || tu.funcs.iter().any(|f| {
+                reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)
+            }),
         pool: None,
-        private_pool_mode: tu.funcs.iter().any(|f| {
-            reinterprets(f, AddrSpace::Private) || declares_union(f, &tu.types, AddrSpace::Private)
-        }),
+        private_pool_mode: generic_dynamic
+            || tu.funcs.iter().any(|f| {
+                reinterprets(f, AddrSpace::Private)
+                    || declares_union(f, &tu.types, AddrSpace::Private)
+            }),
         ppool: None,
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
@@ -404,6 +444,8 @@ pub fn lower(
         const_vars: std::collections::HashSet::new(),
         image_functions: HashMap::new(),
         object,
+        generic_dynamic,
+        generic_limit: false,
     };
     for c in [
         Capability::Shader,
@@ -462,6 +504,7 @@ pub fn lower(
             l.check_uncalled(f);
         }
     }
+    *generic_limit = l.generic_limit;
     if l.diags.has_errors() {
         return None;
     }
@@ -911,7 +954,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            Some(_) => self.diags.error(
+            Some(_) => self.generic_limitation(
                 span,
                 "this pointer is made to point into a different __local/__private \
                  object than before; that is not supported yet",
@@ -2800,7 +2843,7 @@ impl<'a> Lowerer<'a> {
         match &frame.ret_base {
             None => frame.ret_base = Some(base),
             Some(old) if **old == *base => {}
-            Some(_) => self.diags.error(
+            Some(_) => self.generic_limitation(
                 span,
                 "this function returns pointers into different __local/__private \
                  objects; that is not supported yet",

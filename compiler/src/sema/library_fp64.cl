@@ -964,48 +964,68 @@ double __ferrocl_powr_f64(double x, double y) {
     return __ferrocl_pow_f64(x, y);
 }
 
+// x as a double, exactly, also where x is a float denormal: a device that
+// flushes float denormals (NVIDIA) may turn the conversion instruction's
+// result into zero while comparisons on the float still see x, and pow's
+// branches would then disagree about x. The bits decide here.
+double __ferrocl_float_to_double(float x) {
+    uint b = as_uint(x);
+    if ((b & 0x7f800000u) != 0u) return (double)x;
+    // (b & 0x7fffff) units of 2^-149.
+    double m = (double)(b & 0x007fffffu) * as_double(0x36a0000000000000UL);
+    return (b >> 31) != 0u ? -m : m;
+}
+
 // Float pow, powr and rootn through double: y log|x| in double carries an
 // error far below a float ulp even where the result nears the float range,
 // which the float algorithm cannot promise.
 float __ferrocl_pow_ff64(float x, float y) {
-    if (y == 0.0f || x == 1.0f) return 1.0f;
+    // Every test reads x and y as exact doubles, so a float denormal is the
+    // same nonzero value in each branch.
+    double dx = __ferrocl_float_to_double(x);
+    double dy = __ferrocl_float_to_double(y);
+    if (dy == 0.0 || dx == 1.0) return 1.0f;
     if (isnan(x) || isnan(y)) return x + y;
-    float ax = fabs(x);
-    int y_int = floor(y) == y;
-    int y_odd = y_int && fabs(y) < 16777216.0f && (((int)y) & 1) != 0;
+    double ax = fabs(dx);
+    int y_int = floor(dy) == dy;
+    int y_odd = y_int && fabs(dy) < 16777216.0 && (((int)dy) & 1) != 0;
+    int x_neg = (as_uint(x) >> 31) != 0u;
     if (isinf(y)) {
-        if (ax == 1.0f) return 1.0f;
-        return ((ax > 1.0f) == (y > 0.0f)) ? INFINITY : 0.0f;
+        if (ax == 1.0) return 1.0f;
+        return ((ax > 1.0) == (dy > 0.0)) ? INFINITY : 0.0f;
     }
-    if (x == 0.0f) {
-        float z = y < 0.0f ? INFINITY : 0.0f;
+    if (dx == 0.0) {
+        float z = dy < 0.0 ? INFINITY : 0.0f;
         return y_odd ? copysign(z, x) : z;
     }
     if (isinf(x)) {
-        float z = y < 0.0f ? 0.0f : INFINITY;
-        return (x < 0.0f && y_odd) ? -z : z;
+        float z = dy < 0.0 ? 0.0f : INFINITY;
+        return (x_neg && y_odd) ? -z : z;
     }
-    if (x < 0.0f && !y_int) return NAN;
-    float z = (float)__ferrocl_exp_f64((double)y * __ferrocl_log_f64((double)ax));
-    return (x < 0.0f && y_odd) ? -z : z;
+    if (x_neg && !y_int) return NAN;
+    float z = (float)__ferrocl_exp_f64(dy * __ferrocl_log_f64(ax));
+    return (x_neg && y_odd) ? -z : z;
 }
 
 float __ferrocl_powr_ff64(float x, float y) {
-    if (isnan(x) || isnan(y) || x < 0.0f) return NAN;
-    if (x == 0.0f) return y == 0.0f ? NAN : (y < 0.0f ? INFINITY : 0.0f);
-    if (isinf(x)) return y == 0.0f ? NAN : (y < 0.0f ? 0.0f : INFINITY);
-    if (x == 1.0f) return isinf(y) ? NAN : 1.0f;
+    double dx = __ferrocl_float_to_double(x);
+    double dy = __ferrocl_float_to_double(y);
+    if (isnan(x) || isnan(y) || dx < 0.0) return NAN;
+    if (dx == 0.0) return dy == 0.0 ? NAN : (dy < 0.0 ? INFINITY : 0.0f);
+    if (isinf(x)) return dy == 0.0 ? NAN : (dy < 0.0 ? 0.0f : INFINITY);
+    if (dx == 1.0) return isinf(y) ? NAN : 1.0f;
     return __ferrocl_pow_ff64(x, y);
 }
 
 float __ferrocl_rootn_ff64(float x, int n) {
-    if (n == 0 || isnan(x) || (x < 0.0f && (n & 1) == 0)) return NAN;
-    if (x == 0.0f || isinf(x)) {
+    double dx = __ferrocl_float_to_double(x);
+    if (n == 0 || isnan(x) || (dx < 0.0 && (n & 1) == 0)) return NAN;
+    if (dx == 0.0 || isinf(x)) {
         // 0 and infinity swap for negative n; odd roots keep x's sign.
-        float z = ((x == 0.0f) == (n < 0)) ? INFINITY : 0.0f;
+        float z = ((dx == 0.0) == (n < 0)) ? INFINITY : 0.0f;
         return (n & 1) != 0 ? copysign(z, x) : z;
     }
-    double r = __ferrocl_exp_f64(__ferrocl_log_f64(fabs((double)x)) / (double)n);
+    double r = __ferrocl_exp_f64(__ferrocl_log_f64(fabs(dx)) / (double)n);
     return copysign((float)r, x);
 }
 
@@ -1039,7 +1059,7 @@ double __ferrocl_ldexp_f64(double x, int n) {
 float __ferrocl_pown_ff64(float x, int n) {
     if (n == 0) return 1.0f;
     // n is exact as a double; the sign of an odd power follows x.
-    float r = (float)__ferrocl_pow_f64(fabs((double)x), (double)n);
+    float r = (float)__ferrocl_pow_f64(fabs(__ferrocl_float_to_double(x)), (double)n);
     return ((n & 1) != 0) ? copysign(r, x) : r;
 }
 
