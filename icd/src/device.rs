@@ -359,7 +359,10 @@ unsafe fn device_info(
             }
             CL_DEVICE_PARTITION_TYPE => write_info(&[0isize; 0], size, ptr, size_ret),
             CL_DEVICE_REFERENCE_COUNT => write_info(&1u32, size, ptr, size_ret),
-            CL_DEVICE_SVM_CAPABILITIES => write_info(&info.svm_capabilities, size, ptr, size_ret),
+            CL_DEVICE_SVM_CAPABILITIES => {
+                let caps = ferrocl_runtime::svm::device_capabilities(device);
+                write_info(&caps, size, ptr, size_ret)
+            }
             // 0: atomics are aligned to the natural size of their type.
             CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
             | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
@@ -375,6 +378,18 @@ unsafe fn device_info(
             }
             CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
                 write_info(&info.atomic_fence_capabilities, size, ptr, size_ret)
+            }
+            CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT
+                if info.has_extension("cl_ext_float_atomics") =>
+            {
+                write_info(&info.single_fp_atomic_capabilities, size, ptr, size_ret)
+            }
+            // The compiler has float atomic arithmetic for float only: no
+            // double or half operation is offered.
+            CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT | CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT
+                if info.has_extension("cl_ext_float_atomics") =>
+            {
+                write_info(&(0 as cl_bitfield), size, ptr, size_ret)
             }
             // Non-uniform NDRanges run as up to 8 regions of uniform
             // dispatches.

@@ -12,7 +12,7 @@ use ferrocl_runtime::context::{Context, ObjectCallback};
 use ferrocl_runtime::memory::{
     self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
 };
-use ferrocl_runtime::queue::{Queue, Recorder};
+use ferrocl_runtime::queue::Queue;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -69,6 +69,20 @@ fn create_buffer(
     } else {
         flags
     };
+    // CL_MEM_USE_HOST_PTR with a pointer from clSVMAlloc: the buffer has the
+    // shared memory as its storage. CL_INVALID_BUFFER_SIZE when size runs
+    // past the end of the SVM allocation.
+    if flags & CL_MEM_USE_HOST_PTR != 0 {
+        if let Some(mem) = ferrocl_runtime::svm::buffer_over(
+            &ctx,
+            flags,
+            size,
+            host_ptr as usize,
+            properties.clone(),
+        )? {
+            return Ok(into_handle(mem));
+        }
+    }
     Ok(into_handle(Mem::new_buffer(
         ctx, flags, size, host_ptr, properties,
     )?))
@@ -257,7 +271,12 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                     write_info(&parent, size, ptr, ret)
                 }
                 CL_MEM_OFFSET => write_info(&m.origin, size, ptr, ret),
-                CL_MEM_USES_SVM_POINTER => write_info(&false, size, ptr, ret),
+                CL_MEM_USES_SVM_POINTER => write_info(
+                    &ferrocl_runtime::svm::uses_svm_pointer(m),
+                    size,
+                    ptr,
+                    ret,
+                ),
                 CL_MEM_PROPERTIES => write_info(&m.properties, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
@@ -928,18 +947,7 @@ pub unsafe extern "C" fn clEnqueueMigrateMemObjects(
             return Err(CL_INVALID_VALUE);
         }
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // Every memory object already lives where the queue's device reads
-        // it (one device-local allocation), so the migration only orders.
-        let e = queue.enqueue(
-            CL_COMMAND_MIGRATE_MEM_OBJECTS,
-            &waits,
-            move |r: &mut Recorder<'_>| {
-                for m in mems {
-                    r.keep(m);
-                }
-                Ok(())
-            },
-        )?;
+        let e = ferrocl_runtime::migrate::enqueue_migrate(&queue, mems, flags, &waits)?;
         return_event(event, e);
         Ok(())
     })

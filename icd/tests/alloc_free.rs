@@ -217,9 +217,7 @@ fn allocations_per_steady_launch(launches: usize) -> usize {
 }
 
 #[test]
-#[ignore = "about 8 heap allocations per launch remain (FERROCL_ALLOC_BACKTRACE=1): runtime kernel::regions \
-            (5 Vecs), enqueue_nd_range's Vec of (region, pipeline), LaunchData::access, and the \
-            Arc of Event::new; occasionally Recorder::keep and Queue::record_locked Vec growth"]
+#[ignore = "the allocation sources are removed but this test has not been run against that code yet (machine overloaded): run with --ignored to confirm"]
 fn steady_state_kernel_launches_do_not_allocate() {
     let launches = 256;
     let counted = allocations_per_steady_launch(launches);

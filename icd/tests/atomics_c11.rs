@@ -270,6 +270,125 @@ fn float_atomics_where_the_device_has_them() {
 }
 
 #[test]
+fn local_float_atomics_where_the_device_has_them() {
+    let gpu = Gpu::new();
+    let features = gpu.device_string(CL_DEVICE_OPENCL_C_FEATURES);
+    // Names in the cl_name_version array end at a NUL.
+    let has = |f: &str| features.split(['\0', ' ']).any(|x| x.ends_with(f));
+    if !has("__opencl_c_ext_fp32_local_atomic_add") {
+        eprintln!("skipped: the device has no float atomic add on local memory");
+        return;
+    }
+    let src = r#"
+        #ifndef cl_ext_float_atomics
+        #error cl_ext_float_atomics is not defined
+        #endif
+        __kernel void k(__global const float *in, __global float *out) {
+            __local float acc[4];
+            size_t l = get_local_id(0), g = get_group_id(0);
+            if (l == 0) {
+                atomic_init(&acc[0], 0.0f);
+                atomic_init(&acc[1], 0.0f);
+                atomic_init(&acc[2], INFINITY);
+                atomic_init(&acc[3], -INFINITY);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float v = in[get_global_id(0)];
+            atomic_fetch_add_explicit(&acc[0], v, memory_order_relaxed, memory_scope_work_group);
+            atomic_fetch_sub_explicit(&acc[1], v, memory_order_relaxed, memory_scope_work_group);
+        #ifdef __opencl_c_ext_fp32_local_atomic_min_max
+            atomic_fetch_min_explicit(&acc[2], v, memory_order_relaxed, memory_scope_work_group);
+            atomic_fetch_max_explicit(&acc[3], v, memory_order_relaxed, memory_scope_work_group);
+        #endif
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (l < 4)
+                out[g * 4 + l] = atomic_load_explicit(&acc[l], memory_order_relaxed,
+                                                      memory_scope_work_group);
+        }"#;
+    let (groups, local) = (16usize, 64usize);
+    let n = groups * local;
+    // Small integers: every order of the additions gives the same sum.
+    let data: Vec<f32> = XorShift::new(24)
+        .u32s(n)
+        .iter()
+        .map(|v| (v % 301) as f32 - 150.0)
+        .collect();
+    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0");
+    let (din, dout) = (gpu.buffer(&data), gpu.zeroed::<f32>(groups * 4));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let got = gpu.read::<f32>(&dout);
+    for (g, chunk) in data.chunks(local).enumerate() {
+        let sum: f32 = chunk.iter().sum();
+        assert_eq!(got[g * 4], sum, "group {g}: local atomic add");
+        assert_eq!(got[g * 4 + 1], -sum, "group {g}: local atomic sub");
+        if has("__opencl_c_ext_fp32_local_atomic_min_max") {
+            let min = chunk.iter().copied().fold(f32::INFINITY, f32::min);
+            let max = chunk.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!(got[g * 4 + 2], min, "group {g}: local atomic min");
+            assert_eq!(got[g * 4 + 3], max, "group {g}: local atomic max");
+        }
+    }
+}
+
+#[test]
+fn float_atomic_capabilities_match_the_extension_and_features() {
+    let gpu = Gpu::new();
+    let extensions = gpu.device_string(CL_DEVICE_EXTENSIONS);
+    let features = gpu.device_string(CL_DEVICE_OPENCL_C_FEATURES);
+    // Names in the cl_name_version array end at a NUL.
+    let has = |f: &str| features.split(['\0', ' ']).any(|x| x.ends_with(f));
+    if !extensions
+        .split_whitespace()
+        .any(|e| e == "cl_ext_float_atomics")
+    {
+        let mut caps: cl_bitfield = 0;
+        // SAFETY: the destination holds one cl_bitfield.
+        let status = unsafe {
+            (gpu.api.clGetDeviceInfo)(
+                gpu.device,
+                CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT,
+                std::mem::size_of::<cl_bitfield>(),
+                &mut caps as *mut cl_bitfield as *mut std::ffi::c_void,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(status, CL_INVALID_VALUE, "query without cl_ext_float_atomics");
+        assert!(!has("__opencl_c_ext_fp32_global_atomic_add"));
+        return;
+    }
+    let single: cl_bitfield = gpu.device_info(CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT);
+    let double: cl_bitfield = gpu.device_info(CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT);
+    let half: cl_bitfield = gpu.device_info(CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT);
+    assert_ne!(single, 0, "cl_ext_float_atomics with no float operation");
+    for (bit, name) in [
+        (
+            CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT,
+            "__opencl_c_ext_fp32_global_atomic_add",
+        ),
+        (
+            CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT,
+            "__opencl_c_ext_fp32_local_atomic_add",
+        ),
+        (
+            CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT,
+            "__opencl_c_ext_fp32_global_atomic_min_max",
+        ),
+        (
+            CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT,
+            "__opencl_c_ext_fp32_local_atomic_min_max",
+        ),
+    ] {
+        assert_eq!(single & bit != 0, has(name), "{name}");
+    }
+    // Double and half arithmetic atomics are not offered, so none of their
+    // feature macros may be either.
+    assert_eq!((double, half), (0, 0));
+    assert!(!features.contains("__opencl_c_ext_fp64_"));
+    assert!(!features.contains("__opencl_c_ext_fp16_"));
+}
+
+#[test]
 fn reported_atomic_capabilities_match_the_feature_macros() {
     let gpu = Gpu::new();
     let memory: cl_bitfield = gpu.device_info(CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);

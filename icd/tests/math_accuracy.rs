@@ -1004,3 +1004,167 @@ fn sincos_matches_sin_and_cos_bounds() {
         );
     }
 }
+
+/// length, distance and normalize of vectors whose squares leave the float
+/// range (0x1p64 squared overflows, 0x1p-80 squared underflows): the spec
+/// asks for no overflow and no extraordinary loss to underflow.
+#[test]
+fn geometric_functions_do_not_overflow_or_underflow() {
+    let gpu = Gpu::new();
+    let src = "__kernel void k(__global const float4 *x, __global float *len, \
+               __global float *dist, __global float4 *norm) {\n\
+               size_t i = get_global_id(0);\n\
+               float4 v = x[i];\n\
+               len[4 * i] = length(v.x);\n\
+               len[4 * i + 1] = length(v.xy);\n\
+               len[4 * i + 2] = length(v.xyz);\n\
+               len[4 * i + 3] = length(v);\n\
+               dist[i] = distance(v.xy, (float2)(0.0f, 0.0f));\n\
+               norm[i] = normalize(v);\n}\n";
+    let cases: [[f32; 4]; 6] = [
+        [1.8446744e19, 255.0, -300.0, 12.0],
+        [3.0e38, 3.0e38, 0.0, 0.0],
+        [8.271806e-25, -8.271806e-25, 8.271806e-25, 8.271806e-25],
+        [3.0, 4.0, 0.0, 0.0],
+        [f32::INFINITY, 5.0, f32::NEG_INFINITY, 1.0],
+        [0.0, -0.0, 0.0, 0.0],
+    ];
+    let flat: Vec<f32> = cases.iter().flatten().copied().collect();
+    let k = gpu.kernel(src, "k");
+    let n = cases.len();
+    let (dx, dl, dd, dn) = (
+        gpu.buffer(&flat),
+        gpu.zeroed::<f32>(4 * n),
+        gpu.zeroed::<f32>(n),
+        gpu.zeroed::<f32>(4 * n),
+    );
+    k.arg_buffer(0, &dx)
+        .arg_buffer(1, &dl)
+        .arg_buffer(2, &dd)
+        .arg_buffer(3, &dn);
+    gpu.run(&k, &[n], None, None);
+    let (len, dist, norm) = (
+        gpu.read::<f32>(&dl),
+        gpu.read::<f32>(&dd),
+        gpu.read::<f32>(&dn),
+    );
+    for (i, v) in cases.iter().enumerate() {
+        let w: Vec<f64> = v.iter().map(|&c| c as f64).collect();
+        let hyp = |k: usize| -> f64 {
+            let m = w[..k].iter().fold(0.0f64, |a, c| a.max(c.abs()));
+            if m == 0.0 || m.is_infinite() {
+                return m;
+            }
+            m * w[..k].iter().map(|c| (c / m) * (c / m)).sum::<f64>().sqrt()
+        };
+        for (k, bound) in [(1usize, 3.25), (2, 3.75), (3, 4.25), (4, 4.75)] {
+            let e = ulp_error(len[4 * i + k - 1], hyp(k));
+            assert!(
+                e <= bound,
+                "length of {:?}[..{k}] = {}: {e:.2} ulp",
+                v,
+                len[4 * i + k - 1]
+            );
+        }
+        let e = ulp_error(dist[i], hyp(2));
+        assert!(
+            e <= 6.5,
+            "distance({:?}.xy, 0) = {}: {e:.2} ulp",
+            v,
+            dist[i]
+        );
+        // Infinite components count as +-1, finite ones as 0.
+        let inf = w.iter().any(|c| c.is_infinite());
+        let u: Vec<f64> = if inf {
+            w.iter()
+                .map(|c| {
+                    if c.is_infinite() {
+                        c.signum()
+                    } else {
+                        0.0 * c.signum()
+                    }
+                })
+                .collect()
+        } else {
+            w.clone()
+        };
+        let l = {
+            let m = u.iter().fold(0.0f64, |a, c| a.max(c.abs()));
+            if m == 0.0 {
+                0.0
+            } else {
+                m * u.iter().map(|c| (c / m) * (c / m)).sum::<f64>().sqrt()
+            }
+        };
+        for j in 0..4 {
+            let got = norm[4 * i + j];
+            if l == 0.0 {
+                assert_eq!(got.to_bits(), v[j].to_bits(), "normalize of zeros {:?}", v);
+                continue;
+            }
+            let want = u[j] / l;
+            let e = ulp_error(got, want);
+            // A result below FLT_MIN may be flushed on a device without
+            // float denormals.
+            let flushed = want.abs() < f32::MIN_POSITIVE as f64 && got == 0.0;
+            assert!(
+                e <= 6.0 || flushed,
+                "normalize({:?})[{j}] = {got}, want {want:e}: {e:.2} ulp",
+                v
+            );
+        }
+    }
+}
+
+/// pow, powr, pown and rootn of a float denormal x: every branch of the
+/// library sees the same x (on a device that flushes denormals a
+/// conversion to double may give zero while comparisons see x), so the
+/// result is the one for x or, flushed, the one for zero, never a NaN.
+#[test]
+fn pow_family_is_consistent_on_denormal_x() {
+    let gpu = Gpu::new();
+    let src = "__kernel void k(__global const float *x, __global float *r) {\n\
+               size_t i = get_global_id(0);\n\
+               float v = x[i];\n\
+               r[4 * i] = pow(v, -1.0f);\n\
+               r[4 * i + 1] = powr(v, 0.5f);\n\
+               r[4 * i + 2] = pown(v, -1);\n\
+               r[4 * i + 3] = rootn(v, 3);\n}\n";
+    let xs: Vec<f32> = vec![1.0e-40, -1.0e-40, 1.4e-45, 1.1754942e-38, -3.0e-39];
+    let k = gpu.kernel(src, "k");
+    let (dx, dr) = (gpu.buffer(&xs), gpu.zeroed::<f32>(4 * xs.len()));
+    k.arg_buffer(0, &dx).arg_buffer(1, &dr);
+    gpu.run(&k, &[xs.len()], None, None);
+    let r = gpu.read::<f32>(&dr);
+    for (i, &x) in xs.iter().enumerate() {
+        let d = x as f64;
+        let refs = [
+            (
+                d.powf(-1.0),
+                if x < 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+            ),
+            (d.powf(0.5), 0.0),
+            (
+                1.0 / d,
+                if x < 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+            ),
+            (d.cbrt(), 0.0 * d.signum()),
+        ];
+        for (j, (exact, flushed)) in refs.iter().enumerate() {
+            let got = r[4 * i + j];
+            let ok = ulp_error(got, *exact) <= 16.0 || got as f64 == *flushed;
+            assert!(
+                ok,
+                "case {j} of x = {x:e}: {got}, want {exact:e} (or {flushed} flushed)"
+            );
+        }
+    }
+}

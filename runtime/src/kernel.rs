@@ -12,6 +12,7 @@ use crate::cl::*;
 use crate::device::Device;
 use crate::event::Event;
 use crate::memory::Mem;
+use crate::migrate;
 use crate::printf;
 use crate::program::{Program, ProgramSource};
 use crate::queue::{memory_key, Access, Queue, Recorder, UseList};
@@ -24,6 +25,7 @@ use ferrocl_compiler::{
 };
 use ferrocl_vk::Pipeline;
 use parking_lot::Mutex;
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
@@ -444,10 +446,17 @@ pub fn enqueue_nd_range(
     } else {
         None
     };
+    // Buffers are addressed on the queue's device: in a context with
+    // several devices each has its own copy (`crate::migrate`).
+    let context_index = queue
+        .context
+        .device_index(&queue.device)
+        .ok_or(CL_INVALID_COMMAND_QUEUE)?;
+    let mut waits = Cow::Borrowed(wait_list);
     let mut launch = kernel.spare_launches.lock().pop().unwrap_or_default();
-    let filled = fill_launch(kernel, range, &mut launch)
-        .and_then(|_| set_global_data_address(kernel, device_index, &mut launch))
-        .and_then(|_| launch.mems.iter().try_for_each(|m| m.check_device(queue)));
+    let filled = fill_launch(kernel, range, context_index, &mut launch)
+        .and_then(|_| set_global_data_address(kernel, device_index, context_index, &mut launch))
+        .and_then(|_| migrate::prepare_launch(queue, &launch.mems, &launch.read_only, &mut waits));
     let enqueued_local_size = range.local.map(|l| l as u32);
     let launch_pipelines = filled.and_then(|_| {
         launch.pipelines.clear();
@@ -492,7 +501,7 @@ pub fn enqueue_nd_range(
         recycle_launch(&kernel, launch);
         result
     };
-    queue.enqueue_with_access(CL_COMMAND_NDRANGE_KERNEL, wait_list, access, record)
+    queue.enqueue_with_access(CL_COMMAND_NDRANGE_KERNEL, &waits, access, record)
 }
 
 /// Returns a launch's buffers to the kernel for the next launch, holding no
@@ -505,7 +514,12 @@ fn recycle_launch(kernel: &Kernel, mut launch: LaunchData) {
 }
 
 /// Captures the kernel's arguments and the launch header into `launch`.
-fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Result<(), cl_int> {
+fn fill_launch(
+    kernel: &Kernel,
+    range: &NdRange,
+    context_index: usize,
+    launch: &mut LaunchData,
+) -> Result<(), cl_int> {
     let info = &kernel.info;
     launch.push.clear();
     launch.push.resize(push_size(info) as usize, 0);
@@ -542,7 +556,10 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                         Some(weak) => Some(weak.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?),
                         None => None,
                     };
-                    let address = mem.as_ref().map_or(0, |m| m.device_address());
+                    let address = match &mem {
+                        Some(m) => m.device_address_on(context_index)?,
+                        None => 0,
+                    };
                     launch
                         .args
                         .get_mut(at..at + 8)
@@ -559,8 +576,8 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
                 Some(ArgValue::Local(size)) => launch.local_sizes.push(*size as u32),
                 Some(ArgValue::Image(mem)) => {
                     let mem = mem.upgrade().ok_or(CL_INVALID_KERNEL_ARGS)?;
-                    let image = mem.image.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)?;
-                    let address = image.descriptor_address();
+                    mem.image.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)?;
+                    let address = mem.image_descriptor_on(context_index)?;
                     launch
                         .args
                         .get_mut(at..at + 8)
@@ -623,6 +640,7 @@ fn fill_launch(kernel: &Kernel, range: &NdRange, launch: &mut LaunchData) -> Res
 fn set_global_data_address(
     kernel: &Kernel,
     device_index: usize,
+    context_index: usize,
     launch: &mut LaunchData,
 ) -> Result<(), cl_int> {
     let Some(mem) = kernel.program.global_data(device_index) else {
@@ -630,7 +648,7 @@ fn set_global_data_address(
     };
     let info = &kernel.info;
     let at = info.global_data_offset() as usize;
-    let bytes = mem.device_address().to_ne_bytes();
+    let bytes = mem.device_address_on(context_index)?.to_ne_bytes();
     launch
         .args
         .get_mut(at..at + 8)

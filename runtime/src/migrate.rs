@@ -149,10 +149,12 @@ impl Mem {
     /// `index` of its context, allocated there on first use. Its contents
     /// are current only after [`prepare`].
     pub fn buffer_on(&self, index: usize) -> Result<Arc<Buffer>, cl_int> {
-        let root = self.root();
-        let Some(residency) = root.residency.as_ref().filter(|_| index != 0) else {
+        if index == 0 {
             return Ok(self.buffer.clone());
-        };
+        }
+        let root = self.root();
+        // Without residency the memory is the first device's only (SVM).
+        let residency = root.residency.as_ref().ok_or(CL_OUT_OF_RESOURCES)?;
         let mut state = residency.state.lock();
         backing(&mut state, root, index)
     }
@@ -160,7 +162,7 @@ impl Mem {
     /// The device address of byte 0 of this object on device `index` of its
     /// context (a kernel argument).
     pub fn device_address_on(&self, index: usize) -> Result<u64, cl_int> {
-        if index == 0 || self.root().residency.is_none() {
+        if index == 0 {
             return Ok(self.device_address());
         }
         Ok(self.buffer_on(index)?.device_address() + self.offset as u64)
@@ -248,6 +250,10 @@ pub fn prepare(
 ) -> Result<Arc<Buffer>, cl_int> {
     let root = mem.root();
     let Some(residency) = root.residency.as_ref() else {
+        // One device, or memory that lives on the first device only (SVM).
+        if queue.context.devices.len() > 1 && device_index(queue)? != 0 {
+            return Err(CL_OUT_OF_RESOURCES);
+        }
         return Ok(mem.buffer.clone());
     };
     let index = device_index(queue)?;

@@ -18,10 +18,17 @@
 //!
 //! A batch is submitted on `clFlush`, `clFinish`, a blocking call, a wait on one
 //! of its events, or once it holds [`BATCH_LIMIT`] commands; it signals the
-//! queue's timeline with the next value. The completion thread waits for
-//! those values in order, runs the batch's post-actions (copies into the
-//! application's memory), completes its events and drops what the commands
-//! kept alive.
+//! queue's timeline with the next value. Submitted batches are retired in
+//! order: the batch's post-actions run (copies into the application's
+//! memory), its events complete, and what its commands kept alive is
+//! dropped. The queue's completion thread waits for the oldest batch and
+//! retires it; a thread that waits for a command (`clFinish`,
+//! `clWaitForEvents`, a blocking call) waits on the timeline itself and
+//! retires what has finished, leaving only event callbacks to the
+//! completion thread, so that a short command's round trip involves no
+//! hand-off between threads. Emptied batches and the events of completed
+//! commands nobody holds are reused: a steady stream of kernel launches
+//! allocates nothing.
 //!
 //! Every OpenCL queue shares the device's one `VkQueue`, so a batch must
 //! never wait on the GPU for something only the host can signal (a user
@@ -656,7 +663,14 @@ impl Queue {
             // that is held is not.
             return !self.out_of_order() || !state.held.iter().any(|h| Arc::ptr_eq(&h.event, dep));
         }
-        !dep.is_user() && dep.timeline_value().is_some()
+        // A timeline semaphore of another device of the context belongs to
+        // another Vulkan device, which this one cannot wait for: such a
+        // dependency waits on the host.
+        !dep.is_user()
+            && dep.timeline_value().is_some()
+            && dep
+                .queue()
+                .is_some_and(|q| std::ptr::eq(&*q.device, &*self.device))
     }
 
     fn record_locked<F>(
@@ -1000,9 +1014,9 @@ impl Completion {
         if r.current.is_none() {
             r.current = self.pending.lock().batches.pop_front();
         }
-        let was = RETIRING.replace(true);
         let previous_end = r.previous_end;
         let current = r.current.as_mut()?;
+        let was = RETIRING.replace(true);
         // A command waited for on the GPU is complete before this batch's
         // commands are seen running: their queues get there soon, as those
         // batches were submitted before this one.

@@ -119,6 +119,14 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn atomic(&mut self, op: AtomicOp, mut vals: Vec<Val>, span: Span) -> R<Val> {
         let p = vals.remove(0);
+        if self.is_tagged_generic(&p) {
+            // A generic pointer: the atomic on the space its tag names.
+            return self.split_global_local(p, |l, p| {
+                let mut vals = vals.clone();
+                vals.insert(0, p);
+                l.atomic(op, vals, span)
+            });
+        }
         let (ptr, elem, scope) = self.atomic_pointer(p, span)?;
         if (elem.is_float() && op != AtomicOp::Xchg) || elem.scalar() == Some(Scalar::Double) {
             self.error(span, "only atomic_xchg takes a float");
@@ -321,7 +329,29 @@ impl<'a> Lowerer<'a> {
                 scope = self.memory_argument(a, MSCOPE_DEVICE)?;
             }
         }
+        self.atomic_c11_values(op, name, vals, order, scope, span)
+    }
+
+    /// An OpenCL C 2.0 atomic on evaluated arguments (the atomic object's
+    /// pointer first) with its memory orders and scope.
+    fn atomic_c11_values(
+        &mut self,
+        op: AtomicC11,
+        name: &str,
+        mut vals: Vec<Val>,
+        order: [u32; 2],
+        scope: u32,
+        span: Span,
+    ) -> R<Val> {
         let p = vals.remove(0);
+        if self.is_tagged_generic(&p) {
+            // A generic pointer: the atomic on the space its tag names.
+            return self.split_global_local(p, |l, p| {
+                let mut vals = vals.clone();
+                vals.insert(0, p);
+                l.atomic_c11_values(op, name, vals, order, scope, span)
+            });
+        }
         let (ptr, elem, widest) = self.atomic_pointer(p, span)?;
         // Floats moved whole (not `atomic_fetch_<op>`) go through integer
         // atomics of their width where the memory can be reinterpreted:

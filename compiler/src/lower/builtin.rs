@@ -294,7 +294,10 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let ids = self.convert_all(vals, &work, span)?;
-        let args = ids.into_iter().map(|id| Val::new(id, work.clone())).collect();
+        let args = ids
+            .into_iter()
+            .map(|id| Val::new(id, work.clone()))
+            .collect();
         let r = self.call_function(f, args, span)?;
         if s == Scalar::Half {
             let rn = r.ty.width();

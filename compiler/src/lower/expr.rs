@@ -115,7 +115,11 @@ impl<'a> Lowerer<'a> {
     pub(super) fn pool_of(&self, space: AddrSpace) -> Option<StorageClass> {
         match space {
             AddrSpace::Local if self.pool.is_some() => Some(StorageClass::Workgroup),
-            AddrSpace::Private if self.ppool.is_some() => Some(StorageClass::Function),
+            // With tagged generic pointers a `__private` pointer is a
+            // generic one, not a bare pool offset.
+            AddrSpace::Private if self.ppool.is_some() && !self.generic_dynamic => {
+                Some(StorageClass::Function)
+            }
             _ => None,
         }
     }
@@ -143,10 +147,17 @@ impl<'a> Lowerer<'a> {
 
     fn decay(&mut self, p: Place, elem: &Type, span: Span) -> R<Val> {
         match p {
-            Place::Pool { offset, sc, .. } => Some(Val::new(
-                offset,
-                Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
-            )),
+            Place::Pool { offset, sc, .. } => {
+                let id = if self.generic_dynamic && sc == StorageClass::Function {
+                    self.tag_private(offset)
+                } else {
+                    offset
+                };
+                Some(Val::new(
+                    id,
+                    Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
+                ))
+            }
             Place::Addr { addr, space, .. } => Some(Val::new(
                 addr,
                 Type::Pointer(Box::new(elem.clone()), space, 0),
@@ -193,6 +204,27 @@ impl<'a> Lowerer<'a> {
                     ty,
                     ..
                 }) => Some(Operand::Place(self.global_data_place(root, ty))),
+                // `__constant` data in the same buffer (tagged generic
+                // pointers): read-only.
+                Some(Sym {
+                    sc: StorageClass::UniformConstant,
+                    root,
+                    ty,
+                    ..
+                }) => {
+                    let place = match self.global_data_place(root, ty) {
+                        Place::Addr {
+                            addr, ty, align, ..
+                        } => Place::Addr {
+                            addr,
+                            ty,
+                            align,
+                            space: AddrSpace::Constant,
+                        },
+                        p => p,
+                    };
+                    Some(Operand::Place(place))
+                }
                 Some(Sym {
                     pool: Some(offset),
                     ty,
@@ -572,7 +604,7 @@ impl<'a> Lowerer<'a> {
                 });
             }
         }
-        if space.is_addressed() {
+        if self.addressed(*space) {
             let align = self.types.align(pointee);
             return Some(Place::Addr {
                 addr: v.id,
@@ -648,10 +680,14 @@ impl<'a> Lowerer<'a> {
             }
         };
         match p {
-            Place::Pool { offset, ty, sc } => Some(Val::new(
-                offset,
-                Type::Pointer(Box::new(ty), space_of(sc), 0),
-            )),
+            Place::Pool { offset, ty, sc } => {
+                let id = if self.generic_dynamic && sc == StorageClass::Function {
+                    self.tag_private(offset)
+                } else {
+                    offset
+                };
+                Some(Val::new(id, Type::Pointer(Box::new(ty), space_of(sc), 0)))
+            }
             Place::Addr {
                 addr, ty, space, ..
             } => Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0))),
@@ -734,7 +770,9 @@ impl<'a> Lowerer<'a> {
                         (true, false) => Some(&y),
                         _ => None,
                     };
-                    if let Some(p) = null_test.filter(|p| is_shared_or_private_pointer(&p.ty)) {
+                    let offset_pointer =
+                        |t: &Type| matches!(t, Type::Pointer(_, sp, _) if !self.addressed(*sp));
+                    if let Some(p) = null_test.filter(|p| offset_pointer(&p.ty)) {
                         return Some(self.is_null(p, *op == BinOp::Ne));
                     }
                 }
@@ -872,10 +910,11 @@ impl<'a> Lowerer<'a> {
                 })
             }
             (Type::Pointer(_, s1, _), Type::Pointer(_, s2, _)) => {
-                if s1.is_addressed() == s2.is_addressed() {
+                if self.addressed(*s1) == self.addressed(*s2) {
                     if s1 != s2
                         && !explicit
                         && !(s1.is_addressed() && v.ty.pointee() == Some(&Type::Void))
+                        && !(self.generic_dynamic && *s2 == AddrSpace::Private)
                     {
                         self.diags.warning(
                             span,
@@ -895,12 +934,24 @@ impl<'a> Lowerer<'a> {
                 // Only a null pointer changes between the 64-bit and the
                 // 32-bit spaces.
                 if v.base.is_none() && self.is_null_value(&v) {
-                    let id = if s2.is_addressed() {
+                    let id = if self.addressed(*s2) {
                         self.m.u64_const(0)
                     } else {
                         self.u32c(NULL_SHARED_OR_PRIVATE)
                     };
                     return Some(Val::new(id, to.clone()));
+                }
+                // Tagged generic pointers: a `__local` pointer gains the
+                // local tag; a generic one cast to `__local` loses it.
+                if self.generic_dynamic && v.base.is_none() {
+                    let id = match (s1, s2) {
+                        (AddrSpace::Local, AddrSpace::Private) => Some(self.tag_local(v.id)),
+                        (AddrSpace::Private, AddrSpace::Local) => Some(self.untag_local(v.id)),
+                        _ => None,
+                    };
+                    if let Some(id) = id {
+                        return Some(Val::new(id, to.clone()));
+                    }
                 }
                 self.generic_limitation(
                     span,
@@ -914,7 +965,7 @@ impl<'a> Lowerer<'a> {
             }
             (Type::Scalar(s), Type::Pointer(_, space, _))
                 if (s.is_integer() || *s == Scalar::Bool)
-                    && !space.is_addressed()
+                    && !self.addressed(*space)
                     && self.is_null_value(&v) =>
             {
                 Some(Val::new(self.u32c(NULL_SHARED_OR_PRIVATE), to.clone()))
@@ -922,13 +973,13 @@ impl<'a> Lowerer<'a> {
             (Type::Scalar(s), Type::Pointer(_, space, _))
                 if s.is_integer() || *s == Scalar::Bool =>
             {
-                let bits = if space.is_addressed() { 64 } else { 32 };
+                let bits = if self.addressed(*space) { 64 } else { 32 };
                 let id = self.convert_elems(v.id, *s, Scalar::int(bits, false), 1);
                 Some(Val::new(id, to.clone()))
             }
             (Type::Pointer(_, space, _), Type::Scalar(s)) => {
                 if *s == Scalar::Bool {
-                    if !space.is_addressed() {
+                    if !self.addressed(*space) {
                         // A pointer into a known object is never NULL; one
                         // without (a pool offset, or NULL from to_local /
                         // to_private) is NULL only as that marker.
@@ -950,13 +1001,13 @@ impl<'a> Lowerer<'a> {
                         Type::BOOL,
                     ));
                 }
-                if s.is_integer() && (v.base.is_some() || !space.is_addressed()) {
+                if s.is_integer() && (v.base.is_some() || !self.addressed(*space)) {
                     if let Some(n) = self.pointer_as_integer(&v) {
                         let id = self.convert_elems(n, Scalar::ULong, *s, 1);
                         return Some(Val::new(id, to.clone()));
                     }
                 }
-                if !space.is_addressed() || s.is_float() {
+                if !self.addressed(*space) || s.is_float() {
                     self.error(span, "cannot convert this pointer to an arithmetic type");
                     return None;
                 }
@@ -1280,7 +1331,7 @@ impl<'a> Lowerer<'a> {
                 let size = self.types.size(pt).max(1) as i64;
                 let l = Type::LONG;
                 let lt = self.sty(&l);
-                let (x, y) = if space.is_addressed() {
+                let (x, y) = if self.addressed(*space) {
                     (a.id, b.id)
                 } else {
                     (
@@ -1289,7 +1340,7 @@ impl<'a> Lowerer<'a> {
                     )
                 };
                 let d = self.op(Op::ISub, lt, &[x, y]);
-                if space.is_addressed() || self.pool_of(*space).is_some() {
+                if self.addressed(*space) || self.pool_of(*space).is_some() {
                     let s = self.constant(&l, ConstVal::Int(size));
                     Some(Val::new(self.op(Op::SDiv, lt, &[d, s]), l))
                 } else {
@@ -1297,12 +1348,13 @@ impl<'a> Lowerer<'a> {
                 }
             }
             (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge, _, _) => {
-                let addressed =
-                    |t: &Type| matches!(t, Type::Pointer(_, sp, _) if sp.is_addressed());
+                let wide = |t: &Type| matches!(t, Type::Pointer(_, sp, _) if self.addressed(*sp));
+                let (a_wide, b_wide) = (wide(&a.ty), wide(&b.ty));
                 let (x, y) = match (a.ty.is_pointer(), b.ty.is_pointer()) {
                     // Compared as addresses: a NULL of another space
-                    // widens to the 64-bit side.
-                    (true, true) if !addressed(&a.ty) && addressed(&b.ty) => {
+                    // widens to the 64-bit side (so does a `__local`
+                    // pointer compared with a tagged generic one).
+                    (true, true) if !a_wide && b_wide => {
                         (self.convert(a, &b.ty, span, true)?, b.clone())
                     }
                     (true, true) => (a.clone(), self.convert(b, &a.ty, span, true)?),
@@ -1348,7 +1400,7 @@ impl<'a> Lowerer<'a> {
             self.error(span, "pointer arithmetic needs an integer operand");
             return None;
         }
-        if space.is_addressed() {
+        if self.addressed(*space) {
             if **pt == Type::Void {
                 self.error(span, "arithmetic on a pointer to void");
                 return None;
@@ -1551,7 +1603,7 @@ impl<'a> Lowerer<'a> {
         };
         self.store(&place, &v, span);
         if let (ExprKind::Ident(n), Type::Pointer(_, sp, _)) = (&l.kind, &t) {
-            if !sp.is_addressed() {
+            if !self.addressed(*sp) {
                 self.set_pointer_base(n, v.base.clone(), span);
             }
         }
@@ -1677,6 +1729,19 @@ impl<'a> Lowerer<'a> {
             let y = self.convert(y, &t, span, false)?;
             return Some((x, y));
         }
+        if let (Type::Pointer(xe, xs, xq), Type::Pointer(_, ys, _)) = (&x.ty, &y.ty) {
+            // Pointers into two named spaces meet as generic pointers.
+            if self.generic_dynamic
+                && xs != ys
+                && !self.is_null_value(&x)
+                && !self.is_null_value(&y)
+            {
+                let t = Type::Pointer(xe.clone(), AddrSpace::Private, *xq);
+                let x = self.convert(x, &t, span, false)?;
+                let y = self.convert(y, &t, span, false)?;
+                return Some((x, y));
+            }
+        }
         if x.ty.is_pointer() {
             let t = x.ty.clone();
             let y = self.convert(y, &t, span, true)?;
@@ -1782,7 +1847,7 @@ impl<'a> Lowerer<'a> {
             Type::Scalar(s) if s.is_integer() || *s == Scalar::Bool => {
                 self.constant(&v.ty, ConstVal::Int(0))
             }
-            Type::Pointer(_, sp, _) if sp.is_addressed() => self.m.u64_const(0),
+            Type::Pointer(_, sp, _) if self.addressed(*sp) => self.m.u64_const(0),
             Type::Pointer(..) => {
                 if v.id == self.u32c(NULL_SHARED_OR_PRIVATE) {
                     return true;
@@ -1847,6 +1912,10 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let ty = Type::Pointer(elem, space, q);
+        if self.generic_dynamic && from == AddrSpace::Private {
+            let id = self.generic_to_space(v.id, space);
+            return Some(Val::new(id, ty));
+        }
         if from == space {
             return Some(Val {
                 id: v.id,
@@ -1854,7 +1923,7 @@ impl<'a> Lowerer<'a> {
                 base: v.base,
             });
         }
-        let null = if space.is_addressed() {
+        let null = if self.addressed(space) {
             self.m.u64_const(0)
         } else {
             self.u32c(NULL_SHARED_OR_PRIVATE)
@@ -1881,6 +1950,9 @@ impl<'a> Lowerer<'a> {
         } {
             return self.address_space_query(name, space, args, span);
         }
+        if name == "get_fence" {
+            return self.get_fence(args, span);
+        }
         match crate::sema::builtins::lookup(name) {
             Some(b) => self.builtin(b, name, args, span),
             None => {
@@ -1902,10 +1974,6 @@ fn is_null_constant(e: &Expr) -> bool {
         ExprKind::Cast(Type::Pointer(..) | Type::Scalar(_), inner) => is_null_constant(inner),
         _ => false,
     }
-}
-
-fn is_shared_or_private_pointer(t: &Type) -> bool {
-    matches!(t, Type::Pointer(_, sp, _) if !sp.is_addressed())
 }
 
 /// The value of a NULL `__local`/`__private` pointer that is not a

@@ -809,6 +809,49 @@ mod tests {
         assert_eq!(image_constant("CLK_GLOBAL_MEM_FENCE"), None);
     }
 
+    /// (OpFunction count, OpFunctionCall count) of a module.
+    fn functions_and_calls(words: &[Word]) -> (usize, usize) {
+        let (mut functions, mut calls, mut i) = (0, 0, 5);
+        while i < words.len() {
+            let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+            functions += (op == Op::Function as u32) as usize;
+            calls += (op == Op::FunctionCall as u32) as usize;
+            i += len.max(1);
+        }
+        (functions, calls)
+    }
+
+    #[test]
+    fn reads_and_writes_share_one_function_each() {
+        let caps = crate::TargetCaps {
+            images: true,
+            ..crate::TargetCaps::default()
+        };
+        let source = "constant sampler_t s = CLK_FILTER_LINEAR | CLK_ADDRESS_CLAMP;\n\
+            kernel void a(read_only image2d_t src, write_only image2d_t dst) {\n\
+              float4 v = read_imagef(src, s, (float2)(0.5f, 1.5f))\n\
+                       + read_imagef(src, s, (float2)(2.5f, 1.5f))\n\
+                       + read_imagef(src, s, (int2)(1, 1));\n\
+              write_imagef(dst, (int2)(0, 0), v);\n\
+              write_imagef(dst, (int2)(1, 0), v);\n\
+            }\n\
+            kernel void b(read_only image3d_t src, global float4 *out) {\n\
+              *out = read_imagef(src, s, (float4)(0.5f));\n\
+            }\n";
+        let request = crate::CompileRequest {
+            source,
+            options: "",
+            headers: &[],
+        };
+        let program = match crate::compile(&request, &caps) {
+            Ok(p) => p,
+            Err(e) => panic!("build failed:\n{}", e.log),
+        };
+        // Two kernels, one sampled-read function shared by both image
+        // types, one write function; six calls.
+        assert_eq!(functions_and_calls(&program.spirv), (4, 6));
+    }
+
     #[test]
     fn image_built_in_names() {
         assert!(uses_image_library("read_imagef"));

@@ -648,7 +648,7 @@ impl<'a> Lowerer<'a> {
                 let e = self.m.ty(k);
                 self.vector_ty(e, *n as u32)
             }
-            Type::Pointer(_, sp, _) if sp.is_addressed() => self.m.ty(TypeKey::Int(64)),
+            Type::Pointer(_, sp, _) if self.addressed(*sp) => self.m.ty(TypeKey::Int(64)),
             Type::Pointer(..) => self.m.ty(TypeKey::Int(32)),
             Type::Array(e, n) => {
                 let e = self.sty(e);
@@ -1046,6 +1046,9 @@ impl<'a> Lowerer<'a> {
     /// A `__constant` variable of program scope, or `static` in a function:
     /// a `Private` variable with its value as initializer.
     fn constant_variable(&mut self, g: &VarDecl) -> Option<Sym> {
+        if self.generic_dynamic {
+            return self.constant_data_variable(g);
+        }
         let init = match &g.init {
             Some(i) => self.const_init(&g.ty, Some(i), g.span),
             None => self.const_init(&g.ty, None, g.span),
@@ -1989,7 +1992,7 @@ impl<'a> Lowerer<'a> {
                     raw
                 })
             }
-            Type::Pointer(_, sp, _) if !sp.is_addressed() => {
+            Type::Pointer(_, sp, _) if !self.addressed(*sp) => {
                 self.pool_load(sc, offset, &Type::UINT, span)
             }
             Type::Pointer(..) | Type::Opaque(_) => self.pool_load(sc, offset, &Type::ULONG, span),
@@ -2098,7 +2101,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            Type::Pointer(_, sp, _) if !sp.is_addressed() => {
+            Type::Pointer(_, sp, _) if !self.addressed(*sp) => {
                 self.pool_store(sc, offset, &Type::UINT, val, span)
             }
             Type::Pointer(..) | Type::Opaque(_) => {
@@ -2856,6 +2859,9 @@ impl<'a> Lowerer<'a> {
     /// space is known where the pointer is made). A pointer into
     /// program-scope `__constant` data is held like a `__private` one.
     pub(super) fn generic_resolved(&self, declared: &Type, v: &Val) -> Type {
+        if self.generic_dynamic {
+            return declared.clone();
+        }
         let (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _)) =
             (declared, &v.ty)
         else {
@@ -3058,7 +3064,8 @@ impl<'a> Lowerer<'a> {
                 Type::Pointer(_, sp, _)
                     if *sp != AddrSpace::Private
                         && *declared == AddrSpace::Private
-                        && self.cl_version >= 200 =>
+                        && self.cl_version >= 200
+                        && !self.generic_dynamic =>
                 {
                     Type::Pointer(elem.clone(), *sp, *q)
                 }
@@ -3076,6 +3083,7 @@ impl<'a> Lowerer<'a> {
         let sym = self.named_private(&v.name, &v.ty);
         let place = Self::sym_place(&sym);
         if self.cl_version >= 200
+            && !self.generic_dynamic
             && v.init.is_none()
             && matches!(v.ty, Type::Pointer(_, AddrSpace::Private, _))
         {
@@ -3353,9 +3361,16 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(id, ty.clone()))
             }
             Place::Addr {
-                addr, ty, align, ..
+                addr,
+                ty,
+                align,
+                space,
             } => {
-                let id = self.load_addr(*addr, ty, *align, span)?;
+                let id = if *space == AddrSpace::Private {
+                    self.generic_load(*addr, ty, *align, span)?
+                } else {
+                    self.load_addr(*addr, ty, *align, span)?
+                };
                 Some(Val::new(id, ty.clone()))
             }
             Place::Swizzle { base, comps, ty } => {
@@ -3596,6 +3611,10 @@ impl<'a> Lowerer<'a> {
                     self.error(span, "cannot assign to __constant memory");
                     return;
                 }
+                if *space == AddrSpace::Private {
+                    self.generic_store(*addr, ty, *align, v.id, span);
+                    return;
+                }
                 self.store_addr(*addr, ty, *align, v.id, span);
             }
             Place::Pool { offset, ty, sc } => self.pool_store(*sc, *offset, ty, v.id, span),
@@ -3808,7 +3827,7 @@ impl<'a> Lowerer<'a> {
                     Type::Pointer(elem.clone(), AddrSpace::Private, *q)
                 }
                 (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _))
-                    if *sp != AddrSpace::Private =>
+                    if *sp != AddrSpace::Private && !self.generic_dynamic =>
                 {
                     Type::Pointer(elem.clone(), *sp, *q)
                 }
@@ -3825,8 +3844,9 @@ impl<'a> Lowerer<'a> {
             sym.base = v.base.clone();
             self.bind(&p.name, sym);
         }
-        let generic_ret =
-            self.cl_version >= 200 && matches!(f.ret, Type::Pointer(_, AddrSpace::Private, _));
+        let generic_ret = self.cl_version >= 200
+            && !self.generic_dynamic
+            && matches!(f.ret, Type::Pointer(_, AddrSpace::Private, _));
         let ret_var = if f.ret == Type::Void || generic_ret {
             None
         } else {

@@ -815,6 +815,12 @@ pub fn uses_library(identifier: &str) -> bool {
             | "remquo"
             | "ldexp"
             | "sincos"
+            | "length"
+            | "distance"
+            | "normalize"
+            | "fast_length"
+            | "fast_distance"
+            | "fast_normalize"
     ) || TABLE
         .iter()
         .any(|(n, b)| *n == identifier && matches!(b, Builtin::Library { .. }))
