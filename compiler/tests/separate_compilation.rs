@@ -9,7 +9,11 @@ use common::{build, build_error, caps, validate};
 use ferrocl_compiler::driver::compile_object;
 use ferrocl_compiler::{CompileRequest, Header};
 
-fn object(source: &str, options: &str, headers: &[Header]) -> ferrocl_compiler::driver::CompiledObject {
+fn object(
+    source: &str,
+    options: &str,
+    headers: &[Header],
+) -> ferrocl_compiler::driver::CompiledObject {
     let request = CompileRequest {
         source,
         options,
@@ -57,14 +61,17 @@ fn an_object_still_reports_real_errors() {
         headers: &[],
     };
     let e = compile_object(&request, &caps()).expect_err("undeclared name");
-    assert!(e.log.contains("use of undeclared identifier 'fo'"), "{}", e.log);
+    assert!(
+        e.log.contains("use of undeclared identifier 'fo'"),
+        "{}",
+        e.log
+    );
 }
 
 #[test]
 fn an_executable_needs_the_definition() {
-    let log = build_error(
-        "extern constant float foo;\nkernel void k(global float *o) { o[0] = foo; }\n",
-    );
+    let log =
+        build_error("extern constant float foo;\nkernel void k(global float *o) { o[0] = foo; }\n");
     assert!(
         log.contains("external variable 'foo' is declared but not defined"),
         "{log}"

@@ -386,7 +386,8 @@ unsafe fn device_info(
             }
             // The compiler has float atomic arithmetic for float only: no
             // double or half operation is offered.
-            CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT | CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT
+            CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT
+            | CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT
                 if info.has_extension("cl_ext_float_atomics") =>
             {
                 write_info(&(0 as cl_bitfield), size, ptr, size_ret)

@@ -271,12 +271,9 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                     write_info(&parent, size, ptr, ret)
                 }
                 CL_MEM_OFFSET => write_info(&m.origin, size, ptr, ret),
-                CL_MEM_USES_SVM_POINTER => write_info(
-                    &ferrocl_runtime::svm::uses_svm_pointer(m),
-                    size,
-                    ptr,
-                    ret,
-                ),
+                CL_MEM_USES_SVM_POINTER => {
+                    write_info(&ferrocl_runtime::svm::uses_svm_pointer(m), size, ptr, ret)
+                }
                 CL_MEM_PROPERTIES => write_info(&m.properties, size, ptr, ret),
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),

@@ -353,7 +353,10 @@ fn float_atomic_capabilities_match_the_extension_and_features() {
                 std::ptr::null_mut(),
             )
         };
-        assert_eq!(status, CL_INVALID_VALUE, "query without cl_ext_float_atomics");
+        assert_eq!(
+            status, CL_INVALID_VALUE,
+            "query without cl_ext_float_atomics"
+        );
         assert!(!has("__opencl_c_ext_fp32_global_atomic_add"));
         return;
     }

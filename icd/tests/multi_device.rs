@@ -55,7 +55,12 @@ fn validation_clean() {
 fn devices() -> Vec<Handle> {
     let mut platform: Handle = null_mut();
     // SAFETY: room for one platform handle.
-    unsafe { ok(clGetPlatformIDs(1, &mut platform, null_mut()), "clGetPlatformIDs") };
+    unsafe {
+        ok(
+            clGetPlatformIDs(1, &mut platform, null_mut()),
+            "clGetPlatformIDs",
+        )
+    };
     let mut count = 0;
     // SAFETY: only the count is asked for.
     unsafe {
@@ -68,7 +73,13 @@ fn devices() -> Vec<Handle> {
     // SAFETY: `list` holds `count` handles.
     unsafe {
         ok(
-            clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, list.as_mut_ptr(), null_mut()),
+            clGetDeviceIDs(
+                platform,
+                CL_DEVICE_TYPE_ALL,
+                count,
+                list.as_mut_ptr(),
+                null_mut(),
+            ),
             "clGetDeviceIDs",
         )
     };
@@ -111,15 +122,15 @@ impl Setup {
             let queues = devices
                 .iter()
                 .map(|&d| {
-                    let q = clCreateCommandQueueWithProperties(context, d, props.as_ptr(), &mut err);
+                    let q =
+                        clCreateCommandQueueWithProperties(context, d, props.as_ptr(), &mut err);
                     ok(err, "clCreateCommandQueueWithProperties");
                     q
                 })
                 .collect();
             let text = CString::new(SOURCE).unwrap();
             let strings = [text.as_ptr()];
-            let program =
-                clCreateProgramWithSource(context, 1, strings.as_ptr(), null(), &mut err);
+            let program = clCreateProgramWithSource(context, 1, strings.as_ptr(), null(), &mut err);
             ok(err, "clCreateProgramWithSource");
             // Built for every device of the context (NULL device list).
             ok(
@@ -129,13 +140,7 @@ impl Setup {
             let name = CString::new("add").unwrap();
             let kernel = clCreateKernel(program, name.as_ptr(), &mut err);
             ok(err, "clCreateKernel");
-            let buffer = clCreateBuffer(
-                context,
-                CL_MEM_READ_WRITE,
-                N * 4,
-                null_mut(),
-                &mut err,
-            );
+            let buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, N * 4, null_mut(), &mut err);
             ok(err, "clCreateBuffer");
             Setup {
                 context,
@@ -219,7 +224,11 @@ impl Setup {
                     &global,
                     null(),
                     waits.len() as cl_uint,
-                    if waits.is_empty() { null() } else { waits.as_ptr() },
+                    if waits.is_empty() {
+                        null()
+                    } else {
+                        waits.as_ptr()
+                    },
                     &mut event,
                 ),
                 "clEnqueueNDRangeKernel",
@@ -388,8 +397,9 @@ fn explicit_migration_moves_contents() {
     s.migrate(1, 0);
     let residency = |s: &Setup| {
         // SAFETY: a live buffer handle of this test.
-        let mem = unsafe { ferrocl_runtime::api::from_handle::<ferrocl_runtime::memory::Mem>(s.buffer) }
-            .expect("a memory object");
+        let mem =
+            unsafe { ferrocl_runtime::api::from_handle::<ferrocl_runtime::memory::Mem>(s.buffer) }
+                .expect("a memory object");
         mem.residency().expect("two devices").valid_devices()
     };
     assert_eq!(residency(&s), vec![true, true]);

@@ -207,7 +207,6 @@ fn double_when_the_device_has_fp64() {
 }
 
 #[test]
-#[ignore = "sizeof of an expression with side effects is rejected, but 6.5.11 says the operand is not evaluated"]
 fn sizeof_operand_is_not_evaluated() {
     let rows: &[Row<i32, i32>] = &[row(
         "sizeof expression not evaluated",

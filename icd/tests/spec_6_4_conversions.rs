@@ -285,7 +285,6 @@ fn conversions_keep_nan_and_infinity_rules() {
 }
 
 #[test]
-#[ignore = "as_char16 of an int4 (same 16-byte size) is rejected: 'reinterpreting 'int4' as 'char16' is not supported yet'"]
 fn as_type_between_vectors_of_different_lengths() {
     let rows: &[Row<i32, i32>] = &[
         row(

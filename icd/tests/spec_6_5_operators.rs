@@ -235,7 +235,6 @@ fn float_operators() {
 }
 
 #[test]
-#[ignore = "an array subscript written as 2[a] is rejected: 'array subscript is not an integer'"]
 fn subscript_with_the_array_second() {
     let rows: &[Row<i32, i32>] = &[row(
         "index commutes",

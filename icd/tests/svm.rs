@@ -194,13 +194,14 @@ __kernel void walk(__global Node *head, __global int *out) {
 }
 
 // Links node i to node i + 1 of `nodes` (the last to NULL) and stores the
-// address of element i of `targets` in `ptrs[i]`.
+// address of element n - 1 - i of `targets` in `ptrs[i]` (OpenCL C has no
+// pointer-to-pointer kernel arguments, so the table is of integers).
 __kernel void link(__global Node *nodes, int n, __global int *targets,
-                   __global int *__global *ptrs) {
+                   __global ulong *ptrs) {
     int i = get_global_id(0);
     nodes[i].value = i * 3;
     nodes[i].next = (i + 1 < n) ? &nodes[i + 1] : 0;
-    ptrs[i] = &targets[n - 1 - i];
+    ptrs[i] = (ulong)&targets[n - 1 - i];
 }
 "#;
 
@@ -449,7 +450,10 @@ fn memcpy_fill_map_and_free_with_events() {
             "status",
         );
         assert!(status > CL_COMPLETE as cl_int, "ran before its user event");
-        check((api.clSetUserEventStatus)(gate, CL_COMPLETE as cl_int), "gate");
+        check(
+            (api.clSetUserEventStatus)(gate, CL_COMPLETE as cl_int),
+            "gate",
+        );
         check(
             (svm().memcpy)(
                 gpu.queue,
@@ -558,11 +562,29 @@ fn memcpy_fill_map_and_free_with_events() {
         // Freed: the memory is no longer an SVM allocation to migrate.
         let size = 64usize;
         assert_eq!(
-            (svm().migrate)(gpu.queue, 1, &(c as *const c_void), &size, 0, 0, null(), null_mut()),
+            (svm().migrate)(
+                gpu.queue,
+                1,
+                &(c as *const c_void),
+                &size,
+                0,
+                0,
+                null(),
+                null_mut()
+            ),
             CL_INVALID_VALUE
         );
         check(
-            (svm().migrate)(gpu.queue, 1, &(a.ptr as *const c_void), &size, 0, 0, null(), null_mut()),
+            (svm().migrate)(
+                gpu.queue,
+                1,
+                &(a.ptr as *const c_void),
+                &size,
+                0,
+                0,
+                null(),
+                null_mut(),
+            ),
             "migrate",
         );
     }
@@ -710,7 +732,16 @@ fn bad_input_gets_the_spec_errors() {
         // Free and migrate: pointer lists and flags.
         let mut list = [data.ptr];
         assert_eq!(
-            (s.enqueue_free)(q, 0, list.as_mut_ptr(), None, null_mut(), 0, null(), null_mut()),
+            (s.enqueue_free)(
+                q,
+                0,
+                list.as_mut_ptr(),
+                None,
+                null_mut(),
+                0,
+                null(),
+                null_mut()
+            ),
             CL_INVALID_VALUE
         );
         assert_eq!(
@@ -737,13 +768,16 @@ fn bad_input_gets_the_spec_errors() {
         );
 
         // Kernel arguments and execution information.
-        let kernel = gpu.kernel(
-            "__kernel void k(__global int *p, int n) { p[0] = n; }",
-            "k",
-        );
+        let kernel = gpu.kernel("__kernel void k(__global int *p, int n) { p[0] = n; }", "k");
         assert_eq!((s.set_arg)(null_mut(), 0, data.ptr), CL_INVALID_KERNEL);
-        assert_eq!((s.set_arg)(kernel.handle, 2, data.ptr), CL_INVALID_ARG_INDEX);
-        assert_eq!((s.set_arg)(kernel.handle, 1, data.ptr), CL_INVALID_ARG_VALUE);
+        assert_eq!(
+            (s.set_arg)(kernel.handle, 2, data.ptr),
+            CL_INVALID_ARG_INDEX
+        );
+        assert_eq!(
+            (s.set_arg)(kernel.handle, 1, data.ptr),
+            CL_INVALID_ARG_VALUE
+        );
         let t: cl_bool = CL_TRUE;
         let f: cl_bool = CL_FALSE;
         let flag = |v: &cl_bool| {

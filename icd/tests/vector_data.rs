@@ -175,11 +175,19 @@ fn edge_values() -> Vec<f64> {
     ];
     // Every half, and the points just beside it and half-way between
     // neighbours (ties in round to nearest).
-    for h in (0u16..0x7c00).step_by(97).chain([0x3ff, 0x400, 0x7bfe, 0x7bff]) {
+    for h in (0u16..0x7c00)
+        .step_by(97)
+        .chain([0x3ff, 0x400, 0x7bfe, 0x7bff])
+    {
         let x = half_value(h);
         let next = half_value(h + 1);
         let mid = (x + next) / 2.0;
-        v.extend([x, mid, f64::from((mid as f32).next_up()), f64::from((mid as f32).next_down())]);
+        v.extend([
+            x,
+            mid,
+            f64::from((mid as f32).next_up()),
+            f64::from((mid as f32).next_down()),
+        ]);
     }
     let negated: Vec<f64> = v.iter().map(|x| -x).collect();
     v.extend(negated);
@@ -603,7 +611,9 @@ fn vload_vstore_every_type_width_and_space() {
             let din = gpu.buffer(&data);
             let dcin = gpu.buffer(&data);
             let out = gpu.zeroed::<u8>(5 * items * n * size + size);
-            k.arg_buffer(0, &din).arg_buffer(1, &dcin).arg_buffer(2, &out);
+            k.arg_buffer(0, &din)
+                .arg_buffer(1, &dcin)
+                .arg_buffer(2, &out);
             gpu.run(&k, &[items], Some(&[LOCAL]), None);
             let got: Vec<u8> = gpu.read(&out);
             let span = items * n * size;

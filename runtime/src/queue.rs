@@ -1041,7 +1041,11 @@ impl Completion {
     /// events' callbacks and listeners to the completion thread.
     fn retire_reached(&self, r: &mut Retiring, lost: bool, app_thread: bool) {
         let was = RETIRING.replace(true);
-        let reached = if lost { None } else { self.timeline.value().ok() };
+        let reached = if lost {
+            None
+        } else {
+            self.timeline.value().ok()
+        };
         let ready = |value: u64| reached.is_none_or(|v| v >= value);
         let mut notify = Vec::new();
         loop {

@@ -325,9 +325,16 @@ pub fn enqueue_memcpy(
             wait_list,
             COPY,
         )?,
-        (Some((d, d_off)), None) => {
-            memory::enqueue_write(queue, &d.mem, at(d_off), src, at(0), region, wait_list, COPY)?
-        }
+        (Some((d, d_off)), None) => memory::enqueue_write(
+            queue,
+            &d.mem,
+            at(d_off),
+            src,
+            at(0),
+            region,
+            wait_list,
+            COPY,
+        )?,
         (None, Some((s, s_off))) => {
             return memory::enqueue_read(
                 queue,
@@ -555,10 +562,7 @@ pub fn enqueue_unmap(
 /// `clEnqueueSVMMigrateMem` after the ICD's checks. Every allocation lives
 /// on the context's first device, which is where its queue's commands run,
 /// so there is nothing to move: the command orders like a marker.
-pub fn enqueue_migrate(
-    queue: &Arc<Queue>,
-    wait_list: &[Arc<Event>],
-) -> Result<Arc<Event>, cl_int> {
+pub fn enqueue_migrate(queue: &Arc<Queue>, wait_list: &[Arc<Event>]) -> Result<Arc<Event>, cl_int> {
     empty_command(queue, CL_COMMAND_SVM_MIGRATE_MEM, wait_list)
 }
 

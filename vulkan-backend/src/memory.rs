@@ -511,8 +511,14 @@ mod host_pages {
     const SC_PAGESIZE: i32 = 30;
 
     extern "C" {
-        fn mmap(addr: *mut c_void, len: usize, prot: i32, flags: i32, fd: i32, off: i64)
-            -> *mut c_void;
+        fn mmap(
+            addr: *mut c_void,
+            len: usize,
+            prot: i32,
+            flags: i32,
+            fd: i32,
+            off: i64,
+        ) -> *mut c_void;
         fn munmap(addr: *mut c_void, len: usize) -> i32;
         fn sysconf(name: i32) -> i64;
     }
@@ -528,7 +534,7 @@ mod host_pages {
     }
 
     pub fn map_fixed(address: u64, len: usize) -> Option<NonNull<u8>> {
-        if address == 0 || len == 0 || address % page_size() != 0 {
+        if address == 0 || len == 0 || !address.is_multiple_of(page_size()) {
             return None;
         }
         let want = address as usize as *mut c_void;

@@ -914,7 +914,7 @@ impl<'a> Lowerer<'a> {
                     if s1 != s2
                         && !explicit
                         && !(s1.is_addressed() && v.ty.pointee() == Some(&Type::Void))
-                        && !(self.generic_dynamic && *s2 == AddrSpace::Private)
+                        && (!self.generic_dynamic || *s2 != AddrSpace::Private)
                     {
                         self.diags.warning(
                             span,

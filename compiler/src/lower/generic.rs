@@ -150,7 +150,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Loads a `ty` through generic pointer `addr`.
-    pub(super) fn generic_load(&mut self, addr: Word, ty: &Type, align: u32, span: Span) -> R<Word> {
+    pub(super) fn generic_load(
+        &mut self,
+        addr: Word,
+        ty: &Type,
+        align: u32,
+        span: Span,
+    ) -> R<Word> {
         let all = [AddrSpace::Global, AddrSpace::Local, AddrSpace::Private];
         let v = self.generic_dispatch(addr, &all, |l, space, at| {
             let id = match space {
@@ -164,7 +170,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Stores `val`, a `ty`, through generic pointer `addr`.
-    pub(super) fn generic_store(&mut self, addr: Word, ty: &Type, align: u32, val: Word, span: Span) {
+    pub(super) fn generic_store(
+        &mut self,
+        addr: Word,
+        ty: &Type,
+        align: u32,
+        val: Word,
+        span: Span,
+    ) {
         let all = [AddrSpace::Global, AddrSpace::Local, AddrSpace::Private];
         self.generic_dispatch(addr, &all, |l, space, at| {
             match space {
@@ -194,9 +207,11 @@ impl<'a> Lowerer<'a> {
         let Type::Pointer(elem, _, q) = p.ty.clone() else {
             return None;
         };
-        self.generic_dispatch(p.id, &[AddrSpace::Global, AddrSpace::Local], |l, space, at| {
-            path(l, Val::new(at, Type::Pointer(elem.clone(), space, q)))
-        })
+        self.generic_dispatch(
+            p.id,
+            &[AddrSpace::Global, AddrSpace::Local],
+            |l, space, at| path(l, Val::new(at, Type::Pointer(elem.clone(), space, q))),
+        )
     }
 
     /// A generic pointer to the `__private` pool slot at byte `offset`.

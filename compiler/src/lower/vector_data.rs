@@ -423,7 +423,10 @@ impl<'a> Lowerer<'a> {
         let mag = self.op(Op::Select, u, &[overflow, overflow_value, mag]);
         // Infinity stays infinity in every mode; NaN stays NaN, quiet, with
         // the top of its payload.
-        let inf_bits = k(self, ((1u64 << (w - 1 - mant_bits as u32)) - 1) << mant_bits);
+        let inf_bits = k(
+            self,
+            ((1u64 << (w - 1 - mant_bits as u32)) - 1) << mant_bits,
+        );
         let is_inf = self.op(Op::IEqual, b, &[a, inf_bits]);
         let is_nan = self.op(Op::UGreaterThan, b, &[a, inf_bits]);
         let c_payload = k(self, mant_bits - 10);
