@@ -111,29 +111,6 @@ fn encode_int(t: Ty, v: i128) -> Vec<u8> {
     v.to_le_bytes()[..t.size()].to_vec()
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Mode {
-    Default,
-    Rte,
-    Rtz,
-    Rtp,
-    Rtn,
-}
-
-const MODES: [Mode; 5] = [Mode::Default, Mode::Rte, Mode::Rtz, Mode::Rtp, Mode::Rtn];
-
-impl Mode {
-    fn suffix(self) -> &'static str {
-        match self {
-            Mode::Default => "",
-            Mode::Rte => "_rte",
-            Mode::Rtz => "_rtz",
-            Mode::Rtp => "_rtp",
-            Mode::Rtn => "_rtn",
-        }
-    }
-}
-
 /// The conversions of one destination type: every rounding mode, then with
 /// `_sat` too for integer destinations (the spec forbids `_sat` for floats).
 fn variants(dst: Ty) -> Vec<(bool, Mode)> {

@@ -38,29 +38,6 @@ fn is_half_nan(h: u16) -> bool {
     h & 0x7c00 == 0x7c00 && h & 0x3ff != 0
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Mode {
-    Default,
-    Rte,
-    Rtz,
-    Rtp,
-    Rtn,
-}
-
-const MODES: [Mode; 5] = [Mode::Default, Mode::Rte, Mode::Rtz, Mode::Rtp, Mode::Rtn];
-
-impl Mode {
-    fn suffix(self) -> &'static str {
-        match self {
-            Mode::Default => "",
-            Mode::Rte => "_rte",
-            Mode::Rtz => "_rtz",
-            Mode::Rtp => "_rtp",
-            Mode::Rtn => "_rtn",
-        }
-    }
-}
-
 /// `x` rounded to binary16 in `mode`, by search among the ordered positive
 /// halves (a different method from the device's bit arithmetic). Infinity
 /// stands at 2^16 for the search, which is where IEEE 754 places the

@@ -337,25 +337,7 @@ impl<'a> Lowerer<'a> {
     /// addresses like every other `__constant` pointer. The symbol's
     /// storage class `UniformConstant` marks it read-only.
     pub(super) fn constant_data_variable(&mut self, g: &VarDecl) -> Option<Sym> {
-        let (size, align) = self.types.size_align(&g.ty);
-        let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
-        if at as usize + size as usize > MAX_VARIABLE_BYTES as usize {
-            self.error(
-                g.span,
-                format!(
-                    "program-scope variables take more than the {MAX_VARIABLE_BYTES} bytes supported"
-                ),
-            );
-            return None;
-        }
-        let mut bytes = vec![0u8; size as usize];
-        if let Some(init) = &g.init {
-            if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
-                return None;
-            }
-        }
-        self.global_data.resize(at as usize, 0);
-        self.global_data.extend_from_slice(&bytes);
+        let at = self.place_global_data(g, "program-scope variables")?;
         Some(Sym {
             root: at,
             sc: StorageClass::UniformConstant,

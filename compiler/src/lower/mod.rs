@@ -1170,24 +1170,7 @@ impl<'a> Lowerer<'a> {
             self.error(g.span, "type 'double' requires cl_khr_fp64 support");
             return None;
         }
-        let (size, align) = self.types.size_align(&g.ty);
-        let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
-        let total = at as usize + size as usize;
-        if total > MAX_VARIABLE_BYTES as usize {
-            self.error(
-                g.span,
-                format!("program-scope __global variables take more than the {MAX_VARIABLE_BYTES} bytes supported"),
-            );
-            return None;
-        }
-        let mut bytes = vec![0u8; size as usize];
-        if let Some(init) = &g.init {
-            if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
-                return None;
-            }
-        }
-        self.global_data.resize(at as usize, 0);
-        self.global_data.extend_from_slice(&bytes);
+        let at = self.place_global_data(g, "program-scope __global variables")?;
         Some(Sym {
             root: at,
             sc: StorageClass::PhysicalStorageBuffer,
@@ -4315,4 +4298,30 @@ fn f32_to_f16(f: f32) -> u16 {
         r += 1;
     }
     sign | r as u16
+}
+
+impl<'a> Lowerer<'a> {
+    /// Places a program-scope variable in the program's global variable
+    /// buffer (aligned, with its initializer's bytes) and returns its byte
+    /// offset; `what` names the variables in the size-limit error.
+    pub(super) fn place_global_data(&mut self, g: &VarDecl, what: &str) -> Option<u32> {
+        let (size, align) = self.types.size_align(&g.ty);
+        let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
+        if at as usize + size as usize > MAX_VARIABLE_BYTES as usize {
+            self.error(
+                g.span,
+                format!("{what} take more than the {MAX_VARIABLE_BYTES} bytes supported"),
+            );
+            return None;
+        }
+        let mut bytes = vec![0u8; size as usize];
+        if let Some(init) = &g.init {
+            if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
+                return None;
+            }
+        }
+        self.global_data.resize(at as usize, 0);
+        self.global_data.extend_from_slice(&bytes);
+        Some(at)
+    }
 }

@@ -815,3 +815,28 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: 
         );
     }
 }
+
+/// A rounding mode of `convert_*` and `vstore_half*`: the suffix a kernel
+/// names it by (`Default` is none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Default,
+    Rte,
+    Rtz,
+    Rtp,
+    Rtn,
+}
+
+pub const MODES: [Mode; 5] = [Mode::Default, Mode::Rte, Mode::Rtz, Mode::Rtp, Mode::Rtn];
+
+impl Mode {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Mode::Default => "",
+            Mode::Rte => "_rte",
+            Mode::Rtz => "_rtz",
+            Mode::Rtp => "_rtp",
+            Mode::Rtn => "_rtn",
+        }
+    }
+}
