@@ -155,6 +155,8 @@ pub fn compile_tokens(
             kernels: out.kernels,
             printf_strings: out.printf_strings,
             global_data: out.global_data,
+            global_relocations: out.global_relocations,
+            global_variable_size: out.global_variable_size,
             log: diags.render(sources),
         }),
         _ => {

@@ -96,6 +96,7 @@
 //!
 //! [`preprocess`]: crate::preprocess
 
+pub mod arg_writes;
 pub mod ast;
 pub mod diag;
 pub mod driver;
@@ -127,10 +128,19 @@ pub struct TargetCaps {
     pub int64_atomics: bool,
     /// `__IMAGE_SUPPORT__`.
     pub images: bool,
+    /// shaderDenormPreserveFloat16/32/64: entry points declare
+    /// `DenormPreserve` for these widths, so subnormals survive arithmetic
+    /// (the device then reports `CL_FP_DENORM`).
+    pub denorm_preserve_fp16: bool,
+    pub denorm_preserve_fp32: bool,
+    pub denorm_preserve_fp64: bool,
     /// Extensions to advertise through `cl_khr_*` macros and accept in
     /// `#pragma OPENCL EXTENSION`.
     pub extensions: Vec<String>,
     /// OpenCL C 3.0 feature macros (`__opencl_c_*`) that the device supports.
+    /// `__opencl_c_generic_address_space` also says that the device's buffer
+    /// addresses leave bits 62-63 clear, so that pointers the compiler cannot
+    /// resolve may carry their address space there (lower/generic.rs).
     pub features: Vec<String>,
 }
 
@@ -144,6 +154,9 @@ impl Default for TargetCaps {
             int16: false,
             int64_atomics: false,
             images: false,
+            denorm_preserve_fp16: false,
+            denorm_preserve_fp32: false,
+            denorm_preserve_fp64: false,
             extensions: Vec::new(),
             features: Vec::new(),
         }
@@ -180,6 +193,15 @@ pub struct CompiledProgram {
     /// program-scope `__global` variables at their offsets (see the crate
     /// docs). Empty when there are none.
     pub global_data: Vec<u8>,
+    /// Offsets in `global_data` of 64-bit pointers initialised with the
+    /// address of program-scope data (`global int *p = &x;`, `constant
+    /// char *s = "..."`): each holds an offset in the buffer, to which the
+    /// runtime adds the buffer's device address before uploading it.
+    pub global_relocations: Vec<u32>,
+    /// Bytes of program-scope and `static` `__global` variables in
+    /// `global_data` (`CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`); the
+    /// rest is `__constant` data and string literals.
+    pub global_variable_size: usize,
     /// Warnings (may be empty): the build log of a successful build.
     pub log: String,
 }

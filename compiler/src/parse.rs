@@ -6,12 +6,12 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostics;
-use crate::sema::consteval;
 use crate::sema::types::{
-    qual, vector_from_name, AddrSpace, Member, Scalar, StructDef, Type, TypeTable,
+    qual, vector_from_name, AddrSpace, Member, MemberLayout, Scalar, StructDef, Type, TypeTable,
 };
+use crate::sema::{consteval, linkage};
 use crate::token::{Span, Token, TokenKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Nesting deeper than this is reported rather than risking the stack.
 const MAX_DEPTH: u32 = 256;
@@ -33,6 +33,17 @@ pub struct Parser<'a> {
     /// a goto names a label of the same function).
     labels: Vec<(String, Span)>,
     gotos: Vec<(String, Span)>,
+    /// The translation unit being parsed, of a linked program (see
+    /// [`crate::sema::linkage`]), and where its declarations begin in
+    /// `funcs` and `globals`.
+    unit: u32,
+    unit_start: (usize, usize),
+    /// File-scope names the current unit declares `static`.
+    unit_statics: HashSet<String>,
+    /// Untagged struct and union definitions and the unit of each.
+    untagged_structs: Vec<(usize, u32)>,
+    /// Where the parameter list just parsed had `...`.
+    variadic_at: Option<Span>,
 }
 
 /// What declaration specifiers said.
@@ -74,6 +85,8 @@ struct Declarator {
     /// Where a variable so declared lives: the specifiers' address space,
     /// or for a pointer the one written after its last `*`.
     var_space: AddrSpace,
+    /// Attributes written after the name or the array dimensions.
+    attrs: Vec<Attr>,
 }
 
 pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> TranslationUnit {
@@ -95,6 +108,11 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         eof,
         labels: Vec::new(),
         gotos: Vec::new(),
+        unit: 0,
+        unit_start: (0, 0),
+        unit_statics: HashSet::new(),
+        untagged_structs: Vec::new(),
+        variadic_at: None,
     };
     let mut tu = TranslationUnit::default();
     while !p.at_eof() {
@@ -103,6 +121,9 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         if p.pos == before {
             p.bump();
         }
+    }
+    if p.unit > 0 {
+        p.end_translation_unit(&mut tu);
     }
     tu.types = std::mem::take(&mut p.types);
     tu
@@ -270,10 +291,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Gives the `static` names of the unit that ends here their private
+    /// spelling, and starts the next unit.
+    fn end_translation_unit(&mut self, tu: &mut TranslationUnit) {
+        let statics = std::mem::take(&mut self.unit_statics);
+        let (funcs, globals) = self.unit_start;
+        linkage::make_statics_private(
+            &mut tu.funcs[funcs..],
+            &mut tu.globals[globals..],
+            &statics,
+            self.unit,
+        );
+        self.unit += 1;
+        self.unit_start = (tu.funcs.len(), tu.globals.len());
+    }
+
     /// external-declaration: function-definition | declaration
     fn external_declaration(&mut self, tu: &mut TranslationUnit) {
-        if let TokenKind::Pragma(_) = self.peek().kind {
+        if let TokenKind::Pragma(text) = &self.peek().kind {
+            let next_unit = text
+                .split_whitespace()
+                .eq(linkage::TRANSLATION_UNIT_PRAGMA.split(' '));
             self.bump();
+            if next_unit {
+                self.end_translation_unit(tu);
+            }
             return;
         }
         if self.eat(";") {
@@ -295,6 +337,13 @@ impl<'a> Parser<'a> {
             let d = self.declarator(&specs);
             let mut attrs = specs.attrs.clone();
             attrs.extend(self.attributes());
+            if let (true, Some(name)) = (specs.is_static, &d.name) {
+                if specs.is_kernel {
+                    self.diags
+                        .error(d.span, "a kernel function cannot be declared 'static'");
+                }
+                self.unit_statics.insert(name.clone());
+            }
             if let Some(params) = d.params {
                 let name = d.name.unwrap_or_default();
                 if self.is_punct("{") {
@@ -413,6 +462,36 @@ impl<'a> Parser<'a> {
         out
     }
 
+    /// The `aligned` and `packed` attributes among `attrs`. `aligned`
+    /// without an argument is the largest alignment of any type, 128 bytes
+    /// (a `long16`); an argument that is not a power of two is an error.
+    fn member_layout_attrs<'t>(&mut self, attrs: impl Iterator<Item = &'t Attr>) -> MemberLayout {
+        let mut out = MemberLayout::default();
+        for a in attrs {
+            match a.name.as_str() {
+                "packed" => out.packed = true,
+                "aligned" => {
+                    let n = match a.args.first() {
+                        None => 128,
+                        Some(e) => match consteval::eval(e, &self.types).map(|v| v.as_i64()) {
+                            Some(n) if n > 0 && n <= 1 << 16 && (n & (n - 1)) == 0 => n as u32,
+                            _ => {
+                                self.diags.error(
+                                    a.span,
+                                    "requested alignment is not a positive power of 2",
+                                );
+                                1
+                            }
+                        },
+                    };
+                    out.aligned = out.aligned.max(n);
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// attribute-list: ( `__attribute__` `((` attribute (`,` attribute)* `))` )*
     fn attributes(&mut self) -> Vec<Attr> {
         let mut out = Vec::new();
@@ -518,7 +597,12 @@ impl<'a> Parser<'a> {
                 "typedef" => specs.is_typedef = true,
                 "extern" => specs.is_extern = true,
                 "static" => specs.is_static = true,
-                "inline" | "__inline" | "__inline__" | "auto" | "register" => {}
+                "inline" | "__inline" | "__inline__" => {}
+                // OpenCL C 6.11 (9).
+                "auto" | "register" => self.diags.error(
+                    self.span(),
+                    format!("the '{word}' storage-class specifier is not supported in OpenCL C"),
+                ),
                 "const" | "__const" => specs.qual |= qual::CONST,
                 "volatile" | "__volatile" => specs.qual |= qual::VOLATILE,
                 "restrict" | "__restrict" => specs.qual |= qual::RESTRICT,
@@ -659,6 +743,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let mut members = Vec::new();
+        let mut member_attrs = Vec::new();
         while !self.is_punct("}") && !self.at_eof() {
             let Some(specs) = self.declaration_specifiers() else {
                 self.diags.error(
@@ -679,12 +764,23 @@ impl<'a> Parser<'a> {
                     self.bump();
                     self.conditional_expr();
                 }
+                // OpenCL C 6.11 (2) and (18).
+                if let Type::Opaque(tname) = d.ty {
+                    self.diags.error(
+                        d.span,
+                        format!("a struct or union member cannot be of type {tname}"),
+                    );
+                }
                 match d.name {
-                    Some(name) => members.push(Member {
-                        name,
-                        ty: d.ty,
-                        offset: 0,
-                    }),
+                    Some(name) => {
+                        let attrs = specs.attrs.iter().chain(&d.attrs);
+                        member_attrs.push(self.member_layout_attrs(attrs));
+                        members.push(Member {
+                            name,
+                            ty: d.ty,
+                            offset: 0,
+                        });
+                    }
                     None => self.diags.error(d.span, "expected a member name"),
                 }
                 if !self.eat(",") {
@@ -698,17 +794,7 @@ impl<'a> Parser<'a> {
         self.expect("}");
         attrs.extend(self.attributes());
         let packed = attrs.iter().any(|a| a.name == "packed");
-        let min_align = attrs
-            .iter()
-            .filter(|a| a.name == "aligned")
-            .map(|a| {
-                a.args
-                    .first()
-                    .and_then(|e| consteval::eval(e, &self.types))
-                    .map_or(16, |v| v.as_i64().clamp(1, 1 << 16) as u32)
-            })
-            .max()
-            .unwrap_or(1);
+        let min_align = self.member_layout_attrs(attrs.iter()).aligned.max(1);
         for m in &members {
             if let Type::Struct(id) = m.ty {
                 if !self.types.structs.get(id).is_some_and(|s| s.complete) {
@@ -717,7 +803,9 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let (size, align) = self.types.layout(&mut members, is_union, packed, min_align);
+        let (size, align) =
+            self.types
+                .layout(&mut members, &member_attrs, is_union, packed, min_align);
         let def = StructDef {
             tag: tag.clone(),
             is_union,
@@ -733,6 +821,18 @@ impl<'a> Parser<'a> {
         if let Some(id) = existing.filter(|id| self.types.structs[*id] == def) {
             return Type::Struct(id);
         }
+        // Likewise an untagged definition identical to one of an earlier
+        // unit (`typedef struct { ... } T;` in a shared header); within
+        // one unit each untagged definition is a type of its own.
+        if tag.is_none() {
+            let earlier = self
+                .untagged_structs
+                .iter()
+                .find(|&&(id, unit)| unit != self.unit && self.types.structs.get(id) == Some(&def));
+            if let Some(&(id, _)) = earlier {
+                return Type::Struct(id);
+            }
+        }
         match existing.filter(|id| !self.types.structs[*id].complete) {
             Some(id) => {
                 self.types.structs[id] = def;
@@ -741,8 +841,11 @@ impl<'a> Parser<'a> {
             None => {
                 let id = self.types.structs.len();
                 self.types.structs.push(def);
-                if let Some(t) = tag {
-                    self.tags.insert(t, id);
+                match tag {
+                    Some(t) => {
+                        self.tags.insert(t, id);
+                    }
+                    None => self.untagged_structs.push((id, self.unit)),
                 }
                 Type::Struct(id)
             }
@@ -798,7 +901,12 @@ impl<'a> Parser<'a> {
         let mut space = specs.space.unwrap_or(AddrSpace::Private);
         let mut cur_qual = specs.qual & (qual::CONST | qual::VOLATILE);
         let mut is_ptr = false;
-        while self.eat("*") {
+        while self.is_punct("*") {
+            if let Some(name) = image_or_sampler(&ty) {
+                self.diags
+                    .error(self.span(), format!("pointers to {name} are not allowed"));
+            }
+            self.bump();
             ty = Type::Pointer(Box::new(ty), space, cur_qual);
             type_name.push('*');
             pointee_qual = cur_qual;
@@ -842,11 +950,19 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        self.attributes();
+        let mut attrs = self.attributes();
         let mut params = None;
         if self.is_punct("(") && name.is_some() {
             self.bump();
+            self.variadic_at = None;
             params = Some(self.parameter_list());
+            // OpenCL C 6.11 (5): printf is the one variadic function.
+            if let Some(at) = self.variadic_at.take() {
+                if name.as_deref() != Some("printf") {
+                    self.diags
+                        .error(at, "variadic functions are not supported in OpenCL C");
+                }
+            }
         }
         let mut dims = Vec::new();
         while self.eat("[") {
@@ -868,9 +984,21 @@ impl<'a> Parser<'a> {
             dims.push(n);
             self.expect("]");
         }
+        // OpenCL C 6.11 (2): images and samplers are never elements of
+        // arrays, nor what a function returns.
+        if let Some(tname) = image_or_sampler(&ty) {
+            if !dims.is_empty() {
+                self.diags
+                    .error(dspan, format!("arrays of {tname} are not allowed"));
+            } else if params.is_some() {
+                self.diags
+                    .error(dspan, format!("a function cannot return {tname}"));
+            }
+        }
         for n in dims.into_iter().rev() {
             ty = Type::Array(Box::new(ty), n);
         }
+        attrs.extend(self.attributes());
         let var_space = if is_ptr {
             space
         } else {
@@ -885,6 +1013,7 @@ impl<'a> Parser<'a> {
             span: dspan,
             type_name,
             var_space,
+            attrs,
         }
     }
 
@@ -896,6 +1025,10 @@ impl<'a> Parser<'a> {
         }
         while !self.is_punct(")") && !self.at_eof() {
             let span = self.span();
+            if self.eat("...") {
+                self.variadic_at = Some(span);
+                break;
+            }
             let Some(specs) = self.declaration_specifiers() else {
                 self.diags.error(
                     span,
@@ -916,7 +1049,9 @@ impl<'a> Parser<'a> {
                 t => (t, d.type_name),
             };
             // CL_KERNEL_ARG_TYPE_*: the pointee's const and volatile, the
-            // pointer's restrict, const for __constant; nothing for values.
+            // pointer's restrict, const for __constant. A value's own
+            // `const` makes the parameter read-only; reflection leaves it
+            // out.
             let qual = match &ty {
                 Type::Pointer(_, space, _) => {
                     let constant = if *space == AddrSpace::Constant {
@@ -926,7 +1061,7 @@ impl<'a> Parser<'a> {
                     };
                     d.pointee_qual | d.ptr_qual | constant
                 }
-                _ => 0,
+                _ => specs.qual & qual::CONST,
             };
             out.push(Param {
                 name: d.name.unwrap_or_default(),
@@ -1726,11 +1861,84 @@ impl<'a> Parser<'a> {
                 };
                 Expr { kind, span }
             }
+            Some("__builtin_offsetof") => {
+                self.bump();
+                let kind = match self.offsetof() {
+                    Some(n) => ExprKind::IntLit(n as u64, Scalar::ULong),
+                    None => ExprKind::Error,
+                };
+                Expr { kind, span }
+            }
             _ => {
                 let e = self.primary_expr();
                 self.postfix_tail(e)
             }
         }
+    }
+
+    /// `__builtin_offsetof` `(` type-name `,` identifier ( `.` identifier |
+    /// `[` constant-expression `]` )* `)`, which `offsetof` of `<stddef.h>`
+    /// (C99 7.17) expands to: the member's offset in bytes, a `size_t`.
+    fn offsetof(&mut self) -> Option<u32> {
+        if !self.expect("(") {
+            return None;
+        }
+        let ty = self.type_name()?;
+        if !self.expect(",") {
+            return None;
+        }
+        let mut ty = ty;
+        let mut offset = 0u32;
+        let mut first = true;
+        loop {
+            let span = self.span();
+            if first || self.eat(".") {
+                first = false;
+                let Some(name) = self.ident_text().map(str::to_string) else {
+                    self.diags.error(span, "expected a member name");
+                    return None;
+                };
+                self.bump();
+                let member = match &ty {
+                    Type::Struct(id) => self.types.structs.get(*id).and_then(|d| {
+                        d.members
+                            .iter()
+                            .find(|m| m.name == name)
+                            .map(|m| (m.offset, m.ty.clone()))
+                    }),
+                    _ => None,
+                };
+                let Some((at, mty)) = member else {
+                    self.diags.error(
+                        span,
+                        format!("no member named '{name}' in '{}'", self.types.name(&ty)),
+                    );
+                    return None;
+                };
+                offset = offset.saturating_add(at);
+                ty = mty;
+            } else if self.eat("[") {
+                let e = self.expression();
+                self.expect("]");
+                let Type::Array(elem, _) = &ty else {
+                    self.diags.error(span, "subscripted value is not an array");
+                    return None;
+                };
+                let Some(i) = consteval::eval(&e, &self.types).map(|v| v.as_i64()) else {
+                    self.diags
+                        .error(e.span, "array index in offsetof is not an integer constant");
+                    return None;
+                };
+                let elem = (**elem).clone();
+                let step = i64::from(self.types.size(&elem)).saturating_mul(i);
+                offset = u32::try_from(i64::from(offset).saturating_add(step)).unwrap_or(u32::MAX);
+                ty = elem;
+            } else {
+                break;
+            }
+        }
+        self.expect(")");
+        Some(offset)
     }
 
     /// postfix-expression: primary-expression ( `[` expression `]` |
@@ -1942,6 +2150,14 @@ fn is_specifier_keyword(s: &str) -> bool {
             | "__attribute__"
             | "__attribute"
     )
+}
+
+/// The name of an image or sampler type (not `event_t`).
+fn image_or_sampler(t: &Type) -> Option<&'static str> {
+    match t {
+        Type::Opaque(n) if *n != "event_t" => Some(n),
+        _ => None,
+    }
 }
 
 fn is_opaque_type(s: &str) -> Option<&'static str> {

@@ -165,8 +165,14 @@ fn misuse_is_diagnosed() {
             "atomic_flag",
         ),
         (
-            "kernel void k(global float *p) { local float l; float e = 0; atomic_compare_exchange_strong(&l, &e, 1.0f); }",
-            "on float in __local memory is not supported",
+            "typedef struct { float a; int b; } pair;
+             kernel void k(global float *p) { local pair l; float e = 0;
+                 atomic_compare_exchange_strong(&l.a, &e, 1.0f); }",
+            "inside a __local struct or vector is not supported",
+        ),
+        (
+            "kernel void k(global float *p) { local atomic_float l; atomic_fetch_or(&l, 1.0f); }",
+            "takes an integer object",
         ),
         (
             "kernel void k(global int *g) { int x = 0; atomic_fetch_add(&x, 1); }",
@@ -202,4 +208,150 @@ fn c11_atomic_types_and_enumerators_are_declared() {
     };
     let program = ferrocl_compiler::compile(&opts, &caps).unwrap_or_else(|e| panic!("{}", e.log));
     common::validate(&program.spirv);
+}
+
+fn float_caps() -> TargetCaps {
+    let mut caps = caps_with(
+        &[
+            "__opencl_c_ext_fp32_global_atomic_add",
+            "__opencl_c_ext_fp32_local_atomic_add",
+            "__opencl_c_ext_fp32_global_atomic_min_max",
+            "__opencl_c_ext_fp32_local_atomic_min_max",
+        ],
+        true,
+    );
+    caps.fp64 = true;
+    caps
+}
+
+fn build_cl20(src: &str, caps: &TargetCaps) -> Result<ferrocl_compiler::CompiledProgram, String> {
+    let req = ferrocl_compiler::CompileRequest {
+        source: src,
+        options: "-cl-std=CL2.0",
+        headers: &[],
+    };
+    ferrocl_compiler::compile(&req, caps).map_err(|e| e.log)
+}
+
+#[test]
+fn local_float_and_double_atomics_validate() {
+    // Kernel-scope scalars and arrays, `__local` pointer arguments, and a
+    // helper function taking the pointer, as the CTS c11_atomics suite
+    // writes them; also ordinary accesses to `__local` floats of the same
+    // program, which read and write the bits.
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+        void helper(volatile __local atomic_double *d, __global double *out, uint i) {
+            double e = 1.0;
+            atomic_compare_exchange_weak_explicit(d + i, &e, 2.0, memory_order_acq_rel,
+                                                  memory_order_relaxed, memory_scope_work_group);
+            out[i] = atomic_exchange(&d[i], e) + atomic_load(d + 1);
+        }
+        kernel void k(global float *gf, global double *gd, volatile __local atomic_float *lf,
+                      volatile __local atomic_double *ld, __local float *plain) {
+            __local atomic_float f;
+            __local atomic_double d;
+            __local volatile atomic_float fa[4][3];
+            __local atomic_double da[8];
+            __local float tile[16];
+            uint l = get_local_id(0);
+            atomic_init(&f, 1.0f);
+            atomic_init(&d, 2.0);
+            atomic_store(&fa[l % 4][1], gf[0]);
+            atomic_store_explicit(&da[l % 8], gd[0], memory_order_release, memory_scope_work_group);
+            atomic_store_explicit(lf + l, 3.0f, memory_order_relaxed, memory_scope_work_group);
+            atomic_init(&ld[l], 4.0);
+            tile[l % 16] = gf[l];
+            plain[l] = tile[(l + 1) % 16] * 2.0f;
+            plain[l] += 1.0f;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float x = atomic_load(&f) + atomic_exchange(&fa[1][2], 5.0f) + atomic_load(lf + 1);
+            double y = atomic_load_explicit(&d, memory_order_acquire) + atomic_exchange(&da[3], 6.0)
+                       + atomic_exchange_explicit(&ld[2], 7.0, memory_order_acq_rel);
+            float fe = x;
+            bool ok = atomic_compare_exchange_strong(&f, &fe, 8.0f);
+            double de = y;
+            ok = atomic_compare_exchange_weak(&da[1], &de, 9.0) && ok;
+            ok = atomic_compare_exchange_strong(&gf[1], &fe, x) && ok;
+            ok = atomic_compare_exchange_strong_explicit(&gd[1], &de, y, memory_order_acq_rel,
+                                                         memory_order_acquire) && ok;
+            x += atomic_fetch_add(&f, 1.0f) + atomic_fetch_sub_explicit(lf, 1.0f, memory_order_acq_rel);
+            x += atomic_fetch_min(&fa[0][0], x) + atomic_fetch_max_explicit(&fa[2][2], x,
+                     memory_order_relaxed, memory_scope_work_group);
+            helper(ld, gd, l);
+            gf[l] = x + fe + tile[l % 16] + plain[l] + ok;
+            gd[l] = y + de;
+        }"#;
+    let p = build_cl20(src, &float_caps()).unwrap_or_else(|log| panic!("{log}"));
+    common::validate(&p.spirv);
+}
+
+#[test]
+fn float_atomics_on_the_local_word_pool_validate() {
+    // A program that reinterprets `__local` memory keeps it in a pool of
+    // 32-bit words: float atomics move the words.
+    let src = r#"
+        kernel void k(global float *g, __local atomic_float *lf) {
+            __local atomic_float f[2];
+            __local uint words[4];
+            ((__local float *)words)[get_local_id(0) % 4] = 1.0f;
+            atomic_init(&f[0], 0.0f);
+            atomic_store(lf, 2.0f);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            float e = 0.0f;
+            atomic_compare_exchange_strong(&f[0], &e, 1.0f);
+            g[0] = atomic_exchange(&f[1], e) + atomic_load(lf) + atomic_fetch_add(&f[0], 1.0f)
+                   + atomic_xchg((volatile __local float *)&words[0], 3.0f);
+        }"#;
+    let p = build_cl20(src, &float_caps()).unwrap_or_else(|log| panic!("{log}"));
+    common::validate(&p.spirv);
+    let doubles = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void k(global double *g) {
+            __local atomic_double d;
+            __local uint words[4];
+            ((__local float *)words)[0] = 1.0f;
+            atomic_store(&d, 1.0);
+            g[0] = atomic_load(&d);
+        }"#;
+    let log = build_cl20(doubles, &float_caps()).expect_err("64-bit atomics on the word pool");
+    assert!(
+        log.contains("64-bit atomics on reinterpreted __local memory"),
+        "{log}"
+    );
+}
+
+#[test]
+fn local_double_atomics_need_int64_atomics() {
+    let src = r#"
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        kernel void k(global double *g) {
+            __local atomic_double d;
+            atomic_store(&d, g[0]);
+            g[1] = atomic_load(&d);
+        }"#;
+    let mut caps = float_caps();
+    let p = build_cl20(src, &caps).unwrap_or_else(|log| panic!("{log}"));
+    common::validate(&p.spirv);
+    caps.int64_atomics = false;
+    let log = build_cl20(src, &caps).expect_err("double atomics without 64-bit atomics");
+    assert!(log.contains("atomic functions on 'double'"), "{log}");
+}
+
+#[test]
+fn float_fetch_on_local_bits_still_needs_the_feature() {
+    let src = r#"
+        kernel void k(global float *g) {
+            __local atomic_float f;
+            atomic_init(&f, 0.0f);
+            g[0] = atomic_fetch_add(&f, 1.0f);
+        }"#;
+    let caps = caps_with(&["__opencl_c_ext_fp32_global_atomic_add"], false);
+    let log = build_cl20(src, &caps).expect_err("local float add without the feature");
+    assert!(
+        log.contains("__opencl_c_ext_fp32_local_atomic_add"),
+        "{log}"
+    );
 }

@@ -116,6 +116,23 @@ fn finite_math_only_drops_signed_zero_inf_nan_preserve() {
 }
 
 #[test]
+fn denorm_preserve_is_declared_where_the_device_offers_it() {
+    let src = "__kernel void k(__global float *x) { x[0] = x[0] * x[1]; }\n";
+    let plain = common::disassemble(&build_opts(src, "", &common::caps()).spirv);
+    if plain.is_empty() {
+        return;
+    }
+    assert!(!plain.contains("DenormPreserve"));
+    let caps = ferrocl_compiler::TargetCaps {
+        denorm_preserve_fp32: true,
+        ..common::caps()
+    };
+    let preserving = common::disassemble(&build_opts(src, "", &caps).spirv);
+    assert!(preserving.contains("DenormPreserve 32"), "{preserving}");
+    assert!(preserving.contains("OpCapability DenormPreserve"));
+}
+
+#[test]
 fn every_math_option_is_accepted() {
     for options in [
         "-cl-fast-relaxed-math",

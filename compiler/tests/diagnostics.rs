@@ -129,7 +129,7 @@ fn writes_to_constant_memory() {
         "constant int tab[2] = { 1, 2 };\nkernel void k(global int *o) {\n  tab[0] = 3;\n}\n",
     );
     assert_has(&log, "<source>:3:");
-    assert_has(&log, "cannot assign to a __constant variable");
+    assert_has(&log, "cannot assign to __constant memory");
 }
 
 #[test]
@@ -203,4 +203,22 @@ fn spec_restrictions_on_declarations() {
         &log,
         "cannot convert a pointer to the __global address space",
     );
+}
+
+#[test]
+fn program_scope_pointer_initializers_must_be_address_constants() {
+    let log = build_error(
+        "constant int c[2] = { 1, 2 };\nconstant int *constant p = c + c[0];\nkernel void k(global int *o) { o[0] = *p; }\n",
+    );
+    assert_has(&log, "<source>:2:");
+    assert_has(&log, "not an address constant");
+}
+
+#[test]
+fn string_literals_are_constant() {
+    let log = build_error("kernel void k(global int *o) {\n  \"abc\"[0] = 'x';\n}\n");
+    assert_has(&log, "<source>:2:");
+    assert_has(&log, "cannot assign to __constant memory");
+    let log = build_error("kernel void k(global int *o) {\n  char *s = \"abc\";\n}\n");
+    assert_has(&log, "<source>:2:");
 }

@@ -131,11 +131,20 @@ fn global_variable_errors() {
     .unwrap_err();
     assert!(log.contains("redefinition of 'a'"), "{log}");
     let log = build_std(
-        "int n = 3;\nglobal int *p = &n;\nkernel void k() { }\n",
+        "int n = 3;\nglobal int *p = &n + n;\nkernel void k() { }\n",
         "-cl-std=CL2.0",
     )
     .unwrap_err();
-    assert!(log.contains("null pointer"), "{log}");
+    assert!(log.contains("not an address constant"), "{log}");
+    let log = build_std(
+        "constant int c = 3;\nglobal int *p = &c;\nkernel void k() { }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap_err();
+    assert!(
+        log.contains("pointer to the __global address space with an address in the __constant"),
+        "{log}"
+    );
     let request = CompileRequest {
         source: "global int x;\nkernel void k() { x = 1; }\n",
         options: "-cl-std=CL3.0",
@@ -159,7 +168,11 @@ fn static_variables_in_functions() {
            out[0] = next_id() + next_id() + (int)scaled(1.0f) + (int)launches;\n\
          }\n",
     );
-    assert_eq!(p.global_data, [10, 0, 0, 0, 0, 0, 0, 0]);
+    // counter, then the __constant k (2.0f, 3.0f), then launches.
+    assert_eq!(
+        p.global_data,
+        [10, 0, 0, 0, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 0, 0]
+    );
     let log = build_std(
         "kernel void k(global int *o) { static int n; o[0] = n++; }\n",
         "-cl-std=CL1.2",
@@ -175,4 +188,29 @@ fn static_variables_in_functions() {
         log.contains("must be in the __global or __constant"),
         "{log}"
     );
+}
+
+#[test]
+fn program_scope_pointers_hold_offsets_until_relocated() {
+    let p = build_std(
+        "int n = 3;\nglobal int *p = &n;\nconstant char *constant s = \"hi\";\n\
+         kernel void k(global int *o) { o[0] = *p + s[1]; }\n",
+        "-cl-std=CL2.0",
+    )
+    .unwrap();
+    // n at 0, p at 8 holding n's offset; "hi" is placed when s's
+    // initializer names it, before s, which holds its offset.
+    assert_eq!(p.global_relocations, [8, 24]);
+    assert_eq!(&p.global_data[8..16], &[0; 8]);
+    assert_eq!(&p.global_data[16..19], b"hi\0");
+    assert_eq!(&p.global_data[24..32], &[16, 0, 0, 0, 0, 0, 0, 0]);
+    // CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE counts n and p (with
+    // the padding that aligns p), not the string.
+    assert_eq!(p.global_variable_size, 16);
+    let c = build_std(
+        "constant int t[4] = {1, 2, 3, 4};\nkernel void k(global int *o) { o[0] = t[o[1]]; }\n",
+        "-cl-std=CL1.2",
+    )
+    .unwrap();
+    assert_eq!((c.global_data.len(), c.global_variable_size), (16, 0));
 }

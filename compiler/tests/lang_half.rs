@@ -48,3 +48,23 @@ fn half_kernel_arguments_need_the_extension() {
     let log = build_error("kernel void k(global float *f, half s) { f[0] = s; }\n");
     assert!(log.contains("need cl_khr_fp16"), "{log}");
 }
+
+#[test]
+fn half_limits_and_constants_with_cl_khr_fp16() {
+    build_caps(
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n\
+         #if HALF_MAX_EXP != 16 || HALF_MIN_EXP != -13 || HALF_RADIX != 2\n\
+         #error half limits\n\
+         #endif\n\
+         kernel void k(global half *h, global int *n) {\n\
+           n[0] = HALF_DIG + HALF_MANT_DIG + HALF_MAX_10_EXP + HALF_MIN_10_EXP;\n\
+           h[0] = HALF_MAX + HALF_MIN + HALF_EPSILON;\n\
+           h[1] = M_E_H + M_LOG2E_H + M_LOG10E_H + M_LN2_H + M_LN10_H + M_PI_H;\n\
+           h[2] = M_PI_2_H + M_PI_4_H + M_1_PI_H + M_2_PI_H + M_2_SQRTPI_H;\n\
+           h[3] = M_SQRT2_H * M_SQRT1_2_H;\n\
+         }\n",
+        &fp16_caps(),
+    );
+    let log = build_error("kernel void k(global int *n) { n[0] = HALF_DIG; }\n");
+    assert!(log.contains("undeclared identifier 'HALF_DIG'"), "{log}");
+}

@@ -6,6 +6,17 @@ mod common;
 use ferrocl_compiler::{compile, CompileRequest};
 
 const SEEDS: &[&str] = &[
+    "struct __attribute__((aligned(16))) pair { char c; int n __attribute__((aligned(8))); int a[4]; };\n\
+     constant struct pair cp = { 1, 2, { 3, 4, 5, 6 } };\n\
+     constant int *constant q = &cp.a[2] + 1;\n\
+     constant char *constant msg = \"hi\" + 1;\n\
+     static int helper(int v) { return v && (int2)(v, 1).y; }\n\
+     kernel void s(global int *o, const int n) {\n\
+       constant char *t = \"abc\";\n\
+       char b[] = \"xyz\";\n\
+       o[0] = t[n & 3] + b[1] + \"q\"[0] + *q + msg[0] + helper(n);\n\
+       o[1] = __builtin_offsetof(struct pair, a[2]) + sizeof(\"abcd\");\n\
+     }\n",
     include_str!("seeds/semantics.cl"),
     include_str!("seeds/memory.cl"),
     "typedef struct { float x, y; } point;\n\

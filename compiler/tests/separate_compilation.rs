@@ -115,3 +115,64 @@ fn a_differing_struct_is_another_type() {
     );
     assert!(log.contains("declared with a type other than"), "{log}");
 }
+
+#[test]
+fn an_untagged_struct_of_a_shared_header_is_one_type_across_units() {
+    build(
+        "typedef struct { uchar c; uint i; } my_struct_t;\n\
+         constant my_struct_t var = { 'a', 42 };\n\
+         #pragma ferrocl translation_unit\n\
+         typedef struct { uchar c; uint i; } my_struct_t;\n\
+         extern constant my_struct_t var;\n\
+         kernel void k(global uint *o) { o[0] = var.i + var.c; }\n",
+    );
+    // Within one unit, two untagged definitions stay two types.
+    let log = build_error(
+        "kernel void k(global int *o) {\n\
+           struct { int a; } x = { 1 };\n\
+           struct { int a; } y;\n\
+           y = x;\n\
+           o[0] = y.a;\n\
+         }\n",
+    );
+    assert!(log.contains("error"), "{log}");
+}
+
+#[test]
+fn static_functions_of_two_units_do_not_clash() {
+    build(
+        "static int helper(void) { return 1; }\n\
+         int first(void) { return helper(); }\n\
+         #pragma ferrocl translation_unit\n\
+         static int helper(void) { return 2; }\n\
+         int first(void);\n\
+         kernel void k(global int *o) { o[0] = first() * 10 + helper(); }\n",
+    );
+}
+
+#[test]
+fn each_unit_is_preprocessed_on_its_own() {
+    let header = Header {
+        name: "shared.h".into(),
+        source: "#ifndef SHARED_H\n#define SHARED_H\ntypedef struct { int a; } shared_t;\n#endif\n"
+            .into(),
+    };
+    let request = CompileRequest {
+        source: "#include \"shared.h\"\n\
+                 #define LOCAL_ONLY 1\n\
+                 int first(shared_t s) { return s.a + LOCAL_ONLY; }\n\
+                 #pragma ferrocl translation_unit\n\
+                 #include \"shared.h\"\n\
+                 #ifdef LOCAL_ONLY\n\
+                 #error a macro of the first unit is visible in the second\n\
+                 #endif\n\
+                 int first(shared_t s);\n\
+                 kernel void k(global int *o) { shared_t s = { 2 }; o[0] = first(s) + __OPENCL_C_VERSION__; }\n",
+        options: "",
+        headers: std::slice::from_ref(&header),
+    };
+    match ferrocl_compiler::compile(&request, &caps()) {
+        Ok(p) => validate(&p.spirv),
+        Err(e) => panic!("build failed:\n{}", e.log),
+    }
+}

@@ -415,3 +415,22 @@ fn two_address_space_qualifiers() {
         "",
     );
 }
+
+#[test]
+fn restrictions_of_6_11() {
+    check(
+        &[
+            bad("auto", "kernel void k(global int *o) {\n  auto int a = 1;\n  o[0] = a;\n}\n", 2, &["'auto'", "not supported"]),
+            bad("register", "kernel void k(global int *o) {\n  register int a = 1;\n  o[0] = a;\n}\n", 2, &["'register'", "not supported"]),
+            bad("variadic function", "int f(int a,\n  ...) { return a; }\nkernel void k(global int *o) { o[0] = f(1, 2); }\n", 2, &["variadic"]),
+            bad("image struct member", "struct S {\n  image2d_t i;\n};\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["member", "image2d_t"]),
+            bad("sampler struct member", "struct S {\n  sampler_t s;\n};\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["member", "sampler_t"]),
+            bad("event struct member", "struct S {\n  event_t e;\n};\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["member", "event_t"]),
+            bad("array of samplers", "kernel void k(global int *o) {\n  sampler_t s[2];\n  o[0] = 1;\n}\n", 2, &["arrays of sampler_t"]),
+            bad("pointer to an image", "void f(image2d_t\n  *p) { }\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["pointers to image2d_t"]),
+            bad("static kernel", "static\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["kernel", "static"]),
+            bad("function returning an image", "image2d_t\nf(image2d_t i) { return i; }\nkernel void k(global int *o) { o[0] = 1; }\n", 2, &["cannot return image2d_t"]),
+        ],
+        "",
+    );
+}

@@ -333,9 +333,12 @@ unsafe fn device_info(
                 ptr,
                 size_ret,
             ),
-            CL_DEVICE_OPENCL_C_FEATURES => {
-                write_info(&Bytes(&names(&info.opencl_c_features)), size, ptr, size_ret)
-            }
+            CL_DEVICE_OPENCL_C_FEATURES => write_info(
+                &Bytes(&names(&device.opencl_c_features())),
+                size,
+                ptr,
+                size_ret,
+            ),
             CL_DEVICE_EXTENSIONS => write_info(&info.extensions, size, ptr, size_ret),
             CL_DEVICE_EXTENSIONS_WITH_VERSION => write_info(
                 &Bytes(&names(&info.extensions_with_version)),
@@ -398,7 +401,11 @@ unsafe fn device_info(
             CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => {
                 write_info(&info.work_group_collective_functions, size, ptr, size_ret)
             }
-            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => write_info(&false, size, ptr, size_ret),
+            // Generic pointers are tagged in bits 62-63 where the compiler
+            // cannot resolve them, which the device's addresses must leave free.
+            CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => {
+                write_info(&device.generic_address_space(), size, ptr, size_ret)
+            }
             CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => write_info(
                 &info.preferred_work_group_size_multiple,
                 size,

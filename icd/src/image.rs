@@ -51,6 +51,10 @@ fn orders_compatible(view: cl_uint, of: cl_uint) -> bool {
                 | (CL_BGRA, CL_sBGRA)
                 | (CL_sRGBA, CL_RGBA)
                 | (CL_RGBA, CL_sRGBA)
+                | (CL_sRGBx, CL_RGBx)
+                | (CL_RGBx, CL_sRGBx)
+                | (CL_sRGB, CL_RGB)
+                | (CL_RGB, CL_sRGB)
                 | (CL_DEPTH, CL_R)
         )
 }

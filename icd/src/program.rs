@@ -541,7 +541,7 @@ pub unsafe extern "C" fn clGetProgramBuildInfo(
                 CL_PROGRAM_BINARY_TYPE => write_info(&b.binary_type, size, ptr, ret),
                 // The bytes of the program-scope __global variables.
                 CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => {
-                    let total = b.compiled.as_ref().map_or(0, |c| c.global_data.len());
+                    let total = b.compiled.as_ref().map_or(0, |c| c.global_variable_size);
                     write_info(&total, size, ptr, ret)
                 }
                 // CL_INVALID_VALUE if param_name is not valid.

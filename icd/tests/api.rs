@@ -7,6 +7,9 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+mod common;
+
+use common::rlib::{check_validation, device, ok};
 use ferrocl::context::*;
 use ferrocl::device::*;
 use ferrocl::enqueue::*;
@@ -21,54 +24,8 @@ use ferrocl_runtime::cl::*;
 use std::ffi::{c_char, c_void, CString};
 use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Once, OnceLock};
 
 type H = *mut c_void;
-
-static VALIDATION: Once = Once::new();
-
-/// Turns the validation layer on before anything touches Vulkan.
-fn init() {
-    VALIDATION.call_once(|| std::env::set_var("FERROCL_VALIDATION", "1"));
-}
-
-fn check_validation() {
-    assert_eq!(
-        ferrocl_vk::validation_message_count(),
-        0,
-        "Vulkan validation messages"
-    );
-}
-
-fn ok(code: cl_int) {
-    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
-}
-
-struct DeviceHandle(H);
-// SAFETY: a device handle is a pointer to a Send + Sync runtime object.
-unsafe impl Send for DeviceHandle {}
-// SAFETY: as above.
-unsafe impl Sync for DeviceHandle {}
-
-fn device() -> H {
-    static DEVICE: OnceLock<DeviceHandle> = OnceLock::new();
-    init();
-    DEVICE
-        .get_or_init(|| unsafe {
-            let mut platform = null_mut();
-            ok(clGetPlatformIDs(1, &mut platform, null_mut()));
-            let mut dev = null_mut();
-            ok(clGetDeviceIDs(
-                platform,
-                CL_DEVICE_TYPE_ALL,
-                1,
-                &mut dev,
-                null_mut(),
-            ));
-            DeviceHandle(dev)
-        })
-        .0
-}
 
 /// A context and an in-order queue on the first device.
 struct Env {

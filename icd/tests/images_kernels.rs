@@ -10,102 +10,14 @@
 
 mod common;
 
-use common::*;
+use common::{ImageDesc as Desc, ImageFormat as Format, *};
 use ferrocl_runtime::cl::*;
-use libloading::Library;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
-use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------
-// The image entry points (beyond the shared test harness)
+// Images and samplers in the tests
 // ---------------------------------------------------------------------------
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Format {
-    order: cl_uint,
-    ty: cl_uint,
-}
-
-#[repr(C)]
-struct Desc {
-    image_type: cl_uint,
-    width: usize,
-    height: usize,
-    depth: usize,
-    array_size: usize,
-    row_pitch: usize,
-    slice_pitch: usize,
-    num_mip_levels: cl_uint,
-    num_samples: cl_uint,
-    buffer: Handle,
-}
-
-struct ImageApi {
-    create_image: unsafe extern "C" fn(
-        Handle,
-        cl_bitfield,
-        *const Format,
-        *const Desc,
-        *mut c_void,
-        *mut cl_int,
-    ) -> Handle,
-    supported_formats: unsafe extern "C" fn(
-        Handle,
-        cl_bitfield,
-        cl_uint,
-        cl_uint,
-        *mut Format,
-        *mut cl_uint,
-    ) -> cl_int,
-    create_sampler: unsafe extern "C" fn(Handle, *const u64, *mut cl_int) -> Handle,
-    release_sampler: unsafe extern "C" fn(Handle) -> cl_int,
-    read_image: unsafe extern "C" fn(
-        Handle,
-        Handle,
-        cl_uint,
-        *const usize,
-        *const usize,
-        usize,
-        usize,
-        *mut c_void,
-        cl_uint,
-        *const Handle,
-        *mut Handle,
-    ) -> cl_int,
-}
-
-fn image_api() -> &'static ImageApi {
-    static LIB: OnceLock<Library> = OnceLock::new();
-    static API: OnceLock<ImageApi> = OnceLock::new();
-    API.get_or_init(|| {
-        // The shared harness has loaded the library (and chosen the
-        // validation layer) already; this opens the same copy again.
-        let _ = api();
-        let lib = LIB.get_or_init(|| {
-            // SAFETY: loading ferrocl runs no initialisers with preconditions.
-            unsafe { Library::new(library_path()) }.expect("libferrocl.so loads")
-        });
-        // SAFETY: each type is the one the OpenCL headers declare for the
-        // entry point; the library lives in a static for the whole process.
-        unsafe {
-            ImageApi {
-                create_image: *lib.get(b"clCreateImage\0").expect("clCreateImage"),
-                supported_formats: *lib
-                    .get(b"clGetSupportedImageFormats\0")
-                    .expect("clGetSupportedImageFormats"),
-                create_sampler: *lib
-                    .get(b"clCreateSamplerWithProperties\0")
-                    .expect("clCreateSamplerWithProperties"),
-                release_sampler: *lib.get(b"clReleaseSampler\0").expect("clReleaseSampler"),
-                read_image: *lib
-                    .get(b"clEnqueueReadImage\0")
-                    .expect("clEnqueueReadImage"),
-            }
-        }
-    })
-}
 
 /// An image and the host copy of its pixels (tightly packed).
 struct Image<'g> {
@@ -166,7 +78,7 @@ fn image<'g>(
     let mut err = 0;
     // SAFETY: format and desc are live; the host pointer covers the image.
     let handle = unsafe {
-        (image_api().create_image)(
+        (gpu.api.clCreateImage)(
             gpu.context,
             flags | CL_MEM_COPY_HOST_PTR,
             &format,
@@ -197,7 +109,7 @@ impl Image<'_> {
         };
         // SAFETY: a blocking read fills `out`, which holds the whole image.
         let status = unsafe {
-            (image_api().read_image)(
+            (self.gpu.api.clEnqueueReadImage)(
                 self.gpu.queue,
                 self.handle,
                 CL_TRUE,
@@ -225,8 +137,7 @@ struct Sampler<'g> {
 impl Drop for Sampler<'_> {
     fn drop(&mut self) {
         // SAFETY: the handle is ours.
-        let status = unsafe { (image_api().release_sampler)(self.handle) };
-        let _ = self.gpu;
+        let status = unsafe { (self.gpu.api.clReleaseSampler)(self.handle) };
         if !std::thread::panicking() {
             check(status, "clReleaseSampler");
         }
@@ -258,7 +169,8 @@ fn sampler(gpu: &Gpu, bits: u32) -> Sampler<'_> {
     ];
     let mut err = 0;
     // SAFETY: the property list is 0-terminated.
-    let handle = unsafe { (image_api().create_sampler)(gpu.context, props.as_ptr(), &mut err) };
+    let handle =
+        unsafe { (gpu.api.clCreateSamplerWithProperties)(gpu.context, props.as_ptr(), &mut err) };
     check(err, "clCreateSamplerWithProperties");
     Sampler { gpu, handle, bits }
 }
@@ -272,12 +184,19 @@ fn supported_formats(gpu: &Gpu, flags: cl_bitfield, image_type: cl_uint) -> Vec<
     // SAFETY: the first call asks for the count, the second fills `n`.
     unsafe {
         check(
-            (image_api().supported_formats)(gpu.context, flags, image_type, 0, null_mut(), &mut n),
+            (gpu.api.clGetSupportedImageFormats)(
+                gpu.context,
+                flags,
+                image_type,
+                0,
+                null_mut(),
+                &mut n,
+            ),
             "clGetSupportedImageFormats",
         );
         let mut list = vec![Format { order: 0, ty: 0 }; n as usize];
         check(
-            (image_api().supported_formats)(
+            (gpu.api.clGetSupportedImageFormats)(
                 gpu.context,
                 flags,
                 image_type,
@@ -307,7 +226,8 @@ fn channel_count(order: u32) -> usize {
     match order {
         CL_R | CL_A | CL_INTENSITY | CL_LUMINANCE | CL_Rx | CL_DEPTH => 1,
         CL_RG | CL_RA | CL_RGx => 2,
-        CL_RGB | CL_RGBx | CL_sRGB | CL_sRGBx => 3,
+        CL_RGB | CL_RGBx | CL_sRGB => 3,
+        // CL_sRGBx: four bytes, alpha in the unused one.
         _ => 4,
     }
 }
@@ -482,7 +402,10 @@ fn to_rgba<T: Copy + Default>(order: u32, m: [T; 4], one: T) -> [T; 4] {
 fn border<T: Copy + Default>(order: u32, one: T) -> [T; 4] {
     let z = T::default();
     match order {
-        CL_R | CL_RG | CL_RGB | CL_LUMINANCE | CL_sRGB => [z, z, z, one],
+        // The x orders as the CTS has them (see __ferrocl_img_border).
+        CL_R | CL_RG | CL_RGB | CL_LUMINANCE | CL_sRGB | CL_Rx | CL_RGx | CL_RGBx | CL_sRGBx => {
+            [z, z, z, one]
+        }
         _ => [z; 4],
     }
 }
@@ -1475,7 +1398,7 @@ fn image1d_buffer_shares_its_buffer() {
     let mut err = 0;
     // SAFETY: format and desc are live; no host pointer.
     let handle = unsafe {
-        (image_api().create_image)(
+        (gpu.api.clCreateImage)(
             gpu.context,
             CL_MEM_READ_WRITE,
             &f,
@@ -1554,9 +1477,8 @@ fn image2d_from_buffer_with_row_pitch() {
         };
         let mut err = 0;
         // SAFETY: format and desc are live; no host pointer.
-        let handle = unsafe {
-            (image_api().create_image)(gpu.context, flags, &f, &desc, null_mut(), &mut err)
-        };
+        let handle =
+            unsafe { (gpu.api.clCreateImage)(gpu.context, flags, &f, &desc, null_mut(), &mut err) };
         check(err, "clCreateImage(2D from buffer)");
         Image {
             gpu: &gpu,
@@ -1731,4 +1653,447 @@ fn depth_image_read_and_write() {
         }
     }
     assert_same(&written, &want, "sampled depth reads written back");
+}
+
+/// A blocking clEnqueueReadImage of `region` at `origin` into a tight
+/// host array of `bytes` bytes.
+fn read_region(
+    gpu: &Gpu,
+    image: Handle,
+    origin: [usize; 3],
+    region: [usize; 3],
+    bytes: usize,
+) -> Vec<u8> {
+    let mut out = vec![0u8; bytes];
+    // SAFETY: a blocking read fills `out`, which holds the region.
+    let status = unsafe {
+        (gpu.api.clEnqueueReadImage)(
+            gpu.queue,
+            image,
+            CL_TRUE,
+            origin.as_ptr(),
+            region.as_ptr(),
+            0,
+            0,
+            out.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(status, "clEnqueueReadImage");
+    out
+}
+
+/// The CTS `allocations` image2d_write pattern at a small height: the
+/// work-items of one work-group each write a whole row of a wide
+/// `CL_RGBA`/`CL_UNSIGNED_INT32` image (92,672-byte rows, so rows cross
+/// 512 KiB) over random pixels written before with clEnqueueWriteImage;
+/// rows are read back one clEnqueueReadImage at a time and through a map.
+/// On lavapipe the rows of the last work-items in each group of eight used
+/// to keep the old pixels: the kernel's loops had run into llvmpipe's limit
+/// of 65535 loop iterations per shader invocation, of which each image
+/// write spent one.
+#[test]
+fn rows_written_by_the_work_items_of_one_group() {
+    let gpu = Gpu::new();
+    let k = gpu.kernel(
+        "kernel void rows(write_only image2d_t im, global uint *result, uint stride) {\n\
+           uint4 color = (uint4)(0);\n\
+           const uint4 offset = (uint4)(0, 1, 2, 3);\n\
+           for (int y = 0; y < get_image_height(im); y++)\n\
+             if (y % stride == get_global_id(0))\n\
+               for (int x = 0; x < get_image_width(im); x++) {\n\
+                 color = (uint4)x * (uint4)y + offset;\n\
+                 write_imageui(im, (int2)(x, y), color);\n\
+               }\n\
+           result[get_global_id(0)] += color.x + color.y + color.z + color.w;\n\
+         }",
+        "rows",
+    );
+    let (width, height) = (5792usize, 16usize);
+    let f = Format {
+        order: CL_RGBA,
+        ty: CL_UNSIGNED_INT32,
+    };
+    let img = image(
+        &gpu,
+        CL_MEM_OBJECT_IMAGE2D,
+        f,
+        [width, height, 1],
+        None,
+        CL_MEM_WRITE_ONLY,
+    );
+    let row = width * 16;
+    let mut rng = XorShift::new(55);
+    for y0 in (0..height).step_by(8) {
+        let noise: Vec<u8> = (0..row * 8).map(|_| rng.next_u32() as u8).collect();
+        let (origin, region) = ([0, y0, 0], [width, 8, 1]);
+        // SAFETY: a blocking write reads `noise`, which covers the region.
+        let status = unsafe {
+            (gpu.api.clEnqueueWriteImage)(
+                gpu.queue,
+                img.handle,
+                CL_TRUE,
+                origin.as_ptr(),
+                region.as_ptr(),
+                0,
+                0,
+                noise.as_ptr() as *const c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        check(status, "clEnqueueWriteImage");
+    }
+    let result = gpu.zeroed::<u32>(height);
+    arg_handle(&k, 0, img.handle);
+    k.arg_buffer(1, &result);
+    k.arg(2, height as u32);
+    let local = k.work_group_size().min(height);
+    gpu.run(&k, &[height], Some(&[local]), None);
+    let want_row = |y: usize| -> Vec<u8> {
+        (0..width)
+            .flat_map(|x| (0..4).map(move |c| (x * y + c) as u32))
+            .flat_map(u32::to_le_bytes)
+            .collect()
+    };
+    for y in 0..height {
+        let got = read_region(&gpu, img.handle, [0, y, 0], [width, 1, 1], row);
+        let want = want_row(y);
+        if let Some(at) = (0..row).find(|&i| got[i] != want[i]) {
+            panic!(
+                "row {y}: byte {at} (image byte {}) is {}, want {}",
+                y * row + at,
+                got[at],
+                want[at]
+            );
+        }
+    }
+    let (origin, region) = ([0usize; 3], [width, height, 1]);
+    let (mut row_pitch, mut slice_pitch, mut err) = (0usize, 0usize, 0);
+    // SAFETY: a blocking map of the whole image; it is read within its
+    // row pitch and unmapped before the image is released.
+    unsafe {
+        let ptr = (gpu.api.clEnqueueMapImage)(
+            gpu.queue,
+            img.handle,
+            CL_TRUE,
+            CL_MAP_READ,
+            origin.as_ptr(),
+            region.as_ptr(),
+            &mut row_pitch,
+            &mut slice_pitch,
+            0,
+            null(),
+            null_mut(),
+            &mut err,
+        );
+        check(err, "clEnqueueMapImage");
+        assert!(row_pitch >= row);
+        for y in 0..height {
+            let got = std::slice::from_raw_parts((ptr as *const u8).add(y * row_pitch), row);
+            assert!(got == want_row(y).as_slice(), "mapped row {y}");
+        }
+        check(
+            (gpu.api.clEnqueueUnmapMemObject)(gpu.queue, img.handle, ptr, 0, null(), null_mut()),
+            "clEnqueueUnmapMemObject",
+        );
+    }
+    gpu.finish();
+}
+
+/// Image reads and writes spend none of a shader invocation's loop
+/// iterations: one work-item runs 60,000 iterations of a loop that reads a
+/// texel, writes it back incremented and records the iteration. llvmpipe
+/// runs at most 65535 loop iterations per invocation in all, so a loop
+/// inside any of these built-ins would leave the last iterations unrun.
+#[test]
+fn image_built_ins_spend_no_loop_iterations() {
+    let gpu = Gpu::new();
+    let k = gpu.kernel(
+        "kernel void many(read_write image2d_t im, global uint *done, uint n) {\n\
+           for (uint i = 0; i < n; i++) {\n\
+             int2 p = (int2)(i % 64, (i / 64) % 64);\n\
+             uint4 v = read_imageui(im, p);\n\
+             write_imageui(im, p, v + (uint4)(1, 2, 3, 4));\n\
+             atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);\n\
+             done[i] = i + 1;\n\
+           }\n\
+         }",
+        "many",
+    );
+    let n = 60_000usize;
+    let f = Format {
+        order: CL_RGBA,
+        ty: CL_UNSIGNED_INT16,
+    };
+    let img = image(
+        &gpu,
+        CL_MEM_OBJECT_IMAGE2D,
+        f,
+        [64, 64, 1],
+        None,
+        CL_MEM_READ_WRITE,
+    );
+    let done = gpu.zeroed::<u32>(n);
+    arg_handle(&k, 0, img.handle);
+    k.arg_buffer(1, &done);
+    k.arg(2, n as u32);
+    gpu.run(&k, &[1], Some(&[1]), None);
+    let got = gpu.read::<u32>(&done);
+    if let Some(i) = (0..n).find(|&i| got[i] != i as u32 + 1) {
+        panic!("iteration {i} of {n} did not run");
+    }
+    // Each texel was visited n / 4096 or n / 4096 + 1 times.
+    let pixels = read_region(&gpu, img.handle, [0; 3], [64, 64, 1], 64 * 64 * 8);
+    for t in 0..64 * 64 {
+        let visits = (n / 4096 + usize::from(t < n % 4096)) as u16;
+        let texel: Vec<u16> = pixels[t * 8..t * 8 + 8]
+            .chunks(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        let want: Vec<u16> = (1..=4).map(|c| c * visits).collect();
+        assert_eq!(texel, want, "texel {t}");
+    }
+}
+
+/// The orders with an ignored channel and the sRGB orders are offered for
+/// every image type and every access, with the data types the spec allows
+/// them; `CL_sRGB` is not (its only 8-bit layout is 24 bits per pixel).
+#[test]
+fn x_and_srgb_orders_are_offered_everywhere() {
+    let gpu = Gpu::new();
+    let plain = [
+        CL_SNORM_INT8,
+        CL_SNORM_INT16,
+        CL_UNORM_INT8,
+        CL_UNORM_INT16,
+        CL_SIGNED_INT8,
+        CL_SIGNED_INT16,
+        CL_SIGNED_INT32,
+        CL_UNSIGNED_INT8,
+        CL_UNSIGNED_INT16,
+        CL_UNSIGNED_INT32,
+        CL_HALF_FLOAT,
+        CL_FLOAT,
+    ];
+    let mut want: Vec<Format> = Vec::new();
+    for order in [CL_Rx, CL_RGx] {
+        want.extend(plain.map(|ty| Format { order, ty }));
+    }
+    for ty in [CL_UNORM_SHORT_565, CL_UNORM_SHORT_555, CL_UNORM_INT_101010] {
+        want.push(Format { order: CL_RGBx, ty });
+    }
+    for order in [CL_sRGBA, CL_sBGRA, CL_sRGBx] {
+        want.push(Format {
+            order,
+            ty: CL_UNORM_INT8,
+        });
+    }
+    let types = [
+        CL_MEM_OBJECT_IMAGE1D,
+        CL_MEM_OBJECT_IMAGE1D_BUFFER,
+        CL_MEM_OBJECT_IMAGE1D_ARRAY,
+        CL_MEM_OBJECT_IMAGE2D,
+        CL_MEM_OBJECT_IMAGE2D_ARRAY,
+        CL_MEM_OBJECT_IMAGE3D,
+    ];
+    let accesses = [
+        CL_MEM_READ_ONLY,
+        CL_MEM_WRITE_ONLY,
+        CL_MEM_READ_WRITE,
+        CL_MEM_KERNEL_READ_AND_WRITE,
+    ];
+    for image_type in types {
+        for access in accesses {
+            let list = supported_formats(&gpu, access, image_type);
+            for f in &want {
+                assert!(
+                    list.contains(f),
+                    "{} missing for type {image_type:#x}, flags {access:#x}",
+                    format_name(*f)
+                );
+            }
+            assert!(
+                !list.iter().any(|f| f.order == CL_sRGB),
+                "CL_sRGB is listed"
+            );
+            for f in list
+                .iter()
+                .filter(|f| f.order == CL_RGBx || is_srgb(f.order))
+            {
+                assert!(want.contains(f), "{} is listed", format_name(*f));
+            }
+        }
+    }
+    // CL_sRGB with CL_UNORM_INT8 breaks the power-of-two rule of the
+    // format descriptor, as CL_RGB with CL_UNORM_INT8 does.
+    for order in [CL_sRGB, CL_RGB] {
+        let f = Format {
+            order,
+            ty: CL_UNORM_INT8,
+        };
+        let desc = Desc {
+            image_type: CL_MEM_OBJECT_IMAGE2D,
+            width: 4,
+            height: 4,
+            depth: 0,
+            array_size: 0,
+            row_pitch: 0,
+            slice_pitch: 0,
+            num_mip_levels: 0,
+            num_samples: 0,
+            buffer: null_mut(),
+        };
+        let mut err = 0;
+        // SAFETY: format and desc are live; no host pointer.
+        let handle = unsafe {
+            (gpu.api.clCreateImage)(
+                gpu.context,
+                CL_MEM_READ_WRITE,
+                &f,
+                &desc,
+                null_mut(),
+                &mut err,
+            )
+        };
+        assert!(handle.is_null());
+        assert_eq!(
+            err,
+            CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+            "{}",
+            format_name(f)
+        );
+    }
+}
+
+/// sRGB reads and writes against section 8.3.5 of the OpenCL C
+/// specification, for every 8-bit code and a sweep of linear values:
+/// a read converted back to sRGB (unrounded) is within 0.5 of the stored
+/// code, a written code within 0.6 of the exact scaled value; alpha is
+/// linear, and `CL_sRGBx` keeps it in its unused byte.
+#[test]
+fn srgb_transfer_function_within_the_spec_tolerance() {
+    let gpu = Gpu::new();
+    let program = gpu.program(
+        "kernel void rd(read_only image2d_t im, global float4 *out) {\n\
+           int i = get_global_id(0);\n\
+           out[i] = read_imagef(im, (int2)(i, 0));\n\
+         }\n\
+         kernel void wr(write_only image2d_t im, global const float4 *c) {\n\
+           int i = get_global_id(0);\n\
+           write_imagef(im, (int2)(i, 0), c[i]);\n\
+         }",
+        "",
+    );
+    let (rd, wr) = (program.kernel("rd"), program.kernel("wr"));
+    let exact_to_srgb = |y: f64| -> f64 {
+        if y.is_nan() || y <= 0.0 {
+            0.0
+        } else if y >= 1.0 {
+            1.0
+        } else if y < 0.0031308 {
+            12.92 * y
+        } else {
+            1.055 * y.powf(1.0 / 2.4) - 0.055
+        }
+    };
+    for order in [CL_sRGBA, CL_sBGRA, CL_sRGBx] {
+        let f = Format {
+            order,
+            ty: CL_UNORM_INT8,
+        };
+        let name = format_name(f);
+        // Reads: texel i holds code i in R, 255 - i in G, i / 2 in B and
+        // alpha i, each in its place in memory.
+        let pixels: Vec<u8> = (0..256usize)
+            .flat_map(|i| {
+                let rgba = [i as u8, 255 - i as u8, (i / 2) as u8, i as u8];
+                match order {
+                    CL_sBGRA => [rgba[2], rgba[1], rgba[0], rgba[3]],
+                    _ => rgba,
+                }
+            })
+            .collect();
+        let img = image(
+            &gpu,
+            CL_MEM_OBJECT_IMAGE2D,
+            f,
+            [256, 1, 1],
+            Some(pixels),
+            CL_MEM_READ_ONLY,
+        );
+        let out = gpu.zeroed::<[f32; 4]>(256);
+        arg_handle(&rd, 0, img.handle);
+        rd.arg_buffer(1, &out);
+        gpu.run(&rd, &[256], None, None);
+        for (i, got) in gpu.read::<[f32; 4]>(&out).into_iter().enumerate() {
+            let codes = [i as f64, 255.0 - i as f64, (i / 2) as f64];
+            for c in 0..3 {
+                let back = exact_to_srgb(got[c] as f64) * 255.0;
+                assert!(
+                    (back - codes[c]).abs() <= 0.5,
+                    "{name} read of code {}: {} goes back to {back}",
+                    codes[c],
+                    got[c]
+                );
+            }
+            // Alpha as an ordinary UNORM_INT8 channel, within 2 ulp of
+            // code / 255.
+            let alpha = if order == CL_sRGBx {
+                1.0
+            } else {
+                i as f32 / 255.0
+            };
+            assert!(
+                (got[3] - alpha).abs() <= 2.0 * f32::EPSILON * alpha,
+                "{name} alpha of texel {i}: {} for {alpha}",
+                got[3]
+            );
+        }
+        // Writes: a sweep of [0, 1] in the colour channels (and values
+        // outside it), a linear ramp in alpha.
+        let n = 4096usize;
+        let mut colors: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let t = i as f32 / (n - 1) as f32;
+                [t, t * t, 1.0 - t, t]
+            })
+            .collect();
+        colors[1] = [f32::NAN, -1.0, 2.0, 0.5];
+        colors[2] = [0.0031308, 0.0031307, 1e-6, 1.0];
+        let dst = image(
+            &gpu,
+            CL_MEM_OBJECT_IMAGE2D,
+            f,
+            [n, 1, 1],
+            None,
+            CL_MEM_WRITE_ONLY,
+        );
+        let dc = gpu.buffer(&colors);
+        arg_handle(&wr, 0, dst.handle);
+        wr.arg_buffer(1, &dc);
+        gpu.run(&wr, &[n], None, None);
+        let got = dst.read_back();
+        for (i, c) in colors.iter().enumerate() {
+            let texel = &got[i * 4..i * 4 + 4];
+            let rgba = match order {
+                CL_sBGRA => [texel[2], texel[1], texel[0], texel[3]],
+                _ => [texel[0], texel[1], texel[2], texel[3]],
+            };
+            for ch in 0..3 {
+                let scaled = exact_to_srgb(c[ch] as f64) * 255.0;
+                assert!(
+                    (rgba[ch] as f64 - scaled).abs() <= 0.6,
+                    "{name} write of {}: code {}, exact {scaled}",
+                    c[ch],
+                    rgba[ch]
+                );
+            }
+            let alpha = (c[3] as f64 * 255.0).round_ties_even();
+            assert_eq!(rgba[3] as f64, alpha, "{name} alpha of texel {i}");
+        }
+    }
 }

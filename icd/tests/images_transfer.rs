@@ -5,91 +5,18 @@
 
 #![allow(clippy::missing_safety_doc)]
 
-use ferrocl::context::*;
-use ferrocl::device::*;
+mod common;
+
+use common::rlib::*;
 use ferrocl::event::*;
 use ferrocl::image::*;
 use ferrocl::memory::*;
-use ferrocl::platform::*;
 use ferrocl::queue::*;
 use ferrocl_runtime::cl::*;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
-use std::sync::{Once, OnceLock};
 
 type H = *mut c_void;
-
-static VALIDATION: Once = Once::new();
-
-fn init() {
-    VALIDATION.call_once(|| std::env::set_var("FERROCL_VALIDATION", "1"));
-}
-
-fn check_validation() {
-    assert_eq!(
-        ferrocl_vk::validation_message_count(),
-        0,
-        "Vulkan validation messages"
-    );
-}
-
-fn ok(code: cl_int) {
-    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
-}
-
-struct DeviceHandle(H);
-// SAFETY: a device handle is a pointer to a Send + Sync runtime object.
-unsafe impl Send for DeviceHandle {}
-// SAFETY: as above.
-unsafe impl Sync for DeviceHandle {}
-
-fn device() -> H {
-    static DEVICE: OnceLock<DeviceHandle> = OnceLock::new();
-    init();
-    DEVICE
-        .get_or_init(|| unsafe {
-            let mut platform = null_mut();
-            ok(clGetPlatformIDs(1, &mut platform, null_mut()));
-            let mut dev = null_mut();
-            ok(clGetDeviceIDs(
-                platform,
-                CL_DEVICE_TYPE_ALL,
-                1,
-                &mut dev,
-                null_mut(),
-            ));
-            DeviceHandle(dev)
-        })
-        .0
-}
-
-struct Env {
-    ctx: H,
-    queue: H,
-}
-
-impl Env {
-    fn new() -> Env {
-        let dev = device();
-        let mut err = 0;
-        unsafe {
-            let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
-            ok(err);
-            let queue = clCreateCommandQueue(ctx, dev, 0, &mut err);
-            ok(err);
-            Env { ctx, queue }
-        }
-    }
-}
-
-impl Drop for Env {
-    fn drop(&mut self) {
-        unsafe {
-            clReleaseCommandQueue(self.queue);
-            clReleaseContext(self.ctx);
-        }
-    }
-}
 
 /// `cl_image_desc`.
 #[repr(C)]

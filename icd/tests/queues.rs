@@ -70,6 +70,19 @@ const KERNELS: &str = r#"
         size_t i = get_global_id(0);
         c[i] += a[i] + b[i];
     }
+    __kernel void copy_plus(__global uint *src, __global uint *dst, uint add) {
+        size_t i = get_global_id(0);
+        dst[i] = src[i] + add;
+    }
+    __kernel void set_through_integer(__global uint *x, uint v) {
+        ulong address = (ulong)x + 4 * get_global_id(0);
+        *(__global uint *)address = v;
+    }
+    __kernel void lcg(__global uint *x, uint steps) {
+        uint v = x[get_global_id(0)];
+        for (uint i = 0; i < steps; i++) v = v * 1664525u + 1013904223u;
+        x[get_global_id(0)] = v;
+    }
 "#;
 
 const N: usize = 1024;
@@ -294,6 +307,130 @@ fn in_order_commands_see_every_earlier_result() {
         for k in [inc, set, twice, sum] {
             ok(clReleaseKernel(k));
         }
+    }
+    check_validation();
+}
+
+/// The barriers recorded so far between commands of `queue`.
+fn hazard_barriers(queue: H) -> u64 {
+    // SAFETY: `queue` is a live command-queue handle of this test.
+    let q = unsafe { ferrocl_runtime::api::from_handle::<ferrocl_runtime::queue::Queue>(queue) };
+    q.expect("queue handle").hazard_barriers()
+}
+
+/// A kernel that never stores through a non-`const` pointer argument only
+/// reads that buffer: launches that share it are not ordered by a barrier,
+/// while a launch that reads what an earlier one wrote (or writes what an
+/// earlier one read) still is, and sees the data.
+#[test]
+fn launches_that_only_read_a_buffer_share_it_without_a_barrier() {
+    let env = Env::new(0);
+    let (set, copy, launder) = (
+        env.kernel("set"),
+        env.kernel("copy_plus"),
+        env.kernel("set_through_integer"),
+    );
+    let (a, b, c, d) = (env.buffer(N), env.buffer(N), env.buffer(N), env.buffer(N));
+    let mut events = Vec::new();
+    unsafe {
+        arg(set, 0, &a);
+        arg(set, 1, &5u32);
+        events.push(env.run(set, &[]));
+        ok(clFinish(env.queue));
+        let before = hazard_barriers(env.queue);
+        // Two readers of a, writing different buffers: no barrier.
+        arg(copy, 0, &a);
+        arg(copy, 1, &b);
+        arg(copy, 2, &1u32);
+        events.push(env.run(copy, &[]));
+        arg(copy, 1, &c);
+        arg(copy, 2, &2u32);
+        events.push(env.run(copy, &[]));
+        assert_eq!(hazard_barriers(env.queue), before, "reads after reads");
+        // Read after write (b), then write after read (a).
+        arg(copy, 0, &b);
+        arg(copy, 1, &d);
+        arg(copy, 2, &10u32);
+        events.push(env.run(copy, &[]));
+        assert_eq!(hazard_barriers(env.queue), before + 1, "read after write");
+        arg(set, 0, &b);
+        arg(set, 1, &100u32);
+        events.push(env.run(set, &[]));
+        assert_eq!(hazard_barriers(env.queue), before + 2, "write after read");
+        // A write through the argument's address turned into an integer and
+        // back is a write: the reader after it is ordered and sees it.
+        arg(launder, 0, &c);
+        arg(launder, 1, &40u32);
+        events.push(env.run(launder, &[]));
+        arg(copy, 0, &c);
+        arg(copy, 1, &d);
+        arg(copy, 2, &2u32);
+        events.push(env.run(copy, &[]));
+        assert_eq!(hazard_barriers(env.queue), before + 3, "read after write");
+    }
+    assert_eq!(env.read(a, &[]), vec![5; N]);
+    assert_eq!(env.read(c, &[]), vec![40; N]);
+    assert_eq!(env.read(d, &[]), vec![42; N]);
+    assert_eq!(env.read(b, &[]), vec![100; N]);
+    release(&events);
+    unsafe {
+        for m in [a, b, c, d] {
+            ok(clReleaseMemObject(m));
+        }
+        for k in [set, copy, launder] {
+            ok(clReleaseKernel(k));
+        }
+    }
+    check_validation();
+}
+
+/// An application that enqueues faster than the device runs is held back
+/// in the enqueue call that would submit one batch too many: no more than
+/// `MAX_IN_FLIGHT` batches wait for the device, and every launch still runs.
+#[test]
+fn batches_waiting_for_the_device_are_bounded() {
+    use ferrocl_runtime::queue::{BATCH_LIMIT, MAX_IN_FLIGHT};
+    let env = Env::new(0);
+    let lcg = env.kernel("lcg");
+    let x = env.buffer(N);
+    let steps = 500u32;
+    let launches = BATCH_LIMIT * (MAX_IN_FLIGHT as usize + 8);
+    // SAFETY: `env.queue` is a live command-queue handle of this test.
+    let queue =
+        unsafe { ferrocl_runtime::api::from_handle::<ferrocl_runtime::queue::Queue>(env.queue) }
+            .expect("queue handle");
+    let mut most = 0;
+    unsafe {
+        arg(lcg, 0, &x);
+        arg(lcg, 1, &steps);
+        let global = N;
+        for _ in 0..launches {
+            ok(clEnqueueNDRangeKernel(
+                env.queue,
+                lcg,
+                1,
+                null(),
+                &global,
+                null(),
+                0,
+                null(),
+                null_mut(),
+            ));
+            most = most.max(queue.batches_in_flight());
+        }
+    }
+    assert!(most <= MAX_IN_FLIGHT, "{most} batches in flight");
+    // The launches were pipelined at all (the device takes far longer than
+    // the enqueue calls).
+    assert!(most > 1, "{most} batches in flight");
+    let mut expected = 0u32;
+    for _ in 0..launches * steps as usize {
+        expected = expected.wrapping_mul(1664525).wrapping_add(1013904223);
+    }
+    assert_eq!(env.read(x, &[]), vec![expected; N]);
+    unsafe {
+        ok(clReleaseMemObject(x));
+        ok(clReleaseKernel(lcg));
     }
     check_validation();
 }

@@ -82,7 +82,6 @@ fn build_options_reach_the_preprocessor() {
 }
 
 #[test]
-#[ignore = "a string literal outside printf is rejected: 'string literals are only supported as printf formats'"]
 fn string_literals_outside_printf() {
     let rows: &[Row<i32, i32>] = &[
         row_with(
@@ -95,6 +94,28 @@ fn string_literals_outside_printf() {
             "__FILE__ is a string",
             "constant char *f = __FILE__; out[i] = f[0] != 0;",
             |_| 1,
+        ),
+        row_with(
+            "program-scope __constant array from a string",
+            "__constant char msg[] = \"hi\";",
+            "out[i] = msg[x & 1] + sizeof(msg) * 1000;",
+            |x| if x & 1 == 0 { 3104 } else { 3105 },
+        ),
+        row(
+            "private array from a string",
+            "char buf[] = \"abc\"; buf[0] = 'z'; out[i] = buf[x & 3] + sizeof(buf) * 1000;",
+            |x| [4122, 4098, 4099, 4000][(x & 3) as usize],
+        ),
+        row(
+            "indexing a string literal",
+            "out[i] = \"abc\"[x & 3] + sizeof(\"abc\") * 1000;",
+            |x| [4097, 4098, 4099, 4000][(x & 3) as usize],
+        ),
+        row_with(
+            "string passed to a function",
+            "int len(constant char *s) { int n = 0; while (s[n]) n++; return n; }",
+            "out[i] = len(\"hello\") + len(x > 0 ? \"ab\" : \"\");",
+            |x| if x > 0 { 7 } else { 5 },
         ),
     ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);

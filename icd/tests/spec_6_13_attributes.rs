@@ -77,13 +77,65 @@ fn kernel_attributes() {
 }
 
 #[test]
-#[ignore = "__attribute__((aligned(N))) on a struct member is ignored: the member keeps its natural alignment"]
 fn aligned_attribute_on_members() {
-    let rows: &[Row<i32, i32>] = &[row_with(
-        "aligned member",
-        "struct M { char c; int n __attribute__((aligned(8))); };",
-        "out[i] = sizeof(struct M);",
-        |_| 16,
-    )];
+    let rows: &[Row<i32, i32>] = &[
+        row_with(
+            "aligned member",
+            "struct M { char c; int n __attribute__((aligned(8))); };",
+            "out[i] = sizeof(struct M);",
+            |_| 16,
+        ),
+        row_with(
+            "aligned member offset and struct alignment",
+            "struct M { char c; __attribute__((aligned(16))) int n; char d; };",
+            "out[i] = __builtin_offsetof(struct M, n) * 100 + sizeof(struct M) * 10 + __alignof__(struct M) / 16;",
+            |_| 1600 + 320 + 1,
+        ),
+        row_with(
+            "packed member, aligned array member",
+            "struct P { char c; int n __attribute__((packed)); short s[2] __attribute__((aligned(8))); };",
+            "out[i] = __builtin_offsetof(struct P, n) * 100 + __builtin_offsetof(struct P, s[1]) * 10 + sizeof(struct P) / 8;",
+            |_| 100 + 100 + 2,
+        ),
+        row_with(
+            "aligned member read and written in a private struct",
+            "struct M { char c; int n __attribute__((aligned(8))); char d; };",
+            "struct M m = { 1, x, 3 }; m.n += m.c + m.d; out[i] = m.n;",
+            |x| x.wrapping_add(4),
+        ),
+    ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);
+}
+
+#[test]
+fn aligned_members_in_kernel_arguments_and_global_memory() {
+    // The host lays the struct out as the kernel does: c at 0, n at 8,
+    // d at 16, 24 bytes in all (a multiple of the 8-byte alignment).
+    let gpu = common::Gpu::new();
+    let src = "struct M { char c; int n __attribute__((aligned(8))); long d; };\n\
+               kernel void k(struct M m, global struct M *g, global long *out) {\n\
+                 out[0] = m.c; out[1] = m.n; out[2] = m.d;\n\
+                 out[3] = g[1].c; out[4] = g[1].n; out[5] = g[1].d;\n\
+                 g[0].n = m.n + 1; g[0].d = sizeof(struct M);\n\
+               }\n";
+    let k = gpu.kernel(src, "k");
+    let record = |c: u8, n: i32, d: i64| {
+        let mut b = vec![0u8; 24];
+        b[0] = c;
+        b[8..12].copy_from_slice(&n.to_le_bytes());
+        b[16..24].copy_from_slice(&d.to_le_bytes());
+        b
+    };
+    let mut both = record(0, 0, 0);
+    both.extend(record(7, -8, 9));
+    let g = gpu.buffer(&both);
+    let out = gpu.zeroed::<i64>(6);
+    k.arg_bytes(0, &record(3, 4, 5))
+        .arg_buffer(1, &g)
+        .arg_buffer(2, &out);
+    gpu.run(&k, &[1], None, None);
+    common::assert_same(&gpu.read::<i64>(&out), &[3, 4, 5, 7, -8, 9], "values");
+    let back = gpu.read::<u8>(&g);
+    assert_eq!(i32::from_le_bytes(back[8..12].try_into().unwrap()), 5);
+    assert_eq!(i64::from_le_bytes(back[16..24].try_into().unwrap()), 24);
 }

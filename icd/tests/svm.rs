@@ -157,6 +157,18 @@ impl<'g> Alloc<'g> {
     }
 }
 
+/// Runs `f` with `allocs` mapped with `flags`, then unmaps them.
+fn with_mapped<R>(allocs: &[&Alloc<'_>], flags: cl_bitfield, f: impl FnOnce() -> R) -> R {
+    for a in allocs {
+        a.map(flags);
+    }
+    let r = f();
+    for a in allocs {
+        a.unmap();
+    }
+    r
+}
+
 impl Drop for Alloc<'_> {
     fn drop(&mut self) {
         // Nothing may still use it.
@@ -214,34 +226,34 @@ fn kernel_walks_a_list_built_on_the_host() {
     // the execution information lists it.
     let extra = Alloc::new(&gpu, std::mem::size_of::<Node>());
     let out = Alloc::new(&gpu, 8);
-    nodes.map(CL_MAP_WRITE_INVALIDATE_REGION);
-    extra.map(CL_MAP_WRITE_INVALIDATE_REGION);
     let base = nodes.ptr as *mut Node;
     let tail = extra.ptr as *mut Node;
     // Nodes in a scrambled order: node k sits at slot (k * 7) % N.
     // SAFETY: mapped memory of N nodes (and one in `extra`).
-    unsafe {
-        for k in 0..N {
-            let slot = base.add((k * 7) % N);
-            let next = if k + 1 < N {
-                base.add(((k + 1) * 7) % N)
-            } else {
-                tail
-            };
-            slot.write(Node {
-                value: k as i32,
+    with_mapped(
+        &[&nodes, &extra],
+        CL_MAP_WRITE_INVALIDATE_REGION,
+        || unsafe {
+            for k in 0..N {
+                let slot = base.add((k * 7) % N);
+                let next = if k + 1 < N {
+                    base.add(((k + 1) * 7) % N)
+                } else {
+                    tail
+                };
+                slot.write(Node {
+                    value: k as i32,
+                    pad: 0,
+                    next,
+                });
+            }
+            tail.write(Node {
+                value: 1000,
                 pad: 0,
-                next,
+                next: null_mut(),
             });
-        }
-        tail.write(Node {
-            value: 1000,
-            pad: 0,
-            next: null_mut(),
-        });
-    }
-    nodes.unmap();
-    extra.unmap();
+        },
+    );
     let kernel = gpu.kernel(LIST_KERNELS, "walk");
     // SAFETY: pointers from clSVMAlloc; the list holds one pointer.
     unsafe {
@@ -259,11 +271,8 @@ fn kernel_walks_a_list_built_on_the_host() {
         );
     }
     gpu.run(&kernel, &[1], None, None);
-    out.map(CL_MAP_READ);
-    nodes.map(CL_MAP_READ);
-    extra.map(CL_MAP_READ);
     // SAFETY: mapped for reading after the kernel.
-    unsafe {
+    with_mapped(&[&out, &nodes, &extra], CL_MAP_READ, || unsafe {
         let result = std::slice::from_raw_parts(out.ptr as *const i32, 2);
         let want: i32 = (0..N as i32).sum::<i32>() + 1000;
         assert_eq!(result, [want, N as i32 + 1]);
@@ -271,10 +280,7 @@ fn kernel_walks_a_list_built_on_the_host() {
             assert_eq!((*base.add((k * 7) % N)).value, 2 * k as i32);
         }
         assert_eq!((*tail).value, 2000);
-    }
-    out.unmap();
-    nodes.unmap();
-    extra.unmap();
+    });
 }
 
 #[test]
@@ -284,14 +290,12 @@ fn host_follows_pointers_the_kernel_wrote() {
     let nodes = Alloc::new(&gpu, N * std::mem::size_of::<Node>());
     let targets = Alloc::new(&gpu, N * 4);
     let ptrs = Alloc::new(&gpu, N * 8);
-    targets.map(CL_MAP_WRITE);
     // SAFETY: mapped, N ints.
-    unsafe {
+    with_mapped(&[&targets], CL_MAP_WRITE, || unsafe {
         for i in 0..N {
             (targets.ptr as *mut i32).add(i).write(100 + i as i32);
         }
-    }
-    targets.unmap();
+    });
     let kernel = gpu.kernel(LIST_KERNELS, "link");
     // SAFETY: pointers from clSVMAlloc; `ptrs` is passed as a pointer into
     // the middle of nothing but its start, `targets` into its middle below.
@@ -302,12 +306,9 @@ fn host_follows_pointers_the_kernel_wrote() {
     }
     kernel.arg(1, N as i32);
     gpu.run(&kernel, &[N], None, None);
-    nodes.map(CL_MAP_READ);
-    ptrs.map(CL_MAP_READ);
-    targets.map(CL_MAP_READ);
     // SAFETY: every pointer the kernel wrote points into these mapped
     // allocations.
-    unsafe {
+    with_mapped(&[&nodes, &ptrs, &targets], CL_MAP_READ, || unsafe {
         let mut n = nodes.ptr as *const Node;
         let mut seen = 0;
         while !n.is_null() {
@@ -320,10 +321,7 @@ fn host_follows_pointers_the_kernel_wrote() {
             let p = *(ptrs.ptr as *const *const i32).add(i);
             assert_eq!(*p, 100 + (N - 1 - i) as i32, "pointer {i}");
         }
-    }
-    nodes.unmap();
-    ptrs.unmap();
-    targets.unmap();
+    });
 }
 
 #[test]
@@ -357,10 +355,10 @@ fn pointer_into_the_middle_of_an_allocation() {
         check((svm().set_arg)(kernel.handle, 0, middle), "middle");
     }
     gpu.run(&kernel, &[16], None, None);
-    data.map(CL_MAP_READ);
     // SAFETY: mapped.
-    let values = unsafe { std::slice::from_raw_parts(data.ptr as *const i32, 256) }.to_vec();
-    data.unmap();
+    let values = with_mapped(&[&data], CL_MAP_READ, || unsafe {
+        std::slice::from_raw_parts(data.ptr as *const i32, 256).to_vec()
+    });
     for (i, v) in values.iter().enumerate() {
         assert_eq!(*v, if (64..80).contains(&i) { 7 } else { 0 }, "int {i}");
     }

@@ -616,3 +616,60 @@ fn vload_vstore_every_type_width_and_space() {
         }
     }
 }
+
+#[test]
+fn half_vector_data_through_a_generic_pointer_chosen_at_run_time() {
+    let gpu = Gpu::new();
+    let src = "__kernel void k(__global ushort *g, __global float *out, __global float *back) {\n\
+          __local ushort l[4];\n\
+          ushort p[4];\n\
+          size_t i = get_global_id(0);\n\
+          if (get_local_id(0) == 0) for (int j = 0; j < 4; j++) l[j] = g[j];\n\
+          barrier(CLK_LOCAL_MEM_FENCE);\n\
+          for (int j = 0; j < 4; j++) p[j] = g[j];\n\
+          half *h = (i % 3 == 0) ? (half *)g : (i % 3 == 1) ? (half *)l : (half *)p;\n\
+          float4 v = vload_half4(0, h);\n\
+          out[i] = v.x + 2.0f * v.y + 4.0f * v.z + 8.0f * v.w;\n\
+          barrier(CLK_LOCAL_MEM_FENCE);\n\
+          if (i % 3 != 0) vstore_half(v.x + 1.0f, 3, h);\n\
+          barrier(CLK_LOCAL_MEM_FENCE);\n\
+          if (i % 3 != 0) back[i] = vload_half(3, h);\n\
+        }\n";
+    let program = gpu.program(src, "-cl-std=CL2.0");
+    let k = program.kernel("k");
+    let g = gpu.buffer(&[0x3c00u16, 0x4000, 0x4200, 0x4400]);
+    let n = 48;
+    let out = gpu.zeroed::<f32>(n);
+    let back = gpu.zeroed::<f32>(n);
+    k.arg_buffer(0, &g).arg_buffer(1, &out).arg_buffer(2, &back);
+    gpu.run(&k, &[n], Some(&[16]), None);
+    let out = gpu.read::<f32>(&out);
+    let back = gpu.read::<f32>(&back);
+    for i in 0..n {
+        assert_eq!(out[i], 49.0, "vload_half4 at work-item {i}");
+        if i % 3 != 0 {
+            assert_eq!(back[i], 2.0, "vstore_half then vload_half at work-item {i}");
+        }
+    }
+}
+
+#[test]
+fn vstore_of_a_scalar_widens_it_to_every_component() {
+    let gpu = Gpu::new();
+    let src = "__kernel void k(int3 value, __global int *dst, __global float *f) {\n\
+          vstore3(value.y, 1, dst);\n\
+          vstore4(2, 1, f);\n\
+        }\n";
+    let k = gpu.kernel(src, "k");
+    let dst = gpu.zeroed::<i32>(6);
+    let f = gpu.zeroed::<f32>(8);
+    k.arg(0, [7i32, 9, 11, 0])
+        .arg_buffer(1, &dst)
+        .arg_buffer(2, &f);
+    gpu.run(&k, &[1], None, None);
+    assert_eq!(gpu.read::<i32>(&dst), [0, 0, 0, 9, 9, 9]);
+    assert_eq!(
+        gpu.read::<f32>(&f),
+        [0.0, 0.0, 0.0, 0.0, 2.0, 2.0, 2.0, 2.0]
+    );
+}

@@ -273,12 +273,8 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     // Program-scope and static __global variables live in one buffer per
     // program, found through a hidden kernel argument.
     names.push("__opencl_c_program_scope_global_variables");
-    // Generic pointers are compiled for OpenCL C 2.0 and later, taking the
-    // address space of the pointer they are made from (every call is
-    // inlined, so it is known), but a generic pointer given pointers into
-    // different spaces is a build error: not the whole feature, so
-    // `__opencl_c_generic_address_space` (and
-    // CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT) are not offered.
+    // `__opencl_c_generic_address_space` is not in this list: it needs a
+    // look at a real buffer device address (`Device::generic_address_space`).
     // OpenCL C 2.0 atomics on the Vulkan memory model: acquire-release
     // ordering at work-group and device scope (vulkanMemoryModelDeviceScope
     // is required of every device). The Vulkan memory model has no
@@ -433,11 +429,17 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         half: u32::from(vk.features.float16),
     };
 
-    // Denormals are neither probed nor requested (Vulkan's
-    // shaderDenormPreserveFloat32 is optional), and fma() is not promised
-    // to be a hardware fused operation, so single precision reports the
-    // full-profile minimum.
-    let single_fp_config = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN;
+    // Kernels declare DenormPreserve for 32-bit floats where the device
+    // offers it (shaderDenormPreserveFloat32, optional in Vulkan), so only
+    // there are subnormals promised; fma() is not promised to be a hardware
+    // fused operation, so CL_FP_FMA stays off.
+    let single_fp_config = CL_FP_ROUND_TO_NEAREST
+        | CL_FP_INF_NAN
+        | if vk.features.denorm_preserve_float32 {
+            CL_FP_DENORM
+        } else {
+            0
+        };
     // Selecting a rounding mode for arithmetic left OpenCL C in 1.1, so the
     // rounding bits now say which modes double arithmetic offers where a
     // kernel can name one: convert_* with _rtz/_rtp/_rtn to and from double
@@ -459,7 +461,13 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
     // Round-to-nearest with infinities and NaNs: the minimum cl_khr_fp16
     // asks of a device without half denormals promised.
     let half_fp_config = if vk.features.float16 {
-        CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN
+        CL_FP_ROUND_TO_NEAREST
+            | CL_FP_INF_NAN
+            | if vk.features.denorm_preserve_float16 {
+                CL_FP_DENORM
+            } else {
+                0
+            }
     } else {
         0
     };
@@ -583,6 +591,9 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         fp16: vk.features.float16,
         int16: vk.features.int16,
         int64_atomics: int64_atomics(vk),
+        denorm_preserve_fp16: vk.features.denorm_preserve_float16,
+        denorm_preserve_fp32: vk.features.denorm_preserve_float32,
+        denorm_preserve_fp64: vk.features.denorm_preserve_float64,
         // Kernels read and write images in software (docs/images.md), so
         // every device compiles image kernels.
         images: true,
@@ -597,6 +608,23 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
     }
 }
 
+/// The OpenCL C 3.0 feature of generic pointers (tagged at run time where
+/// the compiler cannot resolve them: compiler/src/lower/generic.rs).
+const GENERIC_ADDRESS_SPACE: &str = "__opencl_c_generic_address_space";
+
+/// Can a buffer at device `address` be reached through a tagged generic
+/// pointer: are its bits 62 and 63 clear?
+pub fn address_leaves_tag_bits_clear(address: u64) -> bool {
+    address >> 62 == 0
+}
+
+/// `caps` where the device's buffer addresses leave the generic pointer
+/// tag free.
+fn with_generic_address_space(mut caps: TargetCaps) -> TargetCaps {
+    caps.features.push(GENERIC_ADDRESS_SPACE.to_string());
+    caps
+}
+
 /// A `cl_device_id`. Root devices live as long as the platform (the whole
 /// process); `clRetainDevice`/`clReleaseDevice` do not change them.
 #[repr(C)]
@@ -607,6 +635,11 @@ pub struct Device {
     vk_info: PhysicalDeviceInfo,
     info: DeviceInfo,
     caps: TargetCaps,
+    /// `caps` with `__opencl_c_generic_address_space`.
+    caps_generic: TargetCaps,
+    /// Whether buffer device addresses leave bits 62 and 63 clear, which
+    /// tagged generic pointers use; known once the device has been opened.
+    generic_tags_fit: OnceLock<bool>,
     backend: OnceLock<ferrocl_vk::Device>,
     /// Serialises opening the Vulkan device; a failed open is retried by
     /// the next caller rather than remembered.
@@ -627,6 +660,8 @@ impl Device {
             index,
             info: derive_device_info(&vk_info),
             caps: derive_target_caps(&vk_info),
+            caps_generic: with_generic_address_space(derive_target_caps(&vk_info)),
+            generic_tags_fit: OnceLock::new(),
             vk_info,
             backend: OnceLock::new(),
             opening: Mutex::new(()),
@@ -664,8 +699,57 @@ impl Device {
         }
     }
 
+    /// What the compiler may use on this device; the generic address
+    /// space only once [`Device::generic_address_space`] has said yes.
     pub fn target_caps(&self) -> &TargetCaps {
-        &self.caps
+        if self.generic_address_space() {
+            &self.caps_generic
+        } else {
+            &self.caps
+        }
+    }
+
+    /// `CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT`. A generic pointer that the
+    /// compiler cannot resolve is a 64-bit value whose bits 62 and 63 tag
+    /// the space (`__global`/`__constant` addresses keep 0), so the feature
+    /// needs buffer device addresses below 2^62. Vulkan bounds no address,
+    /// so the answer comes from a real allocation when the device is first
+    /// opened: lavapipe's addresses are host pointers (at most 57 bits on
+    /// x86-64 and AArch64), GPUs' are virtual addresses of 40 to 57 bits.
+    /// A device that cannot be opened reports no support.
+    pub fn generic_address_space(&self) -> bool {
+        if let Some(&fit) = self.generic_tags_fit.get() {
+            return fit;
+        }
+        let Ok(backend) = self.backend() else {
+            return false;
+        };
+        let fit = match backend.create_buffer(16, ferrocl_vk::MemoryLocation::DeviceLocal) {
+            Ok(buffer) => address_leaves_tag_bits_clear(buffer.device_address()),
+            // An allocation that fails now is no answer; ask again later.
+            Err(_) => return false,
+        };
+        if !fit && crate::platform::debug_enabled() {
+            eprintln!(
+                "ferrocl: {}: buffer device addresses use bits 62-63; \
+                 the generic address space is not offered",
+                self.vk_info.name
+            );
+        }
+        *self.generic_tags_fit.get_or_init(|| fit)
+    }
+
+    /// `CL_DEVICE_OPENCL_C_FEATURES`: [`DeviceInfo::opencl_c_features`]
+    /// and the generic address space where the device has it.
+    pub fn opencl_c_features(&self) -> Vec<NameVersion> {
+        let mut features = self.info.opencl_c_features.clone();
+        if self.generic_address_space() {
+            features.push(NameVersion::new(
+                GENERIC_ADDRESS_SPACE,
+                make_version(3, 0, 0),
+            ));
+        }
+        features
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -783,6 +867,9 @@ mod tests {
                 subgroup_basic: true,
                 workgroup_memory_explicit_layout: true,
                 push_descriptor: true,
+                denorm_preserve_float16: true,
+                denorm_preserve_float32: true,
+                denorm_preserve_float64: true,
                 ..Features::default()
             },
             device_local_heap_size: 80 << 30,
@@ -883,7 +970,21 @@ mod tests {
         // shaderFloat16 with 16-bit storage offers half precision.
         assert!(info.has_extension("cl_khr_fp16"));
         assert_eq!(info.preferred_vector_widths.half, 1);
-        assert_eq!(info.half_fp_config, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
+        // shaderDenormPreserveFloat16/32 let kernels keep subnormals.
+        assert_eq!(
+            info.half_fp_config,
+            CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
+        );
+        assert_ne!(info.single_fp_config & CL_FP_DENORM, 0);
+        let caps = derive_target_caps(&h100_like());
+        assert!(caps.denorm_preserve_fp32 && caps.denorm_preserve_fp64);
+    }
+
+    #[test]
+    fn subnormal_floats_are_promised_only_with_denorm_preserve() {
+        let info = derive_device_info(&lavapipe_like());
+        assert_eq!(info.single_fp_config & CL_FP_DENORM, 0);
+        assert!(!derive_target_caps(&lavapipe_like()).denorm_preserve_fp32);
     }
 
     #[test]
@@ -1037,6 +1138,21 @@ mod tests {
         let info = derive_device_info(&vk);
         assert!(!feature(&info, "__opencl_c_subgroups"));
         assert!(!info.has_extension("cl_khr_subgroup_ballot"));
+    }
+
+    #[test]
+    fn generic_pointer_tags_need_addresses_below_2_to_the_62() {
+        assert!(address_leaves_tag_bits_clear(0));
+        assert!(address_leaves_tag_bits_clear(0x7fff_ffff_f000));
+        assert!(address_leaves_tag_bits_clear((1 << 62) - 1));
+        assert!(!address_leaves_tag_bits_clear(1 << 62));
+        assert!(!address_leaves_tag_bits_clear(0xffff_8000_0000_0000));
+        // Only a device that passed the check compiles with the feature.
+        let vk = lavapipe_like();
+        let plain = derive_target_caps(&vk);
+        assert!(!plain.features.iter().any(|f| f == GENERIC_ADDRESS_SPACE));
+        let generic = with_generic_address_space(plain);
+        assert!(generic.features.iter().any(|f| f == GENERIC_ADDRESS_SPACE));
     }
 
     #[test]

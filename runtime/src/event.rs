@@ -384,7 +384,7 @@ impl Event {
         }
         if let Some(queue) = self.queue() {
             if self.timeline_value().is_none() {
-                queue.flush();
+                queue.flush_for_wait(self);
             }
             if let Some(value) = self.timeline_value() {
                 queue.wait_for(self, value);

@@ -71,7 +71,8 @@ struct LaunchData {
     args: Vec<u8>,
     mems: Vec<Arc<Mem>>,
     /// Per entry of `mems` from a buffer argument: true where the kernel
-    /// only reads it (`const` or `__constant`).
+    /// only reads it (`__constant`, or no store, atomic or escape through
+    /// it in the kernel's code: `ferrocl_compiler::arg_writes`).
     read_only: Vec<bool>,
     /// An argument reaches device memory the runtime does not track (an
     /// image, or a pointer value): the launch's access is unknown.
@@ -83,8 +84,8 @@ struct LaunchData {
 
 impl LaunchData {
     /// The device memory the launch uses: buffer arguments are read and
-    /// written unless the kernel declares them `const` or `__constant`;
-    /// other memory objects the launch holds count as read and written.
+    /// written unless the kernel never writes them; other memory objects
+    /// the launch holds count as read and written.
     fn access(&self) -> Access {
         if self.untracked {
             return Access::Unknown;
@@ -100,12 +101,48 @@ impl LaunchData {
     }
 }
 
+/// Per built executable, which arguments each of its kernels may write
+/// (`ferrocl_compiler::arg_writes`): analysed for all kernels at once, on
+/// the first `clCreateKernel`, as the analysis reads the whole module.
+/// Entries go when their executable does.
+type WrittenByKernel = Arc<Vec<Vec<bool>>>;
+static WRITTEN_ARGUMENTS: Mutex<Vec<(Weak<CompiledProgram>, WrittenByKernel)>> =
+    Mutex::new(Vec::new());
+
+fn written_arguments(exe: &Arc<CompiledProgram>) -> WrittenByKernel {
+    {
+        let mut cache = WRITTEN_ARGUMENTS.lock();
+        cache.retain(|(program, _)| program.strong_count() > 0);
+        if let Some((_, written)) = cache
+            .iter()
+            .find(|(program, _)| std::ptr::eq(program.as_ptr(), Arc::as_ptr(exe)))
+        {
+            return written.clone();
+        }
+    }
+    // Analysed outside the lock; two threads may both analyse one program,
+    // and both answers are the same.
+    let written = Arc::new(ferrocl_compiler::arg_writes::written_arguments_of_all(
+        &exe.spirv,
+        &exe.kernels,
+    ));
+    WRITTEN_ARGUMENTS
+        .lock()
+        .push((Arc::downgrade(exe), written.clone()));
+    written
+}
+
 /// A `cl_kernel`.
 #[repr(C)]
 pub struct Kernel {
     header: ApiHeader,
     pub program: Arc<Program>,
     pub info: KernelInfo,
+    /// Per argument: the kernel may write the memory object it names, on
+    /// any device of the program.
+    written: Vec<bool>,
+    /// Per device of the program: NDRanges must have uniform work-groups.
+    uniform_work_groups: Vec<bool>,
     /// The executable per device of the program (None where the program is
     /// not built for that device).
     executables: Vec<Option<Arc<CompiledProgram>>>,
@@ -153,10 +190,30 @@ impl Kernel {
     ) -> Arc<Kernel> {
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
         let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
+        let mut written: Option<Vec<bool>> = None;
+        for exe in executables.iter().flatten() {
+            let Some(index) = exe.kernels.iter().position(|k| k.name == info.name) else {
+                continue;
+            };
+            let analysed = written_arguments(exe);
+            let Some(on_device) = analysed.get(index) else {
+                continue;
+            };
+            let all = written.get_or_insert_with(|| vec![false; info.args.len()]);
+            for (w, d) in all.iter_mut().zip(on_device) {
+                *w |= *d;
+            }
+        }
+        let written = written.unwrap_or_else(|| vec![true; info.args.len()]);
+        let uniform_work_groups = (0..program.devices.len())
+            .map(|i| Kernel::uniform_work_groups_of(&program, i))
+            .collect();
         Arc::new(Kernel {
             header: ApiHeader::new(Tag::Kernel),
             program,
             info,
+            written,
+            uniform_work_groups,
             executables,
             args: Mutex::new(args),
             pipelines: Mutex::new(Vec::new()),
@@ -225,15 +282,21 @@ impl Kernel {
     /// a program built from source for OpenCL C before 2.0, or any program
     /// built with `-cl-uniform-work-group-size`.
     pub fn requires_uniform_work_groups(&self, device_index: usize) -> bool {
-        if device_index >= self.program.devices.len() {
-            return true;
-        }
-        let build = self.program.build_of(device_index);
+        self.uniform_work_groups
+            .get(device_index)
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// [`Kernel::requires_uniform_work_groups`] from the program's build
+    /// options, read once when the kernel is made: a program with kernels
+    /// cannot be built again.
+    fn uniform_work_groups_of(program: &Program, device_index: usize) -> bool {
+        let build = program.build_of(device_index);
         match BuildOptions::parse(&build.options) {
             Ok(options) => {
                 options.uniform_work_group_size
-                    || (self.program.origin == ProgramSource::Source
-                        && options.cl_std < ClStd::Cl2_0)
+                    || (program.origin == ProgramSource::Source && options.cl_std < ClStd::Cl2_0)
             }
             // Options that built the program parse; anything else keeps
             // the stricter rule.
@@ -532,7 +595,7 @@ fn fill_launch(
     let mut svm_pointers: Vec<usize> = Vec::new();
     {
         let args = kernel.args.lock();
-        for (arg, value) in info.args.iter().zip(args.iter()) {
+        for (index, (arg, value)) in info.args.iter().zip(args.iter()).enumerate() {
             let at = arg.offset as usize;
             match value {
                 None => return Err(CL_INVALID_KERNEL_ARGS),
@@ -567,7 +630,7 @@ fn fill_launch(
                         .copy_from_slice(&address.to_ne_bytes());
                     if let Some(m) = mem {
                         let read_only = arg.address_qualifier == AddressQualifier::Constant
-                            || arg.type_qualifier & CL_KERNEL_ARG_TYPE_CONST as u32 != 0;
+                            || !kernel.written.get(index).copied().unwrap_or(true);
                         launch.read_only.resize(launch.mems.len(), false);
                         launch.read_only.push(read_only);
                         launch.mems.push(m);

@@ -5,10 +5,12 @@
 //! (`extern` variables and functions may stay undefined) and keeps source,
 //! options and headers, with the headers it read from `-I` directories;
 //! `clLinkProgram` compiles the concatenation of its inputs' sources (with
-//! every input's headers) as one program. This keeps one compiler entry
-//! point; it means declarations in two linked sources must agree as they
-//! would in a single C file (a struct that both define identically is one
-//! type).
+//! every input's headers) as one program, the inputs separated by
+//! `#pragma ferrocl translation_unit` lines: the compiler preprocesses each
+//! unit on its own and keeps its `static` names private to it. This keeps
+//! one compiler entry point; other declarations in two linked sources must
+//! agree as they would in a single C file (a struct that both define
+//! identically is one type).
 //!
 //! Binaries (`CL_PROGRAM_BINARIES`) use the ferrocl binary format:
 //!
@@ -330,6 +332,10 @@ impl Program {
                         init.as_mut_ptr().cast(),
                         Vec::new(),
                     );
+                    let buffer = buffer.and_then(|m| {
+                        relocate_global_data(&self.context, &self.devices[i], &m, compiled, init)
+                            .map(|()| m)
+                    });
                     match buffer {
                         Ok(m) => Some(m),
                         Err(code) => {
@@ -397,6 +403,11 @@ impl Program {
             // whole link.
             let unit_options = p.build_of(0).options;
             let (text, others) = unit_for_link(&p.source(), &unit_options);
+            // Each object is its own translation unit: its `static` names
+            // are its own (the compiler's sema::linkage).
+            if !source.is_empty() {
+                source.push_str("#pragma ferrocl translation_unit\n");
+            }
             source.push_str(&text);
             for o in others {
                 if !compile_options.contains(&o) {
@@ -444,6 +455,34 @@ impl Program {
     pub fn kernels_alive(&self) -> usize {
         self.kernel_count.load(Ordering::Acquire)
     }
+}
+
+/// Program-scope pointers initialised with the address of program data
+/// hold an offset in the program's data buffer
+/// (`CompiledProgram::global_relocations`): adds the buffer's device
+/// address on `device`, the one device whose kernels use this buffer, and
+/// writes the result over the initial contents on the context's first
+/// device, from which another device's copy is migrated on first use.
+fn relocate_global_data(
+    context: &Context,
+    device: &Device,
+    mem: &crate::memory::Mem,
+    compiled: &CompiledProgram,
+    mut init: Vec<u8>,
+) -> Result<(), cl_int> {
+    if compiled.global_relocations.is_empty() {
+        return Ok(());
+    }
+    let index = context.device_index(device).ok_or(CL_INVALID_DEVICE)?;
+    let base = mem.device_address_on(index)?;
+    for &at in &compiled.global_relocations {
+        let slot = init
+            .get_mut(at as usize..at as usize + 8)
+            .ok_or(CL_INVALID_PROGRAM)?;
+        let offset = u64::from_le_bytes(slot.try_into().map_err(|_| CL_INVALID_PROGRAM)?);
+        slot.copy_from_slice(&base.wrapping_add(offset).to_le_bytes());
+    }
+    context.upload(0, &mem.buffer, mem.offset as u64, &init)
 }
 
 /// Splits an options string into words; quotes group words and are kept

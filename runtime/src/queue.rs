@@ -53,11 +53,19 @@ use parking_lot::{Condvar, Mutex};
 use std::any::Any;
 use std::cell::Cell;
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
+
+/// Submitted batches a queue lets wait for the device: an application that
+/// enqueues faster than the device runs waits in the enqueue call that
+/// would submit one more (the oldest is retired on its thread), which
+/// bounds the memory the pending commands hold and keeps the emptied
+/// batches within what is kept for reuse.
+pub const MAX_IN_FLIGHT: u64 = SPARE_BATCHES as u64;
 
 /// The name of every queue's completion thread.
 const COMPLETION_THREAD: &str = "ferrocl-completion";
@@ -349,11 +357,10 @@ struct QueueState {
     batch: Batch,
     held: VecDeque<HeldCommand>,
     ring: ArgRing,
-    /// The event of the latest command (what clFinish waits for). Weak: an
-    /// event nothing holds any more has completed, and the application's
-    /// reference count stays its own.
-    last: Weak<Event>,
     hazards: Hazards,
+    /// Barriers recorded between two commands of a batch because the
+    /// second had to wait for the first (not those that end a batch).
+    hazard_barriers: u64,
     /// Out of order: the latest barrier command, which every later command
     /// waits for.
     last_barrier: Weak<Event>,
@@ -413,8 +420,9 @@ impl Queue {
             ring_pool: pool.clone(),
             graveyard: Mutex::new(Vec::new()),
             spare_batches: Mutex::new(Vec::new()),
+            retired: AtomicU64::new(0),
             spare_events: Mutex::new(Vec::new()),
-            spin: completion_spin(backend.info().device_type),
+            spin: completion_poll(backend.info().device_type),
         });
         let thread = {
             let completion = completion.clone();
@@ -442,8 +450,8 @@ impl Queue {
                     current: None,
                     pool,
                 },
-                last: Weak::new(),
                 hazards: Hazards::default(),
+                hazard_barriers: 0,
                 last_barrier: Weak::new(),
             }),
             completion,
@@ -484,6 +492,12 @@ impl Queue {
         state.hazards.clear();
         state.last_barrier = Weak::new();
         Ok(old)
+    }
+
+    /// How many barriers this queue has recorded between commands because
+    /// of a hazard (a diagnostic: tests check which launches are ordered).
+    pub fn hazard_barriers(&self) -> u64 {
+        self.state.lock().hazard_barriers
     }
 
     pub fn backend(&self) -> &ferrocl_vk::Device {
@@ -528,18 +542,22 @@ impl Queue {
     pub(crate) fn wait_for(&self, event: &Event, value: u64) {
         let c = &self.completion;
         let ok = wait_timeline(&c.timeline, value, c.spin);
+        let nested = RETIRING.get();
         while !event.is_done() {
             // A thread already retiring some queue's batches (a callback, or
             // a wait for another queue's command) must not block on this
-            // lock: its holder may be waiting for that thread's queue.
-            let retiring = if RETIRING.get() {
-                c.retiring.try_lock()
+            // lock: its holder may be waiting for that thread's queue. Nor
+            // may it retire more than it waits for: a later batch may wait
+            // for a command of the queue it is retiring, which it cannot
+            // complete from here.
+            let (retiring, limit) = if nested {
+                (c.retiring.try_lock(), value)
             } else {
-                Some(c.retiring.lock())
+                (Some(c.retiring.lock()), u64::MAX)
             };
             match retiring {
                 Some(mut r) => {
-                    c.retire_reached(&mut r, !ok, true);
+                    c.retire_reached(&mut r, !ok, true, limit);
                     return;
                 }
                 None => event.wait_changed(Duration::from_micros(100)),
@@ -589,6 +607,9 @@ impl Queue {
             }
         }
         let mut failed = Vec::new();
+        // The batch to wait for before returning, when too many are in
+        // flight (0: none).
+        let mut throttle = 0;
         {
             let mut state = self.state.lock();
             let ooo = self.out_of_order();
@@ -616,7 +637,6 @@ impl Queue {
                 !state.held.is_empty() || deps.iter().any(|d| !self.ready(&state, d))
             };
             if must_hold {
-                state.last = Arc::downgrade(&event);
                 state.held.push_back(HeldCommand {
                     event: event.clone(),
                     deps,
@@ -640,16 +660,27 @@ impl Queue {
                 // Recorded now: a recording error is this call's error, and
                 // no event is made.
                 self.record_locked(&mut state, &event, &deps, &access, record)?;
-                state.last = Arc::downgrade(&event);
                 if state.batch.events.len() >= BATCH_LIMIT {
-                    self.submit_locked(&mut state, &mut failed);
+                    self.submit_locked(&mut state, &mut failed, false);
+                    throttle = state.submitted_value.saturating_sub(MAX_IN_FLIGHT);
                 }
             }
         }
         for (e, code) in failed {
             e.complete(code);
         }
+        // A thread already retiring batches (a callback) is not held back:
+        // the batch it would wait for may be behind the one it retires.
+        if throttle > self.completion.retired_value() && !RETIRING.get() {
+            self.wait_retired(throttle);
+        }
         Ok(event)
+    }
+
+    /// Submitted batches that have not retired yet.
+    pub fn batches_in_flight(&self) -> u64 {
+        let submitted = self.state.lock().submitted_value;
+        submitted.saturating_sub(self.completion.retired_value())
     }
 
     /// A dependency this queue's next batch can wait for without the host.
@@ -707,6 +738,7 @@ impl Queue {
             batch,
             ring,
             hazards,
+            hazard_barriers,
             ..
         } = state;
         let posts_before = batch.posts.len();
@@ -722,6 +754,7 @@ impl Queue {
             batch.events.is_empty()
         };
         let barrier = if needs_barrier {
+            *hazard_barriers += 1;
             batch.ordered = true;
             hazards.clear();
             stream.barrier().map_err(vk_error)
@@ -765,7 +798,16 @@ impl Queue {
         }
     }
 
-    fn submit_locked(&self, state: &mut QueueState, failed: &mut Vec<(Arc<Event>, cl_int)>) {
+    /// Submits the current batch. With `waiter`, the calling thread is about
+    /// to wait for it and retire it itself, so the completion thread is not
+    /// woken for it: on a CPU device that wake-up competes for the cores
+    /// that run the command.
+    fn submit_locked(
+        &self,
+        state: &mut QueueState,
+        failed: &mut Vec<(Arc<Event>, cl_int)>,
+        waiter: bool,
+    ) {
         if state.batch.events.is_empty() && state.stream.is_empty() {
             return;
         }
@@ -781,11 +823,12 @@ impl Queue {
             .unwrap_or_default();
         let mut batch = std::mem::replace(&mut state.batch, next);
         state.hazards.clear();
-        let result = state.stream.barrier().and_then(|_| {
+        // The stream ends each submission with a full barrier.
+        let result = {
             let waits: Vec<(&Timeline, u64)> =
                 batch.waits.iter().map(|(t, v)| (&**t, *v)).collect();
             state.stream.submit(&waits, (&self.timeline, value))
-        });
+        };
         match result {
             Ok(()) => {
                 state.submitted_value = value;
@@ -800,7 +843,9 @@ impl Queue {
                 } else {
                     pending.batches.push_back(Submitted { value, batch });
                     drop(pending);
-                    self.completion.arrived.notify_one();
+                    if !waiter {
+                        self.completion.arrived.notify_one();
+                    }
                 }
             }
             Err(_) => {
@@ -843,7 +888,7 @@ impl Queue {
                 }
             }
             if recorded {
-                self.submit_locked(&mut state, &mut failed);
+                self.submit_locked(&mut state, &mut failed, false);
             }
         }
         for (e, code) in failed {
@@ -870,19 +915,18 @@ impl Queue {
             return None;
         }
         let event = {
-            let mut state = self.state.lock();
-            // The latest command done means every earlier one is, with its
-            // post-actions: the completion thread finishes them in order.
+            let state = self.state.lock();
+            // Batches retire in order, post-actions first: the latest one
+            // retired means every earlier command is done.
             let idle = state.held.is_empty()
                 && state.batch.events.is_empty()
                 && state.stream.is_empty()
-                && state.last.upgrade().is_none_or(|e| e.is_done());
+                && self.completion.retired_value() >= state.submitted_value;
             if !idle {
                 return None;
             }
             let event = Event::new_command(self, command_type);
             transfer();
-            state.last = Arc::downgrade(&event);
             event
         };
         event.complete(CL_COMPLETE as cl_int);
@@ -893,31 +937,83 @@ impl Queue {
     pub fn flush(&self) {
         self.bury();
         let mut failed = Vec::new();
-        self.submit_locked(&mut self.state.lock(), &mut failed);
+        self.submit_locked(&mut self.state.lock(), &mut failed, false);
         for (e, code) in failed {
             e.complete(code);
         }
     }
 
-    /// `clFinish`: submits and waits for every command enqueued so far.
-    /// Out of order, a held command may be recorded after the latest one, so
-    /// the held ones are waited for too.
+    /// Submits the current batch for a thread that then waits for `event`
+    /// with [`Queue::wait_for`]; when the batch holds that command, the
+    /// waiter retires it and the completion thread is not woken for it.
+    pub(crate) fn flush_for_wait(&self, event: &Event) {
+        self.bury();
+        let mut failed = Vec::new();
+        {
+            let mut state = self.state.lock();
+            let waiter =
+                !RETIRING.get() && state.batch.events.iter().any(|e| std::ptr::eq(&**e, event));
+            self.submit_locked(&mut state, &mut failed, waiter);
+        }
+        for (e, code) in failed {
+            e.complete(code);
+        }
+    }
+
+    /// `clFinish`: submits and waits for every command enqueued so far:
+    /// for the latest submission to retire, then for the held commands
+    /// (out of order, one may be recorded after the latest one). Waiting
+    /// for a timeline value rather than for the latest command's event
+    /// leaves no reference to that event, so it is recycled like any other.
     pub fn finish(&self) -> Result<(), cl_int> {
-        self.flush();
-        let pending: Vec<Arc<Event>> = {
-            let state = self.state.lock();
-            state
-                .last
-                .upgrade()
-                .into_iter()
-                .chain(state.held.iter().map(|h| h.event.clone()))
-                .collect()
+        self.bury();
+        let mut failed = Vec::new();
+        let (value, held) = {
+            let mut state = self.state.lock();
+            // A thread already retiring some queue may have to leave this
+            // queue's batches to the completion thread (see `wait_retired`).
+            self.submit_locked(&mut state, &mut failed, !RETIRING.get());
+            let held: Vec<Arc<Event>> = state.held.iter().map(|h| h.event.clone()).collect();
+            (state.submitted_value, held)
         };
-        for event in pending {
+        for (e, code) in failed {
+            e.complete(code);
+        }
+        self.wait_retired(value);
+        for event in held {
             event.wait();
         }
         self.bury();
         Ok(())
+    }
+
+    /// Waits until every batch up to the one that signals `value` has
+    /// retired, retiring them on this thread as [`Queue::wait_for`] does.
+    fn wait_retired(&self, value: u64) {
+        let c = &self.completion;
+        if c.retired_value() >= value {
+            return;
+        }
+        let ok = wait_timeline(&c.timeline, value, c.spin);
+        let nested = RETIRING.get();
+        while c.retired_value() < value {
+            // See `wait_for`: a thread already retiring only tries the lock
+            // and retires no more than it waits for.
+            let (retiring, limit) = if nested {
+                (c.retiring.try_lock(), value)
+            } else {
+                (Some(c.retiring.lock()), u64::MAX)
+            };
+            match retiring {
+                Some(mut r) => {
+                    // Every batch up to `value` is reached (or, with `!ok`,
+                    // retired as failed): this retires them all.
+                    c.retire_reached(&mut r, !ok, true, limit);
+                    return;
+                }
+                None => std::thread::sleep(Duration::from_micros(50)),
+            }
+        }
     }
 }
 
@@ -928,7 +1024,7 @@ impl Drop for Queue {
         // drop what the commands kept alive. The command stream goes only
         // once the GPU is done with it.
         let mut failed = Vec::new();
-        self.submit_locked(&mut self.state.lock(), &mut failed);
+        self.submit_locked(&mut self.state.lock(), &mut failed, false);
         for (e, code) in failed {
             e.complete(code);
         }
@@ -983,10 +1079,12 @@ struct Completion {
     graveyard: Mutex<Vec<KeepAlive>>,
     /// Emptied batches whose vectors the next batches reuse.
     spare_batches: Mutex<Vec<Batch>>,
+    /// The timeline value of the latest retired batch.
+    retired: AtomicU64,
     /// Completed command events the next commands reuse.
     spare_events: Mutex<Vec<Arc<Event>>>,
-    /// How long a wait polls the timeline before it blocks.
-    spin: Duration,
+    /// How a wait polls the timeline before it blocks.
+    spin: Poll,
 }
 
 /// What the retiring thread owns.
@@ -1007,6 +1105,10 @@ thread_local! {
 }
 
 impl Completion {
+    fn retired_value(&self) -> u64 {
+        self.retired.load(Ordering::Acquire)
+    }
+
     /// Takes the oldest batch for the completion thread, waits for the
     /// commands of other queues it depends on, and marks its first
     /// commands running. Returns the timeline value to wait for.
@@ -1036,17 +1138,18 @@ impl Completion {
         Some(current.value)
     }
 
-    /// Retires, in order, every batch whose timeline value has been reached;
-    /// with `lost`, every batch, as failed. An `app_thread` leaves the
-    /// events' callbacks and listeners to the completion thread.
-    fn retire_reached(&self, r: &mut Retiring, lost: bool, app_thread: bool) {
+    /// Retires, in order, every batch up to the one that signals `limit`
+    /// whose timeline value has been reached; with `lost`, every such batch,
+    /// as failed. An `app_thread` leaves the events' callbacks and
+    /// listeners to the completion thread.
+    fn retire_reached(&self, r: &mut Retiring, lost: bool, app_thread: bool, limit: u64) {
         let was = RETIRING.replace(true);
         let reached = if lost {
             None
         } else {
             self.timeline.value().ok()
         };
-        let ready = |value: u64| reached.is_none_or(|v| v >= value);
+        let ready = |value: u64| value <= limit && reached.is_none_or(|v| v >= value);
         let mut notify = Vec::new();
         loop {
             let next = match &r.current {
@@ -1060,10 +1163,11 @@ impl Completion {
                     }
                 }
             };
-            let Some(Submitted { batch, .. }) = next else {
+            let Some(Submitted { batch, value }) = next else {
                 break;
             };
             self.retire(r, batch, reached.is_some(), app_thread, &mut notify);
+            self.retired.store(value, Ordering::Release);
         }
         RETIRING.set(was);
         if !notify.is_empty() {
@@ -1174,31 +1278,51 @@ fn run_completion_thread(c: &Completion) {
         let value = c.start_oldest(&mut c.retiring.lock());
         if let Some(value) = value {
             let ok = wait_timeline(&c.timeline, value, c.spin);
-            c.retire_reached(&mut c.retiring.lock(), !ok, false);
+            c.retire_reached(&mut c.retiring.lock(), !ok, false, u64::MAX);
         }
     }
 }
 
-/// How long the completion thread polls a timeline before it blocks. A
-/// blocking host wait on a GPU's semaphore returns tens of microseconds
-/// after the GPU signals (the driver sleeps until an interrupt), which is
+/// How a thread that waits for a batch polls the timeline before it
+/// blocks in `vkWaitSemaphores`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Poll {
+    /// How long to poll.
+    limit: Duration,
+    /// Give the core away between two reads of the counter.
+    yields: bool,
+}
+
+/// A blocking host wait on a semaphore returns well after the signal: on a
+/// GPU the driver sleeps until an interrupt, tens of microseconds, which is
 /// most of the round trip of a short command; polling the counter for a
 /// while catches short batches as they end. A CPU device (lavapipe) runs
-/// the commands on the same cores, so it gets no polling.
-pub(crate) fn completion_spin(device_type: ferrocl_vk::DeviceType) -> std::time::Duration {
+/// the commands on threads of this process, on the same cores: there the
+/// waiter polls only briefly and yields between reads, which still saves
+/// the futex sleep and wake-up of the common case (a short command on an
+/// otherwise idle queue ends within a few microseconds of the submit)
+/// without taking a core from the threads running the command.
+pub(crate) fn completion_poll(device_type: ferrocl_vk::DeviceType) -> Poll {
     match device_type {
-        ferrocl_vk::DeviceType::Cpu => std::time::Duration::ZERO,
-        _ => std::time::Duration::from_micros(200),
+        ferrocl_vk::DeviceType::Cpu => Poll {
+            limit: Duration::from_micros(20),
+            yields: true,
+        },
+        _ => Poll {
+            limit: Duration::from_micros(200),
+            yields: false,
+        },
     }
 }
 
-/// Waits until `timeline` reaches `value`: polls for up to `spin`, then
+/// Waits until `timeline` reaches `value`: polls as `poll` says, then
 /// blocks. False if the device failed.
-fn wait_timeline(timeline: &Timeline, value: u64, spin: std::time::Duration) -> bool {
+fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll) -> bool {
     let start = std::time::Instant::now();
-    while start.elapsed() < spin {
+    while start.elapsed() < poll.limit {
         match timeline.value() {
             Ok(v) if v >= value => return true,
+            Ok(_) if poll.yields => std::thread::yield_now(),
             Ok(_) => std::hint::spin_loop(),
             Err(_) => return false,
         }

@@ -484,6 +484,11 @@ impl CommandStream {
     pub fn barrier(&mut self) -> Result<()> {
         let device = Arc::clone(&self.device);
         let batch = self.recording()?;
+        Self::record_full_barrier(&device, batch.cmd);
+        Ok(())
+    }
+
+    fn record_full_barrier(device: &DeviceShared, cmd: vk::CommandBuffer) {
         let barrier = [vk::MemoryBarrier::default()
             .src_access_mask(WORK_WRITES)
             .dst_access_mask(
@@ -493,11 +498,11 @@ impl CommandStream {
                     | vk::AccessFlags::TRANSFER_WRITE
                     | vk::AccessFlags::HOST_READ,
             )];
-        // SAFETY: the command buffer is recording; a global memory barrier
-        // references no resource.
+        // SAFETY: the caller's command buffer is recording; a global
+        // memory barrier references no resource.
         unsafe {
             device.raw.cmd_pipeline_barrier(
-                batch.cmd,
+                cmd,
                 WORK_STAGES,
                 WORK_STAGES | vk::PipelineStageFlags::HOST,
                 vk::DependencyFlags::empty(),
@@ -506,7 +511,6 @@ impl CommandStream {
                 &[],
             )
         };
-        Ok(())
     }
 
     /// Writes the device time when every command recorded before it has
@@ -604,24 +608,14 @@ impl CommandStream {
         Ok(())
     }
 
-    /// Ends a command buffer after a barrier that makes device writes
-    /// visible to host reads that follow the timeline wait.
+    /// Ends a command buffer after a full barrier: a pipeline barrier's
+    /// second scope reaches every later submission to the queue, so this
+    /// one orders the submission's work before all later device work, and
+    /// makes its writes visible to host reads that follow the timeline
+    /// wait. The runtime records no barrier of its own at the end of a
+    /// batch (on lavapipe each barrier waits for the rasterizer's threads).
     fn end(&self, batch: &Batch) -> Result<()> {
-        let to_host = [vk::MemoryBarrier::default()
-            .src_access_mask(WORK_WRITES)
-            .dst_access_mask(vk::AccessFlags::HOST_READ)];
-        // SAFETY: the command buffer is recording.
-        unsafe {
-            self.device.raw.cmd_pipeline_barrier(
-                batch.cmd,
-                WORK_STAGES,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &to_host,
-                &[],
-                &[],
-            )
-        };
+        Self::record_full_barrier(&self.device, batch.cmd);
         // SAFETY: as above; recording ends once.
         unsafe { self.device.raw.end_command_buffer(batch.cmd) }
             .map_err(|e| vk_error("vkEndCommandBuffer", e))

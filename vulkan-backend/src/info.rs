@@ -120,6 +120,11 @@ pub struct Features {
     pub float64_atomic_min_max: bool,
     /// VK_EXT_calibrated_timestamps with the device and a host clock domain.
     pub calibrated_timestamps: bool,
+    /// shaderDenormPreserveFloat16/32/64: a module may declare
+    /// `DenormPreserve` for that width, so arithmetic keeps subnormals.
+    pub denorm_preserve_float16: bool,
+    pub denorm_preserve_float32: bool,
+    pub denorm_preserve_float64: bool,
 }
 
 /// A Vulkan physical device that qualifies for ferrocl.
@@ -613,6 +618,9 @@ pub(crate) fn probe(
             float64_atomic_add: af.buffer_float64_atomic_add,
             float64_atomic_min_max: af2.buffer_float64_atomic_min_max,
             calibrated_timestamps: calibrated,
+            denorm_preserve_float16: flag(p12.shader_denorm_preserve_float16),
+            denorm_preserve_float32: flag(p12.shader_denorm_preserve_float32),
+            denorm_preserve_float64: flag(p12.shader_denorm_preserve_float64),
         },
         device_local_heap_size,
         host_visible_device_local: host_visible_device_local_types != 0,

@@ -1,8 +1,169 @@
 //! Synchronisation built-ins: barriers, fences and atomics, mapped onto the
 //! Vulkan memory model.
+//!
+//! Floats that atomics move whole (`atomic_init`, `atomic_load`,
+//! `atomic_store`, `atomic_exchange`, `atomic_compare_exchange_*`) go
+//! through integer atomics on their bits: C11 compares object
+//! representations, SPIR-V's `OpAtomicCompareExchange` takes integers only,
+//! and Vulkan's float loads, stores and exchanges need optional features.
+//! A `__global` pointer is an address, so it is reinterpreted in place. A
+//! typed `__local` variable cannot be (logical pointers do not cast), so in
+//! a program that calls such atomic functions every `__local` float or
+//! double object (and array of them) is declared as uint/ulong storage;
+//! ordinary loads and stores of it reinterpret the bits, which costs
+//! nothing on a GPU. `atomic_fetch_<op>` on such storage is a
+//! compare-exchange loop.
 
 use super::*;
-use crate::sema::builtins::{AtomicC11, AtomicOp, Fence};
+use crate::sema::builtins::{glsl, AtomicC11, AtomicOp, Fence};
+
+/// Does `f` call an atomic function that can act on a float (the OpenCL C
+/// 2.0 ones, and 1.x `atomic_xchg`)?
+pub(super) fn calls_float_atomics(f: &FuncDef) -> bool {
+    fn on_values(name: &str) -> bool {
+        name == "atomic_xchg"
+            || name.strip_prefix("atomic_").is_some_and(|rest| {
+                [
+                    "init",
+                    "load",
+                    "store",
+                    "exchange",
+                    "compare_exchange",
+                    "fetch_",
+                ]
+                .iter()
+                .any(|p| rest.starts_with(p))
+            })
+    }
+    fn expr(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Call(name, args) => on_values(name) || args.iter().any(expr),
+            ExprKind::Unary(_, a)
+            | ExprKind::Member(a, _, _)
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::VecStepExpr(a) => expr(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => expr(a) || expr(b),
+            ExprKind::Cond(a, b, c) => expr(a) || expr(b) || expr(c),
+            ExprKind::VecLit(_, args) => args.iter().any(expr),
+            ExprKind::CompoundLit(_, i) => init(i),
+            _ => false,
+        }
+    }
+    fn init(i: &Init) -> bool {
+        match i {
+            Init::Expr(e) => expr(e),
+            Init::List(items, _) => items.iter().any(init),
+        }
+    }
+    fn stmt(s: &Stmt) -> bool {
+        match &s.kind {
+            StmtKind::Expr(x) => expr(x),
+            StmtKind::Decl(vars) => vars.iter().any(|v| v.init.as_ref().is_some_and(init)),
+            StmtKind::Block(items) => items.iter().any(stmt),
+            StmtKind::If(c, a, b) => expr(c) || stmt(a) || b.as_deref().is_some_and(stmt),
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
+                expr(c) || stmt(b)
+            }
+            StmtKind::For(i, c, step, b) => {
+                i.as_deref().is_some_and(stmt)
+                    || c.as_ref().is_some_and(expr)
+                    || step.as_ref().is_some_and(expr)
+                    || stmt(b)
+            }
+            StmtKind::Return(x) => x.as_ref().is_some_and(expr),
+            StmtKind::Case(_, b) | StmtKind::Label(_, b) => stmt(b),
+            _ => false,
+        }
+    }
+    f.body.as_ref().is_some_and(stmt)
+}
+
+/// The integer type holding the bits of `ty` (a float or double, or an
+/// array of them); `None` for anything else.
+fn float_bits_type(ty: &Type) -> Option<Type> {
+    match ty {
+        Type::Scalar(Scalar::Float) => Some(Type::UINT),
+        Type::Scalar(Scalar::Double) => Some(Type::ULONG),
+        Type::Array(e, n) => Some(Type::Array(Box::new(float_bits_type(e)?), *n)),
+        _ => None,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// The type a new `__local` variable of type `ty` is declared with.
+    pub(super) fn local_stored_type(&self, ty: &Type) -> Type {
+        match float_bits_type(ty) {
+            Some(bits) if self.local_float_bits => bits,
+            _ => ty.clone(),
+        }
+    }
+
+    /// Records that `var`, of OpenCL type `ty`, was declared as `stored`.
+    pub(super) fn mark_float_bits(&mut self, var: Word, ty: &Type, stored: &Type) {
+        if ty != stored {
+            self.float_bits_roots.insert(var);
+        }
+    }
+
+    /// The type that an object of type `ty` inside variable `root` has in
+    /// memory.
+    pub(super) fn stored_type(&self, root: Word, ty: &Type) -> Type {
+        if !self.float_bits_roots.contains(&root) {
+            return ty.clone();
+        }
+        float_bits_type(ty).unwrap_or_else(|| ty.clone())
+    }
+
+    /// A value `id` loaded as `stored`, as the `ty` it holds.
+    pub(super) fn stored_bits_as_value(
+        &mut self,
+        id: Word,
+        ty: &Type,
+        stored: &Type,
+        span: Span,
+    ) -> R<Word> {
+        if ty == stored {
+            return Some(id);
+        }
+        if !ty.is_float() {
+            self.whole_float_array(span);
+            return None;
+        }
+        let t = self.sty(ty);
+        Some(self.op(Op::Bitcast, t, &[id]))
+    }
+
+    /// A value `id` of type `ty`, as the `stored` that holds it.
+    pub(super) fn value_as_stored_bits(
+        &mut self,
+        id: Word,
+        ty: &Type,
+        stored: &Type,
+        span: Span,
+    ) -> R<Word> {
+        if ty == stored {
+            return Some(id);
+        }
+        if !ty.is_float() {
+            self.whole_float_array(span);
+            return None;
+        }
+        let t = self.sty(stored);
+        Some(self.op(Op::Bitcast, t, &[id]))
+    }
+
+    fn whole_float_array(&mut self, span: Span) {
+        self.error(
+            span,
+            "copying a whole __local array of floats is not supported in a program \
+             that calls atomic functions",
+        );
+    }
+}
 
 impl<'a> Lowerer<'a> {
     pub(super) fn fence(&mut self, kind: Fence, args: &'a [Expr], span: Span) -> R<Val> {
@@ -56,8 +217,11 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(0, Type::Void))
     }
 
-    /// A SPIR-V pointer to the object `p` points at, and its scope.
-    fn atomic_pointer(&mut self, p: Val, span: Span) -> R<(Word, Type, u32)> {
+    /// A SPIR-V pointer to the object `p` points at, the object's type,
+    /// its scope, and whether the pointer is to the integer holding a
+    /// float's bits (the `__local` word pool, or a `__local` variable
+    /// declared as bits).
+    fn atomic_pointer(&mut self, p: Val, span: Span) -> R<(Word, Type, u32, bool)> {
         let Type::Pointer(pt, space, _) = &p.ty else {
             self.error(
                 span,
@@ -86,7 +250,7 @@ impl<'a> Lowerer<'a> {
                     .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, t));
                 let ptr = self.op(Op::ConvertUToPtr, pt, &[p.id]);
                 self.m.capability(Capability::VulkanMemoryModelDeviceScope);
-                Some((ptr, elem, SCOPE_DEVICE))
+                Some((ptr, elem, SCOPE_DEVICE, false))
             }
             AddrSpace::Local if self.pool.is_some() => {
                 if self.types.size(&elem) != 4 {
@@ -97,7 +261,8 @@ impl<'a> Lowerer<'a> {
                     return None;
                 }
                 let ptr = self.pool_word_ptr(StorageClass::Workgroup, p.id);
-                Some((ptr, elem, SCOPE_WORKGROUP))
+                let bits = elem.is_float();
+                Some((ptr, elem, SCOPE_WORKGROUP, bits))
             }
             AddrSpace::Local => {
                 let place = self.deref(p, span)?;
@@ -107,8 +272,9 @@ impl<'a> Lowerer<'a> {
                 else {
                     return None;
                 };
-                let ptr = self.var_pointer(root, sc, &path, &ty);
-                Some((ptr, elem, SCOPE_WORKGROUP))
+                let stored = self.stored_type(root, &ty);
+                let ptr = self.var_pointer(root, sc, &path, &stored);
+                Some((ptr, elem, SCOPE_WORKGROUP, stored != ty))
             }
             _ => {
                 self.error(span, "atomic functions need a __global or __local pointer");
@@ -127,10 +293,21 @@ impl<'a> Lowerer<'a> {
                 l.atomic(op, vals, span)
             });
         }
-        let (ptr, elem, scope) = self.atomic_pointer(p, span)?;
+        let (ptr, elem, scope, bits) = self.atomic_pointer(p, span)?;
         if (elem.is_float() && op != AtomicOp::Xchg) || elem.scalar() == Some(Scalar::Double) {
             self.error(span, "only atomic_xchg takes a float");
             return None;
+        }
+        if let Some((iptr, it)) = self.float_bits_pointer(ptr, &elem, bits, scope) {
+            // `atomic_xchg` on a float: an exchange of its bits.
+            let v = self.convert(vals[0].clone(), &elem, span, false)?;
+            let itw = self.sty(&it);
+            let v = self.op(Op::Bitcast, itw, &[v.id]);
+            let scope = self.u32c(scope);
+            let relaxed = self.u32c(0);
+            let old = self.op(Op::AtomicExchange, itw, &[iptr, scope, relaxed, v]);
+            let ft = self.sty(&elem);
+            return Some(Val::new(self.op(Op::Bitcast, ft, &[old]), elem));
         }
         let t = self.sty(&elem);
         let scope = self.u32c(scope);
@@ -352,34 +529,39 @@ impl<'a> Lowerer<'a> {
                 l.atomic_c11_values(op, name, vals, order, scope, span)
             });
         }
-        let (ptr, elem, widest) = self.atomic_pointer(p, span)?;
-        // Floats moved whole (not `atomic_fetch_<op>`) go through integer
-        // atomics of their width where the memory can be reinterpreted:
-        // Vulkan's float atomic loads, stores and exchanges need
-        // shaderBufferFloat32Atomics/Float64Atomics, and a compare-exchange
-        // compares the bits, as C11 says, not the values.
+        let (ptr, elem, widest, bits) = self.atomic_pointer(p, span)?;
+        let is_flag = matches!(op, AtomicC11::FlagTestAndSet | AtomicC11::FlagClear);
+        if is_flag
+            && !elem
+                .scalar()
+                .is_some_and(|s| s.is_integer() && s.bits() == 32)
+        {
+            self.error(span, format!("'{name}' takes a pointer to an atomic_flag"));
+            return None;
+        }
+        // Floats moved whole go through integer atomics on their bits (see
+        // the module docs); so does `atomic_fetch_<op>` where the float is
+        // stored as bits. Elsewhere it is Vulkan's float atomic.
         let whole = !matches!(op, AtomicC11::Fetch(_));
-        let (ptr, elem, float) = if elem.is_float() && whole && widest == SCOPE_DEVICE {
-            let bits = if elem.scalar().is_some_and(|s| s.bits() == 64) {
-                Type::ULONG
-            } else {
-                Type::UINT
-            };
-            let it = self.sty(&bits);
-            let pt = self
-                .m
-                .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, it));
-            let iptr = self.op(Op::Bitcast, pt, &[ptr]);
-            (iptr, bits, Some(elem))
+        let as_bits = if elem.is_float() && (whole || bits) {
+            self.float_bits_pointer(ptr, &elem, bits, widest)
         } else {
-            if elem.scalar() == Some(Scalar::Double) {
-                self.error(
-                    span,
-                    format!("'{name}' on double in __local memory is not supported"),
-                );
-                return None;
+            None
+        };
+        let (ptr, elem, float) = match as_bits {
+            Some((iptr, it)) => (iptr, it, Some(elem)),
+            None => {
+                if elem.scalar() == Some(Scalar::Double) && whole {
+                    self.error(
+                        span,
+                        format!(
+                            "'{name}' on a double inside a __local struct or vector is not supported"
+                        ),
+                    );
+                    return None;
+                }
+                (ptr, elem, None)
             }
-            (ptr, elem, None)
         };
         // A float argument as the integer the atomic moves, and back.
         let to_bits = |l: &mut Self, v: Val, span: Span| -> R<Word> {
@@ -405,15 +587,6 @@ impl<'a> Lowerer<'a> {
         let scope_id = self.memory_scope(scope, widest);
         let scope_id = self.u32c(scope_id);
         let sem = |l: &mut Self, order: u32, access: Access| l.u32c(order_semantics(order, access));
-        let is_flag = matches!(op, AtomicC11::FlagTestAndSet | AtomicC11::FlagClear);
-        if is_flag
-            && !elem
-                .scalar()
-                .is_some_and(|s| s.is_integer() && s.bits() == 32)
-        {
-            self.error(span, format!("'{name}' takes a pointer to an atomic_flag"));
-            return None;
-        }
         match op {
             AtomicC11::Init | AtomicC11::Store => {
                 let v = to_bits(self, vals.remove(0), span)?;
@@ -461,7 +634,9 @@ impl<'a> Lowerer<'a> {
                 if elem.is_float() {
                     self.error(
                         span,
-                        format!("'{name}' on float in __local memory is not supported"),
+                        format!(
+                            "'{name}' on a float inside a __local struct or vector is not supported"
+                        ),
                     );
                     return None;
                 }
@@ -495,12 +670,20 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(ok, Type::BOOL))
             }
             AtomicC11::Fetch(f) => {
-                let v = self.convert(vals.remove(0), &elem, span, false)?;
-                let s = sem(self, order[0], Access::ReadModifyWrite);
-                if elem.scalar() == Some(Scalar::Double) {
+                if elem.scalar() == Some(Scalar::Double)
+                    || float.as_ref().and_then(|f| f.scalar()) == Some(Scalar::Double)
+                {
                     self.error(span, format!("'{name}' on double is not supported"));
                     return None;
                 }
+                if let Some(ft) = &float {
+                    self.float_fetch_feature(f, widest, name, span)?;
+                    let v = to_bits(self, vals.remove(0), span)?;
+                    let found = self.float_fetch_loop(f, ptr, ft, &elem, scope_id, order[0], v);
+                    return Some(from_bits(self, found));
+                }
+                let v = self.convert(vals.remove(0), &elem, span, false)?;
+                let s = sem(self, order[0], Access::ReadModifyWrite);
                 let id = if elem.is_float() {
                     self.float_fetch(f, ptr, widest, t, scope_id, s, v.id, name, span)?
                 } else {
@@ -547,6 +730,30 @@ impl<'a> Lowerer<'a> {
         name: &str,
         span: Span,
     ) -> R<Word> {
+        let op = self.float_fetch_feature(f, widest, name, span)?;
+        if op == Op::AtomicFAddEXT {
+            self.m.capability(Capability::AtomicFloat32AddEXT);
+            self.m
+                .extensions
+                .insert("SPV_EXT_shader_atomic_float_add".into());
+        } else {
+            self.m.capability(Capability::AtomicFloat32MinMaxEXT);
+            self.m
+                .extensions
+                .insert("SPV_EXT_shader_atomic_float_min_max".into());
+        }
+        let v = if f == AtomicOp::Sub {
+            self.op(Op::FNegate, t, &[v])
+        } else {
+            v
+        };
+        Some(self.op(op, t, &[ptr, scope, sem, v]))
+    }
+
+    /// The float atomic instruction for `atomic_fetch_<f>`, once the
+    /// device's feature macro for it (cl_ext_float_atomics) is checked:
+    /// the function exists only where the macro is defined.
+    fn float_fetch_feature(&mut self, f: AtomicOp, widest: u32, name: &str, span: Span) -> R<Op> {
         let space = if widest == SCOPE_WORKGROUP {
             "local"
         } else {
@@ -571,23 +778,102 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         }
-        if op == Op::AtomicFAddEXT {
-            self.m.capability(Capability::AtomicFloat32AddEXT);
-            self.m
-                .extensions
-                .insert("SPV_EXT_shader_atomic_float_add".into());
-        } else {
-            self.m.capability(Capability::AtomicFloat32MinMaxEXT);
-            self.m
-                .extensions
-                .insert("SPV_EXT_shader_atomic_float_min_max".into());
+        Some(op)
+    }
+
+    /// `atomic_fetch_<f>` on a float held as integer bits at `ptr`: a
+    /// relaxed compare-exchange loop, with the order's release and acquire
+    /// as fences around it. (Fences outside the loop also keep lavapipe
+    /// correct: Mesa 22.3 miscompiles ordered atomics in a loop that
+    /// work-items leave at different times.) Returns the bits found.
+    #[allow(clippy::too_many_arguments)]
+    fn float_fetch_loop(
+        &mut self,
+        f: AtomicOp,
+        ptr: Word,
+        float: &Type,
+        bits: &Type,
+        scope: Word,
+        order: u32,
+        v: Word,
+    ) -> Word {
+        let it = self.sty(bits);
+        let ft = self.sty(float);
+        let relaxed = self.u32c(0);
+        let release = order_semantics(order, Access::Store);
+        if release != 0 {
+            let s = self.u32c(release);
+            self.op_void(Op::MemoryBarrier, &[scope, s]);
         }
-        let v = if f == AtomicOp::Sub {
-            self.op(Op::FNegate, t, &[v])
-        } else {
-            v
+        let operand = self.op(Op::Bitcast, ft, &[v]);
+        let seen = self.new_function_var(bits);
+        let first = self.op(Op::AtomicLoad, it, &[ptr, scope, relaxed]);
+        self.op_void(Op::Store, &[seen, first]);
+        let (header, body, cont, merge) = (self.label(), self.label(), self.label(), self.label());
+        self.begin(header);
+        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        self.branch(body);
+        self.f.begin(body);
+        let old = self.op(Op::Load, it, &[seen]);
+        let x = self.op(Op::Bitcast, ft, &[old]);
+        let r = match f {
+            AtomicOp::Add => self.op(Op::FAdd, ft, &[x, operand]),
+            AtomicOp::Sub => self.op(Op::FSub, ft, &[x, operand]),
+            // fmin/fmax: a NaN operand gives the other one.
+            AtomicOp::Min => self.glsl(ft, glsl::NMIN, &[x, operand]),
+            _ => self.glsl(ft, glsl::NMAX, &[x, operand]),
         };
-        Some(self.op(op, t, &[ptr, scope, sem, v]))
+        let r = self.op(Op::Bitcast, it, &[r]);
+        let found = self.op(
+            Op::AtomicCompareExchange,
+            it,
+            &[ptr, scope, relaxed, relaxed, r, old],
+        );
+        self.op_void(Op::Store, &[seen, found]);
+        let b = self.bool_ty(1);
+        let done = self.op(Op::IEqual, b, &[found, old]);
+        self.term(Op::BranchConditional, &[done, merge, cont]);
+        self.f.begin(cont);
+        self.term(Op::Branch, &[header]);
+        self.f.begin(merge);
+        let acquire = order_semantics(order, Access::Load);
+        if acquire != 0 {
+            let s = self.u32c(acquire);
+            self.op_void(Op::MemoryBarrier, &[scope, s]);
+        }
+        self.op(Op::Load, it, &[seen])
+    }
+
+    /// An integer pointer to the bits of the float `elem` that `ptr` points
+    /// at, and that integer's type; `None` where the float's memory cannot
+    /// be reinterpreted (a float inside a typed `__local` struct or vector).
+    fn float_bits_pointer(
+        &mut self,
+        ptr: Word,
+        elem: &Type,
+        bits: bool,
+        widest: u32,
+    ) -> Option<(Word, Type)> {
+        if !elem.is_float() {
+            return None;
+        }
+        let it = if elem.scalar().is_some_and(|s| s.bits() == 64) {
+            Type::ULONG
+        } else {
+            Type::UINT
+        };
+        if bits {
+            return Some((ptr, it));
+        }
+        // Only a `__global` pointer (device scope) is a physical address.
+        if widest != SCOPE_DEVICE {
+            return None;
+        }
+        let itw = self.sty(&it);
+        let pt = self
+            .m
+            .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, itw));
+        Some((self.op(Op::Bitcast, pt, &[ptr]), it))
     }
 
     /// `atomic_work_item_fence(flags, order, scope)`.

@@ -125,7 +125,14 @@ impl<'a> Lowerer<'a> {
                 }
                 let ids = self.convert_all(vals, &t, span)?;
                 let ty = self.sty(&t);
-                Some(Val::new(self.glsl(ty, op, &ids), t))
+                let r = self.glsl(ty, op, &ids);
+                if op == glsl::INVERSE_SQRT && t.elem_scalar() == Some(Scalar::Double) {
+                    // NVIDIA's double InverseSqrt answers 0 for some NaNs.
+                    let bt = self.bool_ty(t.width());
+                    let nan = self.op(Op::IsNan, bt, &[ids[0]]);
+                    return Some(Val::new(self.op(Op::Select, ty, &[nan, ids[0], r]), t));
+                }
+                Some(Val::new(r, t))
             }
             Builtin::Library { func, fallback, .. } => {
                 self.library_math(func, fallback, vals, name, span)
@@ -197,8 +204,15 @@ impl<'a> Lowerer<'a> {
         } else {
             t.clone()
         };
-        let names = match work.elem_scalar()? {
+        let names = match s {
             Scalar::Double => vec![format!("{func}_f64")],
+            // A half version on float values where float's would not round
+            // to the half answer (nextafter).
+            Scalar::Half => vec![
+                format!("{func}_h"),
+                format!("{func}_ff64"),
+                func.to_string(),
+            ],
             _ => vec![format!("{func}_ff64"), func.to_string()],
         };
         let lib_fn = names
@@ -473,6 +487,9 @@ impl<'a> Lowerer<'a> {
             _ => false,
         };
         let directed = matches!(rounding, Rounding::Rtz | Rounding::Rtp | Rounding::Rtn);
+        if directed && dst == Scalar::Half && from != Scalar::Half {
+            return self.convert_to_half_directed(Val::new(x, src_t), to, rounding, span);
+        }
         if directed && from == Scalar::Double && dst == Scalar::Float {
             return Some(Val::new(
                 self.double_to_float_directed(x, &src_t, id, to, rounding),
@@ -486,6 +503,50 @@ impl<'a> Lowerer<'a> {
             ));
         }
         Some(Val::new(id, to.clone()))
+    }
+
+    /// `convert_half_rtz/_rtp/_rtn` (and vectors) of any other arithmetic
+    /// type: integers are first converted to float in the same mode (a
+    /// directed rounding onto float's grid, which holds half's, changes
+    /// nothing of the second one), then each component is rounded on its
+    /// bits and the exact half value built from them.
+    fn convert_to_half_directed(
+        &mut self,
+        v: Val,
+        to: &Type,
+        rounding: Rounding,
+        span: Span,
+    ) -> R<Val> {
+        let from = v.ty.elem_scalar()?;
+        let n = to.width();
+        let v = if from.is_float() {
+            v
+        } else {
+            let ft = to.with_elem(Scalar::Float);
+            self.convert_builtin(v, &ft, false, rounding, span)?
+        };
+        let src = v.ty.elem_scalar()?;
+        let et = self.sty(&Type::Scalar(src));
+        let ht = self.sty(&Type::Scalar(Scalar::Half));
+        let mut comps = Vec::new();
+        for i in 0..n {
+            let x = if n == 1 {
+                v.id
+            } else {
+                self.op(Op::CompositeExtract, et, &[v.id, i])
+            };
+            let bits = self.half_from(x, src, rounding);
+            let exact = self.half_to_float(bits);
+            comps.push(self.op(Op::FConvert, ht, &[exact]));
+        }
+        if n == 1 {
+            return Some(Val::new(comps[0], to.clone()));
+        }
+        let ty = self.sty(to);
+        Some(Val::new(
+            self.op(Op::CompositeConstruct, ty, &comps),
+            to.clone(),
+        ))
     }
 
     /// `convert_float_rtz/_rtp/_rtn` of double `x`, computed on the bits:
@@ -863,7 +924,7 @@ impl<'a> Lowerer<'a> {
                         self.error(span, "'ldexp' is not supported for this type yet");
                         return None;
                     };
-                    return self.call_library_typed(f, &t, &[(x.id, t.clone()), (n.id, it)], span);
+                    return self.call_on_float(f, &t, x.id, Some((n.id, it)), span);
                 }
                 // pown: the float versions take n as an int, so a large odd
                 // n keeps its parity; double converts n exactly.
@@ -881,7 +942,7 @@ impl<'a> Lowerer<'a> {
                     self.error(span, format!("'pown' is not supported for {s} yet"));
                     return None;
                 };
-                self.call_library_typed(f, &t, &[(x.id, t.clone()), (n.id, it)], span)
+                self.call_on_float(f, &t, x.id, Some((n.id, it)), span)
             }
             "ilogb" | "rootn" => {
                 // Library functions taking or giving an int beside the float.
@@ -892,10 +953,10 @@ impl<'a> Lowerer<'a> {
                 let s = t.elem_scalar()?;
                 let x = self.convert(x, &t, span, false)?;
                 let it = t.with_elem(Scalar::Int);
-                let mut args = vec![(x.id, t.clone())];
-                if let Some(n) = n {
-                    args.push((self.convert(n, &it, span, false)?.id, it.clone()));
-                }
+                let n = match n {
+                    Some(n) => Some((self.convert(n, &it, span, false)?.id, it.clone())),
+                    None => None,
+                };
                 let names: &[&str] = match (name, s) {
                     ("rootn", Scalar::Double) => &["__ferrocl_rootn_f64"],
                     ("rootn", _) => &["__ferrocl_rootn_ff64", "__ferrocl_rootn"],
@@ -906,8 +967,17 @@ impl<'a> Lowerer<'a> {
                     self.error(span, format!("'{name}' is not supported for {s} yet"));
                     return None;
                 };
-                let rt = if name == "rootn" { t } else { it };
-                self.call_library_typed(f, &rt, &args, span)
+                if name == "rootn" {
+                    return self.call_on_float(f, &t, x.id, n, span);
+                }
+                // ilogb: an int per component, whatever x's type.
+                let xf = self.widen_half(x.id, &t);
+                let xt = if s == Scalar::Half {
+                    t.with_elem(Scalar::Float)
+                } else {
+                    t.clone()
+                };
+                self.call_library_typed(f, &it, &[(xf, xt)], span)
             }
             "mad_sat" => {
                 let t = self.int_gentype(&vals, span, name)?;
@@ -1158,6 +1228,11 @@ impl<'a> Lowerer<'a> {
                 let ids = self.convert_all(vals, &t, span)?;
                 let ty = self.sty(&t);
                 let id = match name {
+                    // half_divide and native_divide: the range of the
+                    // division operator, which costs nothing of their bound.
+                    "divide" if t.elem_scalar() == Some(Scalar::Float) => {
+                        self.float_division(&t, ids[0], ids[1])
+                    }
                     "divide" => self.op(Op::FDiv, ty, &[ids[0], ids[1]]),
                     "recip" => {
                         let one = self.constant(&t, ConstVal::Float(1.0));
@@ -1499,78 +1574,72 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(self.op(Op::CompositeConstruct, ty, &comps), t))
     }
 
+    /// x widened to float when `t` is a half type (exactly), else x.
+    fn widen_half(&mut self, x: Word, t: &Type) -> Word {
+        if t.elem_scalar() == Some(Scalar::Half) {
+            self.convert_elems(x, Scalar::Half, Scalar::Float, t.width())
+        } else {
+            x
+        }
+    }
+
+    /// Library function `f` of (x, int n) per component, with `t` x's and
+    /// the result's type: half goes through the float function and is
+    /// rounded once on the way back.
+    fn call_on_float(
+        &mut self,
+        f: &'a FuncDef,
+        t: &Type,
+        x: Word,
+        n: Option<(Word, Type)>,
+        span: Span,
+    ) -> R<Val> {
+        let half = t.elem_scalar() == Some(Scalar::Half);
+        let work = if half {
+            t.with_elem(Scalar::Float)
+        } else {
+            t.clone()
+        };
+        let xf = self.widen_half(x, t);
+        let mut args = vec![(xf, work.clone())];
+        args.extend(n);
+        let r = self.call_library_typed(f, &work, &args, span)?;
+        if half {
+            let id = self.convert_elems(r.id, Scalar::Float, Scalar::Half, t.width());
+            return Some(Val::new(id, t.clone()));
+        }
+        Some(r)
+    }
+
     /// Math functions with a second result stored through a pointer:
     /// fract, modf, frexp, remquo, sincos; and remainder.
     fn math_with_outputs(&mut self, name: &str, mut vals: Vec<Val>, span: Span) -> R<Val> {
         let out = vals.pop();
         let t = self.float_gentype(&vals, span)?;
-        if t.elem_scalar() != Some(Scalar::Float) {
-            self.error(span, format!("'{name}' is only supported for float yet"));
-            return None;
-        }
+        let s = t.elem_scalar()?;
         let ids = self.convert_all(vals, &t, span)?;
-        let x = ids[0];
-        let ty = self.sty(&t);
-        let bt = self.bool_ty(t.width());
-        let it = t.with_elem(Scalar::Int);
-        let ity = self.sty(&it);
-        let zero = self.constant(&t, ConstVal::Float(0.0));
-        let is_inf = self.op(Op::IsInf, bt, &[x]);
-        let is_nan = self.op(Op::IsNan, bt, &[x]);
-        let signed_zero = self.copysign_ids(zero, x, &t);
-        let (result, second, second_ty) = match name {
-            "fract" => {
-                let fl = self.glsl(ty, glsl::FLOOR, &[x]);
-                let d = self.op(Op::FSub, ty, &[x, fl]);
-                let almost = self.constant(&t, ConstVal::Float(f32::from_bits(0x3f7f_ffff) as f64));
-                let r = self.glsl(ty, glsl::FMIN, &[d, almost]);
-                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, r]);
-                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
-                (r, fl, t.clone())
-            }
-            "modf" => {
-                let whole = self.glsl(ty, glsl::TRUNC, &[x]);
-                let d = self.op(Op::FSub, ty, &[x, whole]);
-                let d = self.copysign_ids(d, x, &t);
-                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, d]);
-                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
-                (r, whole, t.clone())
-            }
-            _ => {
-                // frexp: denormals are scaled into the normal range first.
-                let ut = t.with_elem(Scalar::UInt);
-                let uty = self.sty(&ut);
-                let tiny = self.constant(&t, ConstVal::Float(f32::MIN_POSITIVE as f64));
-                let ax = self.glsl(ty, glsl::FABS, &[x]);
-                let small = self.op(Op::FOrdLessThan, bt, &[ax, tiny]);
-                let scale = self.constant(&t, ConstVal::Float(16777216.0));
-                let scaled = self.op(Op::FMul, ty, &[x, scale]);
-                let v = self.op(Op::Select, ty, &[small, scaled, x]);
-                let bits = self.op(Op::Bitcast, uty, &[v]);
-                let k23 = self.constant(&ut, ConstVal::Int(23));
-                let kff = self.constant(&ut, ConstVal::Int(0xff));
-                let ex = self.op(Op::ShiftRightLogical, uty, &[bits, k23]);
-                let ex = self.op(Op::BitwiseAnd, uty, &[ex, kff]);
-                let ex = self.op(Op::Bitcast, ity, &[ex]);
-                let bias = self.constant(&it, ConstVal::Int(126));
-                let adj = self.constant(&it, ConstVal::Int(24));
-                let izero = self.constant(&it, ConstVal::Int(0));
-                let ex = self.op(Op::ISub, ity, &[ex, bias]);
-                let ex_adj = self.op(Op::ISub, ity, &[ex, adj]);
-                let e = self.op(Op::Select, ity, &[small, ex_adj, ex]);
-                let keep = self.constant(&ut, ConstVal::Int(0x807f_ffff));
-                let half = self.constant(&ut, ConstVal::Int(0x3f00_0000));
-                let mb = self.op(Op::BitwiseAnd, uty, &[bits, keep]);
-                let mb = self.op(Op::BitwiseOr, uty, &[mb, half]);
-                let mant = self.op(Op::Bitcast, ty, &[mb]);
-                let is_zero = self.op(Op::FOrdEqual, bt, &[x, zero]);
-                let special = self.op(Op::LogicalOr, bt, &[is_zero, is_inf]);
-                let special = self.op(Op::LogicalOr, bt, &[special, is_nan]);
-                let mant = self.op(Op::Select, ty, &[special, x, mant]);
-                let e = self.op(Op::Select, ity, &[special, izero, e]);
-                (mant, e, it.clone())
-            }
+        // Half is computed on float: every result of these three is exact
+        // in half again.
+        let work = if s == Scalar::Half {
+            t.with_elem(Scalar::Float)
+        } else {
+            t.clone()
         };
+        let x = self.convert_elems(ids[0], s, work.elem_scalar()?, t.width());
+        // fract's largest result: the value below 1 in the caller's type.
+        let below_one = match s {
+            Scalar::Double => f64::from_bits(0x3fef_ffff_ffff_ffff),
+            Scalar::Half => 1.0 - 2f64.powi(-11),
+            _ => f64::from(f32::from_bits(0x3f7f_ffff)),
+        };
+        let (mut result, mut second, mut second_ty) = self.split_float(name, x, &work, below_one);
+        if s == Scalar::Half {
+            result = self.convert_elems(result, Scalar::Float, Scalar::Half, t.width());
+            if name != "frexp" {
+                second = self.convert_elems(second, Scalar::Float, Scalar::Half, t.width());
+                second_ty = t.clone();
+            }
+        }
         if let Some(p) = out {
             if p.ty.pointee() != Some(&second_ty) {
                 let (a, b) = (self.types.name(&p.ty), self.types.name(&second_ty));
@@ -1586,14 +1655,100 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(result, t))
     }
 
+    /// fract, modf or frexp of `x` (float or double gentype `t`): the
+    /// returned value, the one stored through the pointer, and its type.
+    fn split_float(&mut self, name: &str, x: Word, t: &Type, below_one: f64) -> (Word, Word, Type) {
+        let double = t.elem_scalar() == Some(Scalar::Double);
+        // The IEEE layout of the element: mantissa bits, exponent mask, the
+        // smallest normal.
+        let (mant_bits, exp_mask, min_normal) = if double {
+            (52, 0x7ff, f64::MIN_POSITIVE)
+        } else {
+            (23, 0xff, f64::from(f32::MIN_POSITIVE))
+        };
+        let ty = self.sty(t);
+        let bt = self.bool_ty(t.width());
+        let it = t.with_elem(Scalar::Int);
+        let ity = self.sty(&it);
+        let zero = self.constant(t, ConstVal::Float(0.0));
+        let is_inf = self.op(Op::IsInf, bt, &[x]);
+        let is_nan = self.op(Op::IsNan, bt, &[x]);
+        let signed_zero = self.copysign_ids(zero, x, t);
+        match name {
+            "fract" => {
+                let fl = self.glsl(ty, glsl::FLOOR, &[x]);
+                let d = self.op(Op::FSub, ty, &[x, fl]);
+                let almost = self.constant(t, ConstVal::Float(below_one));
+                let r = self.glsl(ty, glsl::FMIN, &[d, almost]);
+                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, r]);
+                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
+                (r, fl, t.clone())
+            }
+            "modf" => {
+                let whole = self.glsl(ty, glsl::TRUNC, &[x]);
+                let d = self.op(Op::FSub, ty, &[x, whole]);
+                let d = self.copysign_ids(d, x, t);
+                let r = self.op(Op::Select, ty, &[is_inf, signed_zero, d]);
+                let r = self.op(Op::Select, ty, &[is_nan, x, r]);
+                (r, whole, t.clone())
+            }
+            _ => {
+                // frexp: subnormals are scaled into the normal range first
+                // (by 2^(mantissa bits + 1)).
+                let bits_scalar = if double { Scalar::ULong } else { Scalar::UInt };
+                let ut = t.with_elem(bits_scalar);
+                let uty = self.sty(&ut);
+                let tiny = self.constant(t, ConstVal::Float(min_normal));
+                let ax = self.glsl(ty, glsl::FABS, &[x]);
+                let small = self.op(Op::FOrdLessThan, bt, &[ax, tiny]);
+                let scale = self.constant(t, ConstVal::Float(2f64.powi(mant_bits as i32 + 1)));
+                let scaled = self.op(Op::FMul, ty, &[x, scale]);
+                let v = self.op(Op::Select, ty, &[small, scaled, x]);
+                let bits = self.op(Op::Bitcast, uty, &[v]);
+                let kshift = self.constant(&ut, ConstVal::Int(mant_bits));
+                let kmask = self.constant(&ut, ConstVal::Int(exp_mask));
+                let ex = self.op(Op::ShiftRightLogical, uty, &[bits, kshift]);
+                let ex = self.op(Op::BitwiseAnd, uty, &[ex, kmask]);
+                let ex = self.convert_elems(ex, bits_scalar, Scalar::Int, t.width());
+                let bias = self.constant(&it, ConstVal::Int(exp_mask / 2 - 1));
+                let adj = self.constant(&it, ConstVal::Int(mant_bits + 1));
+                let izero = self.constant(&it, ConstVal::Int(0));
+                let ex = self.op(Op::ISub, ity, &[ex, bias]);
+                let ex_adj = self.op(Op::ISub, ity, &[ex, adj]);
+                let e = self.op(Op::Select, ity, &[small, ex_adj, ex]);
+                // Keep sign and mantissa, set the exponent of [0.5, 1).
+                let width_mask: i64 = if double { -1 } else { 0xffff_ffff };
+                let sign_and_mantissa = !(exp_mask << mant_bits) & width_mask;
+                let half_exponent = (exp_mask / 2 - 1) << mant_bits;
+                let keep = self.constant(&ut, ConstVal::Int(sign_and_mantissa));
+                let half = self.constant(&ut, ConstVal::Int(half_exponent));
+                let mb = self.op(Op::BitwiseAnd, uty, &[bits, keep]);
+                let mb = self.op(Op::BitwiseOr, uty, &[mb, half]);
+                let mant = self.op(Op::Bitcast, ty, &[mb]);
+                let is_zero = self.op(Op::FOrdEqual, bt, &[x, zero]);
+                let special = self.op(Op::LogicalOr, bt, &[is_zero, is_inf]);
+                let special = self.op(Op::LogicalOr, bt, &[special, is_nan]);
+                let mant = self.op(Op::Select, ty, &[special, x, mant]);
+                let e = self.op(Op::Select, ity, &[special, izero, e]);
+                (mant, e, it.clone())
+            }
+        }
+    }
+
+    /// The magnitude of `mag` with the sign of `sign` (float or double).
     fn copysign_ids(&mut self, mag: Word, sign: Word, t: &Type) -> Word {
-        let ut = t.with_elem(Scalar::UInt);
+        let (bits_scalar, sign_bit, magnitude) = if t.elem_scalar() == Some(Scalar::Double) {
+            (Scalar::ULong, i64::MIN, i64::MAX)
+        } else {
+            (Scalar::UInt, 0x8000_0000, 0x7fff_ffff)
+        };
+        let ut = t.with_elem(bits_scalar);
         let uty = self.sty(&ut);
         let ty = self.sty(t);
         let m = self.op(Op::Bitcast, uty, &[mag]);
         let s = self.op(Op::Bitcast, uty, &[sign]);
-        let sb = self.constant(&ut, ConstVal::Int(0x8000_0000));
-        let mb = self.constant(&ut, ConstVal::Int(0x7fff_ffff));
+        let sb = self.constant(&ut, ConstVal::Int(sign_bit));
+        let mb = self.constant(&ut, ConstVal::Int(magnitude));
         let m = self.op(Op::BitwiseAnd, uty, &[m, mb]);
         let s = self.op(Op::BitwiseAnd, uty, &[s, sb]);
         let r = self.op(Op::BitwiseOr, uty, &[m, s]);

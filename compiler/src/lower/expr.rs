@@ -297,6 +297,7 @@ impl<'a> Lowerer<'a> {
                 self.deref(v, e.span).map(Operand::Place)
             }
             ExprKind::CompoundLit(ty, init) => self.compound_literal(ty, init, e.span),
+            ExprKind::StrLit(bytes) => self.string_literal(bytes, e.span).map(Operand::Place),
             _ => self.rvalue(e).map(Operand::Val),
         }
     }
@@ -747,14 +748,8 @@ impl<'a> Lowerer<'a> {
                 let id = self.constant(&t, ConstVal::Float(*f));
                 Some(Val::new(id, t))
             }
-            ExprKind::StrLit(_) => {
-                self.error(
-                    e.span,
-                    "string literals are only supported as printf formats",
-                );
-                None
-            }
-            ExprKind::Ident(_)
+            ExprKind::StrLit(_)
+            | ExprKind::Ident(_)
             | ExprKind::Index(..)
             | ExprKind::Member(..)
             | ExprKind::CompoundLit(..) => self.expr(e),
@@ -898,10 +893,15 @@ impl<'a> Lowerer<'a> {
                 None
             }
             (Type::Pointer(_, s1, _), Type::Pointer(elem, AddrSpace::Private, q))
-                if explicit && self.cl_version >= 200 && *s1 != AddrSpace::Private =>
+                if explicit
+                    && self.cl_version >= 200
+                    && *s1 != AddrSpace::Private
+                    && !(self.generic_dynamic && *s1 == AddrSpace::Local) =>
             {
                 // A cast to a pointer without an address space makes a
-                // generic pointer: it keeps pointing where it did.
+                // generic pointer: it keeps pointing where it did. (A
+                // tagged generic pointer into `__local` memory carries the
+                // local tag instead, below.)
                 let ty = Type::Pointer(elem.clone(), *s1, *q);
                 Some(Val {
                     id: v.id,
@@ -1048,19 +1048,26 @@ impl<'a> Lowerer<'a> {
 
     /// Converts `n` components from scalar `from` to `to`.
     /// `x / y` in float within OpenCL's 2.5 ulp over the whole range.
-    /// NVIDIA computes `OpFDiv` as `x * (1 / y)`, whose reciprocal is a
-    /// flushed denormal once |y| > 2^126 (`FLT_MAX / FLT_MAX` gives 0):
-    /// both operands are scaled by 1/4 there, which changes no quotient.
-    fn float_division(&mut self, t: &Type, x: Word, y: Word) -> Word {
+    /// Vulkan bounds `OpFDiv` only for |y| in [2^-126, 2^126], and NVIDIA
+    /// computes it as `x * (1 / y)`: the reciprocal is a flushed denormal
+    /// once |y| > 2^126 (`FLT_MAX / FLT_MAX` gives 0) and loses precision
+    /// or overflows for a subnormal y. Both operands are scaled by 1/4
+    /// above the range and by 2^24 below it, which changes no quotient (an
+    /// x that overflows when scaled up has an infinite quotient too).
+    pub(super) fn float_division(&mut self, t: &Type, x: Word, y: Word) -> Word {
         let ty = self.sty(t);
         let n = t.width();
         let big = self.constant(t, ConstVal::Float(2f64.powi(126)));
+        let small = self.constant(t, ConstVal::Float(2f64.powi(-126)));
         let quarter = self.constant(t, ConstVal::Float(0.25));
+        let up = self.constant(t, ConstVal::Float(2f64.powi(24)));
         let one = self.constant(t, ConstVal::Float(1.0));
         let ay = self.glsl(ty, crate::sema::builtins::glsl::FABS, &[y]);
         let bt = self.bool_ty(n);
         let is_big = self.op(Op::FOrdGreaterThan, bt, &[ay, big]);
-        let scale = self.op(Op::Select, ty, &[is_big, quarter, one]);
+        let is_small = self.op(Op::FOrdLessThan, bt, &[ay, small]);
+        let scale = self.op(Op::Select, ty, &[is_small, up, one]);
+        let scale = self.op(Op::Select, ty, &[is_big, quarter, scale]);
         let xs = self.op(Op::FMul, ty, &[x, scale]);
         let ys = self.op(Op::FMul, ty, &[y, scale]);
         self.op(Op::FDiv, ty, &[xs, ys])
@@ -1173,6 +1180,35 @@ impl<'a> Lowerer<'a> {
         }
         let qb = self.op(Op::IMul, ty, &[q, args[1]]);
         self.op(Op::ISub, ty, &[args[0], qb])
+    }
+
+    /// A comparison `op` of two values of type `t`, one bool per component.
+    ///
+    /// Signed 64-bit orderings are emitted as unsigned ones of the operands
+    /// with the sign bit flipped, which orders them the same way: lavapipe
+    /// (Mesa 22.3, LLVM 15) gets `OpSGreaterThan` and its kin wrong on
+    /// 64-bit operands, seen where one is a constant — `(long)x > 0L` is
+    /// true for x = 0, in scalars and vectors alike — while it computes the
+    /// unsigned ones correctly (icd/tests/spec_6_6_vectors.rs,
+    /// long_vector_relational_and_select). The flip can go when lavapipe
+    /// passes that test with plain signed compares.
+    pub(super) fn compare(&mut self, op: Op, t: &Type, x: Word, y: Word) -> Word {
+        let bt = self.bool_ty(t.width());
+        let unsigned = match op {
+            Op::SLessThan => Some(Op::ULessThan),
+            Op::SGreaterThan => Some(Op::UGreaterThan),
+            Op::SLessThanEqual => Some(Op::ULessThanEqual),
+            Op::SGreaterThanEqual => Some(Op::UGreaterThanEqual),
+            _ => None,
+        };
+        if let (Some(uop), Some(64)) = (unsigned, t.elem_scalar().map(|s| s.bits())) {
+            let ty = self.sty(t);
+            let min = self.constant(&t.with_elem(Scalar::Long), ConstVal::Int(i64::MIN));
+            let xf = self.op(Op::BitwiseXor, ty, &[x, min]);
+            let yf = self.op(Op::BitwiseXor, ty, &[y, min]);
+            return self.op(uop, bt, &[xf, yf]);
+        }
+        self.op(op, bt, &[x, y])
     }
 
     /// A relational result: `int` 0/1 for scalars, -1/0 of the same-sized
@@ -1296,8 +1332,7 @@ impl<'a> Lowerer<'a> {
             BinOp::BitXor => self.op(Op::BitwiseXor, ty, &[x.id, y.id]),
             BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
                 let o = compare_op(op, f, signed);
-                let bt = self.bool_ty(t.width());
-                let b = self.op(o, bt, &[x.id, y.id]);
+                let b = self.compare(o, &t, x.id, y.id);
                 return Some(self.bool_to_relational(b, &t));
             }
             BinOp::LogAnd | BinOp::LogOr => {
@@ -1612,20 +1647,29 @@ impl<'a> Lowerer<'a> {
 
     fn logical(&mut self, and: bool, a: &'a Expr, b: &'a Expr, span: Span) -> R<Val> {
         let x = self.expr(a)?;
-        if x.ty.is_vector() {
+        // OpenCL C 6.5.9: with a vector on either side both operands are
+        // evaluated and the operator applies component-wise, a scalar
+        // being widened first; only scalar operands short-circuit.
+        let op = if and { BinOp::LogAnd } else { BinOp::LogOr };
+        if x.ty.is_vector() || has_side_effects(b) && self.is_vector_expr(b) {
             let y = self.expr(b)?;
-            return self.binary(if and { BinOp::LogAnd } else { BinOp::LogOr }, x, y, span);
+            return self.binary(op, x, y, span);
         }
-        let bx = self.truth_value(x, a.span)?;
-        let bt = self.bool_ty(1);
         if !has_side_effects(b) {
             let y = self.expr(b)?;
+            if y.ty.is_vector() {
+                return self.binary(op, x, y, span);
+            }
+            let bt = self.bool_ty(1);
+            let bx = self.truth_value(x, a.span)?;
             let by = self.truth_value(y, b.span)?;
             let o = if and { Op::LogicalAnd } else { Op::LogicalOr };
             let r = self.op(o, bt, &[bx, by]);
             return Some(self.bool_to_relational(r, &Type::INT));
         }
         // Short-circuit: evaluate `b` only when it decides the result.
+        let bx = self.truth_value(x, a.span)?;
+        let bt = self.bool_ty(1);
         let tmp = self.new_function_var(&Type::BOOL);
         self.op_void(Op::Store, &[tmp, bx]);
         let (rhs, merge) = (self.label(), self.label());
@@ -1644,6 +1688,24 @@ impl<'a> Lowerer<'a> {
         self.begin(merge);
         let r = self.op(Op::Load, bt, &[tmp]);
         Some(self.bool_to_relational(r, &Type::INT))
+    }
+
+    /// Is `e` of a vector type? Typed without being evaluated, its
+    /// diagnostics dropped: they come again where it is lowered. The
+    /// answer is kept per expression, so that nested `&&`/`||` chains are
+    /// not typed over and over.
+    fn is_vector_expr(&mut self, e: &'a Expr) -> bool {
+        let key = e as *const Expr as usize;
+        if let Some(&v) = self.vector_exprs.get(&key) {
+            return v;
+        }
+        let before = self.diags.clone();
+        let mut ty = None;
+        self.dead_code(|l| ty = l.expr(e).map(|v| v.ty));
+        *self.diags = before;
+        let v = ty.is_some_and(|t| t.is_vector());
+        self.vector_exprs.insert(key, v);
+        v
     }
 
     fn conditional(&mut self, c: &'a Expr, a: &'a Expr, b: &'a Expr, span: Span) -> R<Val> {
@@ -1783,8 +1845,7 @@ impl<'a> Lowerer<'a> {
         let cs = c.ty.elem_scalar()?.signed_int_of_size();
         let ct = c.ty.with_elem(cs);
         let zero = self.constant(&ct, ConstVal::Int(0));
-        let bt = self.bool_ty(n);
-        let b = self.op(Op::SLessThan, bt, &[c.id, zero]);
+        let b = self.compare(Op::SLessThan, &ct, c.id, zero);
         let t = self.sty(&x.ty);
         Some(Val::new(self.op(Op::Select, t, &[b, x.id, y.id]), x.ty))
     }
@@ -2103,6 +2164,7 @@ fn double_integer_limit(name: &str) -> Option<i64> {
         "DBL_MAX_EXP" => 1024,
         "DBL_MIN_10_EXP" => -307,
         "DBL_MIN_EXP" => -1021,
+        "DBL_RADIX" => 2,
         _ => return None,
     })
 }

@@ -6,7 +6,9 @@
 //! generic pointer given pointers into different spaces on different paths
 //! or work-items, pointers to `__private`/`__local` data stored in memory,
 //! `?:` between pointers to two private objects) is lowered again with
-//! tagged generic pointers:
+//! tagged generic pointers, on a device that reports
+//! `__opencl_c_generic_address_space` (its buffer addresses leave the tag
+//! bits free; elsewhere the first lowering's diagnostic stands):
 //!
 //! - a generic (or `__private`) pointer is a 64-bit value. `__global` (and
 //!   `__constant`) objects are at their device address, whose top two bits
@@ -32,6 +34,16 @@ pub(super) const TAG_PRIVATE: u64 = 2 << 62;
 /// How far the tag is shifted.
 const TAG_SHIFT: u64 = 62;
 
+/// The OpenCL C 3.0 feature a device reports when its buffer device
+/// addresses leave the tag bits clear (the runtime checks an allocation);
+/// only then are generic pointers tagged.
+const GENERIC_ADDRESS_SPACE: &str = "__opencl_c_generic_address_space";
+
+/// May programs for `caps` be lowered with tagged generic pointers?
+pub(super) fn tags_fit(caps: &TargetCaps) -> bool {
+    caps.features.iter().any(|f| f == GENERIC_ADDRESS_SPACE)
+}
+
 impl<'a> Lowerer<'a> {
     /// Is a pointer into `space` held as a 64-bit value (an address, or a
     /// tagged generic pointer)?
@@ -39,10 +51,13 @@ impl<'a> Lowerer<'a> {
         space.is_addressed() || (self.generic_dynamic && space == AddrSpace::Private)
     }
 
-    /// Reports what resolving generic pointers at compile time cannot do;
-    /// the program is then lowered again with tagged generic pointers.
+    /// Reports what resolving pointers to `__local`/`__private` objects
+    /// and generic pointers at compile time cannot do; the program is then
+    /// lowered again with tagged pointers (in OpenCL C 1.2 too, where a
+    /// `__private` pointer into one of several objects needs the same
+    /// pool offsets).
     pub(super) fn generic_limitation(&mut self, span: Span, msg: impl Into<String>) {
-        if self.cl_version >= 200 && !self.generic_dynamic {
+        if !self.generic_dynamic {
             self.generic_limit = true;
         }
         self.error(span, msg);
@@ -110,6 +125,11 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.term(Op::Switch, &ops);
+        // The writer does not decode OpSwitch: without its targets marked,
+        // every path and the merge would be taken for unreachable and
+        // closed with OpUnreachable.
+        let targets: Vec<Word> = ops[1..].iter().step_by(2).copied().collect();
+        self.f.mark_targets(&targets);
         let mut ok = true;
         let mut result: Option<(Word, Type)> = None;
         for &(_, space, l) in &taken {
@@ -332,9 +352,9 @@ const CLK_GLOBAL_MEM_FENCE: u32 = 2;
 
 impl<'a> Lowerer<'a> {
     /// A `__constant` variable of program scope (or `static` in a
-    /// function) when generic pointers are tagged: a read-only slot of the
-    /// program's global variable buffer, so that pointers into it are
-    /// addresses like every other `__constant` pointer. The symbol's
+    /// function): a read-only slot of the program's global variable buffer,
+    /// so that pointers into it are addresses like every other `__constant`
+    /// pointer. The symbol's
     /// storage class `UniformConstant` marks it read-only.
     pub(super) fn constant_data_variable(&mut self, g: &VarDecl) -> Option<Sym> {
         let at = self.place_global_data(g, "program-scope variables")?;

@@ -583,13 +583,11 @@ impl<'a> Lowerer<'a> {
         let saved_private = std::mem::replace(&mut self.private_bytes, 0);
 
         let mut params = Vec::with_capacity(def.params.len());
-        let mut param_words = Vec::new();
-        let mut param_types = Vec::with_capacity(def.params.len());
+        let mut param_ids = Vec::with_capacity(def.params.len());
         for p in &def.params {
             let ty = self.sty(&p.ty);
             let id = self.m.id();
-            param_types.push(ty);
-            param_words.extend_from_slice(&[3 << 16 | Op::FunctionParameter as u32, ty, id]);
+            param_ids.push((ty, id));
             params.push(Val::new(id, p.ty.clone()));
         }
         let result = self.call_function(def, params, span);
@@ -602,13 +600,7 @@ impl<'a> Lowerer<'a> {
                 _ => self.term(Op::Unreachable, &[]),
             }
         }
-        if let Some(pool) = self.ppool.take() {
-            let u = self.m.ty(TypeKey::Int(32));
-            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
-            let arr = self.m.ty(TypeKey::Array(u, len));
-            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
-            self.f.var(p, pool.var);
-        }
+        self.declare_private_pool();
         let private_bytes = std::mem::replace(&mut self.private_bytes, saved_private);
         self.dead = saved_dead;
         self.ppool = saved_ppool;
@@ -621,12 +613,7 @@ impl<'a> Lowerer<'a> {
         result?;
 
         let ret = self.sty(&def.ret);
-        let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
-        let id = self.m.id();
-        let mut words = fw.finish(ret, id, fn_ty);
-        // OpFunction is the first five words; the parameters follow it.
-        words.splice(5..5, param_words);
-        self.m.add_function(words);
+        let id = self.add_function(fw, ret, &param_ids);
         self.m.name(id, &def.name);
         Some(OutlinedFunction { id, private_bytes })
     }

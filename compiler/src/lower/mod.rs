@@ -21,6 +21,7 @@ mod collective;
 mod expr;
 mod generic;
 mod image;
+mod program_data;
 mod reinterpret;
 pub(crate) use image::uses_image_library;
 mod subgroup;
@@ -282,6 +283,29 @@ pub(crate) struct Lowerer<'a> {
     cl_version: u32,
     /// The initial bytes of the program's global variable buffer.
     global_data: Vec<u8>,
+    /// String literals outside printf: their offsets in that buffer.
+    string_literals: HashMap<Vec<u8>, u32>,
+    /// Whether an operand of `&&`/`||` with side effects is a vector, by
+    /// the expression's address (see `is_vector_expr`).
+    vector_exprs: HashMap<usize, bool>,
+    /// Offsets in that buffer of pointers to program-scope data: each
+    /// holds an offset in the buffer, to which the runtime adds the
+    /// buffer's device address.
+    global_relocations: Vec<u32>,
+    /// Such pointers of the initializer being written, relative to its
+    /// variable.
+    init_relocations: Vec<usize>,
+    /// Bytes of `__global` variables placed in that buffer, with the
+    /// padding before each.
+    global_variable_size: usize,
+    /// The bytes the last `place_global_data` took: the variable and the
+    /// padding that aligns it.
+    last_placement_bytes: usize,
+    /// Type ids of 64-bit integer scalars and vectors, with their type, and
+    /// the values known to have one of them (see
+    /// `signed_64_bit_ordering`).
+    int64_types: HashMap<Word, Type>,
+    int64_vals: HashMap<Word, Word>,
     /// `static` variables of functions, by declaration.
     function_statics: HashMap<Span, Sym>,
     /// Generic pointer variables (declared without an address space,
@@ -303,6 +327,12 @@ pub(crate) struct Lowerer<'a> {
     /// Resolving generic pointers at compile time hit something only the
     /// tagged form handles, so the program is lowered again with it.
     generic_limit: bool,
+    /// The program calls atomic functions that can act on floats:
+    /// `__local` floats and doubles are held as integer bits (see
+    /// [`atomic`]).
+    local_float_bits: bool,
+    /// `Workgroup` variables holding floats as integer bits.
+    float_bits_roots: std::collections::HashSet<Word>,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -317,6 +347,12 @@ pub struct Lowered {
     /// the crate docs); empty when the program has no `__global`
     /// variables.
     pub global_data: Vec<u8>,
+    /// Offsets in `global_data` of 64-bit pointers to program-scope data,
+    /// which hold an offset in the buffer until the buffer's device address
+    /// is added.
+    pub global_relocations: Vec<u32>,
+    /// Bytes of `__global` variables among `global_data`.
+    pub global_variable_size: usize,
 }
 
 /// How strictly float arithmetic follows IEEE rules, from the build options.
@@ -366,7 +402,7 @@ pub fn lower(
     let lowered = lower_once(
         tu, library, caps, float_mode, cl_version, object, diags, false, &mut limit,
     );
-    if lowered.is_some() || !limit || cl_version < 200 || !TAGGED_GENERIC_POINTERS {
+    if lowered.is_some() || !limit || !generic::tags_fit(caps) {
         return lowered;
     }
     *diags = before;
@@ -374,14 +410,6 @@ pub fn lower(
         tu, library, caps, float_mode, cl_version, object, diags, true, &mut limit,
     )
 }
-
-/// Whether a program whose generic pointers cannot be resolved at compile
-/// time is lowered again with tagged 64-bit generic pointers (lower/generic.rs).
-/// Off: the tagged form passes spirv-val but its first execution test
-/// (icd/tests/lang_generic.rs, a pointer into a space chosen per work-item)
-/// crashes lavapipe, so such programs keep the honest diagnostic until it is
-/// debugged; `__opencl_c_generic_address_space` stays unreported meanwhile.
-const TAGGED_GENERIC_POINTERS: bool = false;
 
 #[allow(clippy::too_many_arguments)]
 fn lower_once(
@@ -447,6 +475,14 @@ fn lower_once(
         wide_vals: HashMap::new(),
         cl_version,
         global_data: Vec::new(),
+        string_literals: HashMap::new(),
+        vector_exprs: HashMap::new(),
+        global_relocations: Vec::new(),
+        init_relocations: Vec::new(),
+        global_variable_size: 0,
+        last_placement_bytes: 0,
+        int64_types: HashMap::new(),
+        int64_vals: HashMap::new(),
         function_statics: HashMap::new(),
         generic_vars: std::collections::HashSet::new(),
         const_vars: std::collections::HashSet::new(),
@@ -454,6 +490,8 @@ fn lower_once(
         object,
         generic_dynamic,
         generic_limit: false,
+        local_float_bits: tu.funcs.iter().any(atomic::calls_float_atomics),
+        float_bits_roots: std::collections::HashSet::new(),
     };
     for c in [
         Capability::Shader,
@@ -489,6 +527,7 @@ fn lower_once(
     {
         l.extern_variable(g);
     }
+    l.place_string_literals(tu);
     for f in &tu.funcs {
         let mut statics = Vec::new();
         if let Some(body) = &f.body {
@@ -519,11 +558,14 @@ fn lower_once(
     let version = caps.spirv_version.max((1, 5));
     let printf_strings = std::mem::take(&mut l.printf_strings);
     let global_data = std::mem::take(&mut l.global_data);
+    let global_relocations = std::mem::take(&mut l.global_relocations);
     Some(Lowered {
         spirv: l.m.finish(version),
         kernels,
         printf_strings,
         global_data,
+        global_relocations,
+        global_variable_size: l.global_variable_size,
     })
 }
 
@@ -531,6 +573,9 @@ impl<'a> Lowerer<'a> {
     // ---- emission helpers ------------------------------------------------
 
     fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        if let Some(id) = self.signed_64_bit_ordering(op, ty, args) {
+            return id;
+        }
         if !self.wide_types.is_empty() {
             if let Some(id) = self.wide_op(op, ty, args) {
                 return id;
@@ -543,8 +588,36 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// lavapipe (Mesa 22.3, LLVM 15) gets signed orderings of 64-bit
+    /// integers wrong (see `compare` in expr.rs, which flips those of the
+    /// program's operators knowing their types). Built-ins compare 64-bit
+    /// values too (`any`, `all`, `abs_diff` on long): an `OpSLessThan` and
+    /// its kin whose operand is a known 64-bit value becomes the unsigned
+    /// comparison of both operands with the sign bit flipped, the same
+    /// order. Known 64-bit values are those of the types `sty` made and
+    /// 64-bit constants.
+    fn signed_64_bit_ordering(&mut self, op: Op, ty: Word, args: &[Word]) -> Option<Word> {
+        let unsigned = match op {
+            Op::SLessThan => Op::ULessThan,
+            Op::SGreaterThan => Op::UGreaterThan,
+            Op::SLessThanEqual => Op::ULessThanEqual,
+            Op::SGreaterThanEqual => Op::UGreaterThanEqual,
+            _ => return None,
+        };
+        let known = args.iter().take(2).find_map(|a| self.int64_vals.get(a));
+        let t = self.int64_types.get(known?)?.clone();
+        let vt = self.sty(&t);
+        let min = self.constant(&t.with_elem(Scalar::Long), ConstVal::Int(i64::MIN));
+        let x = self.op(Op::BitwiseXor, vt, &[args[0], min]);
+        let y = self.op(Op::BitwiseXor, vt, &[args[1], min]);
+        Some(self.op(unsigned, ty, &[x, y]))
+    }
+
     fn emit(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
         let id = self.m.id();
+        if self.int64_types.contains_key(&ty) {
+            self.int64_vals.insert(id, ty);
+        }
         // OpenCL float arithmetic is IEEE: Vulkan compilers may otherwise
         // reassociate it (Mesa turns `(1 + x) - 1` into `x`), which breaks
         // code that relies on rounding, the built-in library first of all.
@@ -649,12 +722,20 @@ impl<'a> Lowerer<'a> {
             Type::Void => self.m.ty(TypeKey::Void),
             Type::Scalar(s) => {
                 let k = self.scalar_key(*s);
-                self.m.ty(k)
+                let id = self.m.ty(k);
+                if matches!(s, Scalar::Long | Scalar::ULong) {
+                    self.int64_types.entry(id).or_insert_with(|| t.clone());
+                }
+                id
             }
             Type::Vector(s, n) => {
                 let k = self.scalar_key(*s);
                 let e = self.m.ty(k);
-                self.vector_ty(e, *n as u32)
+                let id = self.vector_ty(e, *n as u32);
+                if matches!(s, Scalar::Long | Scalar::ULong) {
+                    self.int64_types.entry(id).or_insert_with(|| t.clone());
+                }
+                id
             }
             Type::Pointer(_, sp, _) if self.addressed(*sp) => self.m.ty(TypeKey::Int(64)),
             Type::Pointer(..) => self.m.ty(TypeKey::Int(32)),
@@ -834,7 +915,11 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 let ty = self.sty(&Type::Scalar(s));
-                self.m.constant(ConstKey::Bits(ty, bits))
+                let id = self.m.constant(ConstKey::Bits(ty, bits));
+                if self.int64_types.contains_key(&ty) {
+                    self.int64_vals.insert(id, ty);
+                }
+                id
             }
         };
         match t {
@@ -845,6 +930,9 @@ impl<'a> Lowerer<'a> {
                     .constant(ConstKey::Composite(ty, vec![scalar; *n as usize]));
                 if self.wide_types.contains_key(&ty) {
                     self.wide_vals.insert(id, ty);
+                }
+                if self.int64_types.contains_key(&ty) {
+                    self.int64_vals.insert(id, ty);
                 }
                 id
             }
@@ -1052,29 +1140,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A `__constant` variable of program scope, or `static` in a function:
-    /// a `Private` variable with its value as initializer.
+    /// a read-only slot of the program's data buffer (DESIGN.md), so that
+    /// `&x`, `x` decaying to a pointer and string literals are `__constant`
+    /// pointers like those passed as arguments.
     fn constant_variable(&mut self, g: &VarDecl) -> Option<Sym> {
-        if self.generic_dynamic {
-            return self.constant_data_variable(g);
-        }
-        let init = match &g.init {
-            Some(i) => self.const_init(&g.ty, Some(i), g.span),
-            None => self.const_init(&g.ty, None, g.span),
-        };
-        let init = init?;
-        let p = self.ptr_ty(StorageClass::Private, &g.ty);
-        let var = self
-            .m
-            .global(Op::Variable, p, &[StorageClass::Private as u32, init]);
-        self.m.name(var, &g.name);
-        self.global_vars.push(var);
-        Some(Sym {
-            root: var,
-            sc: StorageClass::Private,
-            ty: g.ty.clone(),
-            base: None,
-            pool: None,
-        })
+        self.constant_data_variable(g)
     }
 
     /// A `static` variable declared in a function (OpenCL C 2.0 and 3.0:
@@ -1171,6 +1241,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let at = self.place_global_data(g, "program-scope __global variables")?;
+        self.global_variable_size += self.last_placement_bytes;
         Some(Sym {
             root: at,
             sc: StorageClass::PhysicalStorageBuffer,
@@ -1240,8 +1311,18 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Writes a constant initializer's bytes (C layout, little-endian, as
-    /// the device holds them) into `out`, which is `t`'s size and zeroed.
-    fn init_bytes(&mut self, t: &Type, init: &Init, out: &mut [u8], span: Span) -> bool {
+    /// the device holds them) into `out`, which is `t`'s size and zeroed
+    /// and begins `pos` bytes into the variable being initialised.
+    /// Pointers to program-scope data hold its offset in the data buffer
+    /// and are listed in `relocations` (relative to the variable).
+    fn init_bytes(
+        &mut self,
+        t: &Type,
+        init: &Init,
+        out: &mut [u8],
+        pos: usize,
+        span: Span,
+    ) -> bool {
         match (t, init) {
             (
                 Type::Array(elem, n),
@@ -1264,7 +1345,8 @@ impl<'a> Lowerer<'a> {
                 }
                 let esize = self.types.size(elem) as usize;
                 items.iter().enumerate().all(|(i, it)| {
-                    self.init_bytes(elem, it, &mut out[i * esize..(i + 1) * esize], span)
+                    let at = i * esize;
+                    self.init_bytes(elem, it, &mut out[at..at + esize], pos + at, span)
                 })
             }
             (Type::Struct(id), Init::List(items, s)) => {
@@ -1285,7 +1367,7 @@ impl<'a> Lowerer<'a> {
                 }
                 items.iter().zip(members).all(|(it, (mt, mo))| {
                     let size = self.types.size(&mt) as usize;
-                    self.init_bytes(&mt, it, &mut out[mo..mo + size], span)
+                    self.init_bytes(&mt, it, &mut out[mo..mo + size], pos + mo, span)
                 })
             }
             (Type::Vector(s, n), Init::List(items, sp)) => {
@@ -1295,10 +1377,10 @@ impl<'a> Lowerer<'a> {
                 }
                 let es = s.size() as usize;
                 let elem = Type::Scalar(*s);
-                items
-                    .iter()
-                    .enumerate()
-                    .all(|(i, it)| self.init_bytes(&elem, it, &mut out[i * es..(i + 1) * es], span))
+                items.iter().enumerate().all(|(i, it)| {
+                    let at = i * es;
+                    self.init_bytes(&elem, it, &mut out[at..at + es], pos + at, span)
+                })
             }
             (Type::Vector(s, n), Init::Expr(e)) => {
                 let Some(vals) = self.const_vector_values(e, *n as usize) else {
@@ -1312,7 +1394,7 @@ impl<'a> Lowerer<'a> {
             }
             (_, Init::List(items, s)) => match items.as_slice() {
                 [] => true,
-                [one] => self.init_bytes(t, one, out, span),
+                [one] => self.init_bytes(t, one, out, pos, span),
                 _ => {
                     self.error(*s, "invalid initializer");
                     false
@@ -1330,13 +1412,7 @@ impl<'a> Lowerer<'a> {
             },
             (Type::Pointer(..), Init::Expr(e)) => match consteval::eval(e, self.types) {
                 Some(v) if v.as_i64() == 0 => true,
-                _ => {
-                    self.error(
-                        e.span,
-                        "a program-scope pointer can only be initialised with a null pointer here",
-                    );
-                    false
-                }
+                _ => self.address_constant_bytes(t, e, out, pos),
             },
             _ => {
                 self.error(span, "unsupported initializer for a program-scope variable");
@@ -1377,142 +1453,6 @@ impl<'a> Lowerer<'a> {
             }
             _ => match consteval::eval(e, self.types) {
                 Some(v) => Some(vec![v; n]),
-                None => {
-                    self.error(e.span, "initializer is not a constant expression");
-                    None
-                }
-            },
-        }
-    }
-
-    /// A SPIR-V constant for a program-scope initializer.
-    fn const_init(&mut self, t: &Type, init: Option<&Init>, span: Span) -> R<Word> {
-        let Some(init) = init else {
-            let ty = self.sty(t);
-            return Some(self.m.constant(ConstKey::Null(ty)));
-        };
-        match (t, init) {
-            (Type::Scalar(_), Init::List(l, _)) if l.is_empty() => {
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Null(ty)))
-            }
-            (Type::Scalar(_), _) => {
-                let e = match init {
-                    Init::Expr(e) => e,
-                    Init::List(l, s) => match l.first() {
-                        Some(Init::Expr(e)) if l.len() == 1 => e,
-                        _ => {
-                            self.error(*s, "invalid initializer for a scalar");
-                            return None;
-                        }
-                    },
-                };
-                match consteval::eval(e, self.types) {
-                    Some(v) => Some(self.constant(t, v)),
-                    None => {
-                        self.error(e.span, "initializer is not a constant expression");
-                        None
-                    }
-                }
-            }
-            (Type::Vector(s, n), Init::Expr(e)) => {
-                let comps = self.const_vector(e, *s, *n as usize)?;
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Composite(ty, comps)))
-            }
-            (
-                Type::Array(elem, n),
-                Init::Expr(Expr {
-                    kind: ExprKind::StrLit(bytes),
-                    ..
-                }),
-            ) if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar)) => {
-                let mut parts = Vec::new();
-                for i in 0..*n as usize {
-                    let b = bytes.get(i).copied().unwrap_or(0);
-                    parts.push(self.constant(elem, ConstVal::Int(b as i64)));
-                }
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Composite(ty, parts)))
-            }
-            (Type::Array(elem, n), Init::List(items, s)) => {
-                if items.len() > *n as usize {
-                    self.error(*s, "excess elements in array initializer");
-                    return None;
-                }
-                let mut parts = Vec::new();
-                for i in 0..*n as usize {
-                    parts.push(self.const_init(elem, items.get(i), span)?);
-                }
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Composite(ty, parts)))
-            }
-            (Type::Struct(id), Init::List(items, s)) => {
-                let def = self.types.structs.get(*id)?;
-                if def.is_union {
-                    self.error(*s, "union constants are not supported yet");
-                    return None;
-                }
-                let members: Vec<Type> = def.members.iter().map(|m| m.ty.clone()).collect();
-                if items.len() > members.len() {
-                    self.error(*s, "excess elements in struct initializer");
-                    return None;
-                }
-                let mut parts = Vec::new();
-                for (i, mt) in members.iter().enumerate() {
-                    parts.push(self.const_init(mt, items.get(i), span)?);
-                }
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Composite(ty, parts)))
-            }
-            (Type::Vector(s, n), Init::List(items, _)) => {
-                let mut parts = Vec::new();
-                for i in 0..*n as usize {
-                    parts.push(self.const_init(&Type::Scalar(*s), items.get(i), span)?);
-                }
-                let ty = self.sty(t);
-                Some(self.m.constant(ConstKey::Composite(ty, parts)))
-            }
-            _ => {
-                self.error(span, "unsupported initializer for a program-scope constant");
-                None
-            }
-        }
-    }
-
-    fn const_vector(&mut self, e: &Expr, s: Scalar, n: usize) -> R<Vec<Word>> {
-        let elem = Type::Scalar(s);
-        match &e.kind {
-            ExprKind::VecLit(_, items) => {
-                let mut out = Vec::new();
-                for it in items {
-                    if let ExprKind::VecLit(Type::Vector(_, m), _)
-                    | ExprKind::Cast(Type::Vector(_, m), _) = &it.kind
-                    {
-                        out.extend(self.const_vector(it, s, *m as usize)?);
-                    } else {
-                        let v = consteval::eval(it, self.types);
-                        let Some(v) = v else {
-                            self.error(it.span, "initializer is not a constant expression");
-                            return None;
-                        };
-                        out.push(self.constant(&elem, v));
-                    }
-                }
-                if out.len() != n {
-                    self.error(e.span, "wrong number of components in vector literal");
-                    return None;
-                }
-                Some(out)
-            }
-            ExprKind::Cast(Type::Vector(_, m), inner) if *m as usize == n => {
-                self.const_vector(inner, s, n)
-            }
-            _ => match consteval::eval(e, self.types) {
-                Some(v) => {
-                    let c = self.constant(&elem, v);
-                    Some(vec![c; n])
-                }
                 None => {
                     self.error(e.span, "initializer is not a constant expression");
                     None
@@ -1623,7 +1563,8 @@ impl<'a> Lowerer<'a> {
                 type_name: p.type_name.clone(),
                 address_qualifier: aq,
                 access_qualifier: access,
-                type_qualifier: p.qual as u32,
+                // A value parameter's own `const` is not reported.
+                type_qualifier: if p.ty.is_pointer() { p.qual as u32 } else { 0 },
                 kind,
                 offset: if kind == ArgKind::LocalPointer {
                     0
@@ -1770,6 +1711,7 @@ impl<'a> Lowerer<'a> {
                     let sym = self.named_private(&p.name, &p.ty);
                     let place = Self::sym_place(&sym);
                     self.store(&place, &Val::new(v, p.ty.clone()), p.span);
+                    self.mark_const_parameter(p, &sym);
                     self.bind(&p.name, sym);
                 }
             }
@@ -1786,19 +1728,10 @@ impl<'a> Lowerer<'a> {
         if let Some(pool) = self.pool.take() {
             self.declare_pool(&pool);
         }
-        if let Some(pool) = self.ppool.take() {
-            let u = self.m.ty(TypeKey::Int(32));
-            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
-            let arr = self.m.ty(TypeKey::Array(u, len));
-            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
-            self.f.var(p, pool.var);
-        }
+        self.declare_private_pool();
         let void = self.m.ty(TypeKey::Void);
-        let fn_ty = self.m.ty(TypeKey::Function(void, Vec::new()));
-        let fid = self.m.id();
         let fw = std::mem::replace(&mut self.f, FunctionWriter::new(0));
-        let words = fw.finish(void, fid, fn_ty);
-        self.m.add_function(words);
+        let fid = self.add_function(fw, void, &[]);
         let interface: Vec<Word> = self.k.interface.iter().copied().collect();
         self.m.entry_point(fid, &f.name, &interface);
         // OpenCL keeps signed zeros, infinities and NaNs through float
@@ -1819,6 +1752,18 @@ impl<'a> Lowerer<'a> {
                     &[w],
                 );
             }
+        }
+        // Subnormals must survive arithmetic where the device reports
+        // CL_FP_DENORM; Vulkan drivers may flush them unless told.
+        let denorm_widths = [
+            (32, self.caps.denorm_preserve_fp32),
+            (64, self.caps.fp64 && self.caps.denorm_preserve_fp64),
+            (16, self.caps.fp16 && self.caps.denorm_preserve_fp16),
+        ];
+        for (w, _) in denorm_widths.iter().filter(|(_, on)| *on) {
+            self.m.capability(Capability::DenormPreserve);
+            self.m
+                .execution_mode(fid, rspirv::spirv::ExecutionMode::DenormPreserve, &[*w]);
         }
         self.m.name(fid, &f.name);
         Some(KernelInfo {
@@ -1847,12 +1792,14 @@ impl<'a> Lowerer<'a> {
         let len = self
             .m
             .global(Op::SpecConstantOp, u, &[Op::UDiv as u32, bytes, div]);
-        let e = self.sty(elem);
+        let stored = self.local_stored_type(elem);
+        let e = self.sty(&stored);
         let arr = self.m.ty(TypeKey::Array(e, len));
         let p = self.m.ty(TypeKey::Pointer(StorageClass::Workgroup, arr));
         let var = self
             .m
             .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+        self.mark_float_bits(var, elem, &stored);
         self.k.interface.insert(var);
         var
     }
@@ -1884,6 +1831,35 @@ impl<'a> Lowerer<'a> {
             pool.args_bytes = next;
         }
         offset
+    }
+
+    /// Declares the private word pool of the function being written, if it
+    /// has one, sized once every variable is placed.
+    fn declare_private_pool(&mut self) {
+        if let Some(pool) = self.ppool.take() {
+            let u = self.m.ty(TypeKey::Int(32));
+            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
+            let arr = self.m.ty(TypeKey::Array(u, len));
+            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
+            self.f.var(p, pool.var);
+        }
+    }
+
+    /// Adds the finished body `fw` to the module as an `OpFunction`
+    /// returning `ret`, with one `OpFunctionParameter` per `(type, id)` of
+    /// `params`; returns the function's id.
+    fn add_function(&mut self, fw: FunctionWriter, ret: Word, params: &[(Word, Word)]) -> Word {
+        let param_types = params.iter().map(|&(ty, _)| ty).collect();
+        let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
+        let id = self.m.id();
+        let mut words = fw.finish(ret, id, fn_ty);
+        // OpFunction is the first five words; the parameters follow it.
+        let param_words = params
+            .iter()
+            .flat_map(|&(ty, pid)| [3 << 16 | Op::FunctionParameter as u32, ty, pid]);
+        words.splice(5..5, param_words);
+        self.m.add_function(words);
+        id
     }
 
     /// The pool's `Workgroup` array, sized once every variable is placed.
@@ -2998,10 +2974,12 @@ impl<'a> Lowerer<'a> {
             }
             AddrSpace::Local => {
                 if self.frames.is_empty() && self.call_stack.len() == 1 {
-                    let p = self.ptr_ty(StorageClass::Workgroup, &v.ty);
+                    let stored = self.local_stored_type(&v.ty);
+                    let p = self.ptr_ty(StorageClass::Workgroup, &stored);
                     let var = self
                         .m
                         .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+                    self.mark_float_bits(var, &v.ty, &stored);
                     self.m.name(var, &v.name);
                     self.k.interface.insert(var);
                     self.static_local_bytes += self.types.size(&v.ty) as u64;
@@ -3341,11 +3319,14 @@ impl<'a> Lowerer<'a> {
             Place::Var {
                 root, sc, path, ty, ..
             } => {
-                let p = self.var_pointer(*root, *sc, path, ty);
-                let t = self.sty(ty);
+                let stored = self.stored_type(*root, ty);
+                let p = self.var_pointer(*root, *sc, path, &stored);
+                let t = self.sty(&stored);
                 let mut args = vec![p];
                 args.extend(Self::mem_operands(*sc));
-                Some(Val::new(self.op(Op::Load, t, &args), ty.clone()))
+                let id = self.op(Op::Load, t, &args);
+                let id = self.stored_bits_as_value(id, ty, &stored, span)?;
+                Some(Val::new(id, ty.clone()))
             }
             Place::Pool { offset, ty, sc } => {
                 let id = self.pool_load(*sc, *offset, ty, span)?;
@@ -3587,8 +3568,12 @@ impl<'a> Lowerer<'a> {
                     self.error(span, "cannot assign to a __constant variable");
                     return;
                 }
-                let p = self.var_pointer(*root, *sc, path, ty);
-                let mut args = vec![p, v.id];
+                let stored = self.stored_type(*root, ty);
+                let p = self.var_pointer(*root, *sc, path, &stored);
+                let Some(value) = self.value_as_stored_bits(v.id, ty, &stored, span) else {
+                    return;
+                };
+                let mut args = vec![p, value];
                 args.extend(Self::mem_operands(*sc));
                 self.op_void(Op::Store, &args);
             }
@@ -3697,6 +3682,9 @@ impl<'a> Lowerer<'a> {
         let wg_size = self.wg_size.take();
         let wide_types = std::mem::take(&mut self.wide_types);
         let wide_vals = std::mem::take(&mut self.wide_vals);
+        // Ids of the scratch module mean nothing in the real one.
+        let int64_types = std::mem::take(&mut self.int64_types);
+        let int64_vals = std::mem::take(&mut self.int64_vals);
         let builtins = std::mem::take(&mut self.k.builtins);
         // Functions emitted into the scratch module do not exist in the
         // real one.
@@ -3711,6 +3699,8 @@ impl<'a> Lowerer<'a> {
         self.wg_size = wg_size;
         self.wide_types = wide_types;
         self.wide_vals = wide_vals;
+        self.int64_types = int64_types;
+        self.int64_vals = int64_vals;
         self.k.builtins = builtins;
         self.image_functions = image_functions;
     }
@@ -3753,6 +3743,14 @@ impl<'a> Lowerer<'a> {
         }
         self.call_function(f, args, f.span);
         self.f = FunctionWriter::new(0);
+    }
+
+    /// A `const` parameter passed by value is a read-only variable (C99
+    /// 6.7.3); for a pointer, `qual` describes the pointee instead.
+    fn mark_const_parameter(&mut self, p: &Param, sym: &Sym) {
+        if p.qual & crate::sema::types::qual::CONST != 0 && !p.ty.is_pointer() {
+            self.const_vars.insert((sym.root, sym.pool));
+        }
     }
 
     fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
@@ -3833,6 +3831,7 @@ impl<'a> Lowerer<'a> {
             let place = Self::sym_place(&sym);
             self.store(&place, &v, p.span);
             sym.base = v.base.clone();
+            self.mark_const_parameter(p, &sym);
             self.bind(&p.name, sym);
         }
         let generic_ret = self.cl_version >= 200
@@ -4306,6 +4305,15 @@ impl<'a> Lowerer<'a> {
     /// offset; `what` names the variables in the size-limit error.
     pub(super) fn place_global_data(&mut self, g: &VarDecl, what: &str) -> Option<u32> {
         let (size, align) = self.types.size_align(&g.ty);
+        // The initializer first: string literals it names are placed
+        // before the variable.
+        let mut bytes = vec![0u8; size as usize];
+        self.init_relocations.clear();
+        if let Some(init) = &g.init {
+            if !self.init_bytes(&g.ty, init, &mut bytes, 0, g.span) {
+                return None;
+            }
+        }
         let at = crate::sema::types::round_up(self.global_data.len() as u32, align.max(1));
         if at as usize + size as usize > MAX_VARIABLE_BYTES as usize {
             self.error(
@@ -4314,12 +4322,10 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         }
-        let mut bytes = vec![0u8; size as usize];
-        if let Some(init) = &g.init {
-            if !self.init_bytes(&g.ty, init, &mut bytes, g.span) {
-                return None;
-            }
-        }
+        self.last_placement_bytes = (at + size) as usize - self.global_data.len();
+        let relocations = std::mem::take(&mut self.init_relocations);
+        self.global_relocations
+            .extend(relocations.into_iter().map(|r| at + r as u32));
         self.global_data.resize(at as usize, 0);
         self.global_data.extend_from_slice(&bytes);
         Some(at)

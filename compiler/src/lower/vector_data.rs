@@ -58,6 +58,13 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let vt = Type::Vector(s, n);
+        // A scalar widens to every component (as clang's overloads let it:
+        // the CTS stores `vstore3(v.x, ...)`).
+        let data = if matches!(data.ty, Type::Scalar(_)) {
+            self.convert(data, &vt, span, false)?
+        } else {
+            data
+        };
         if data.ty != vt {
             let (a, b) = (self.types.name(&data.ty), self.types.name(&vt));
             self.error(span, format!("vstore{n} of '{a}' into a '{b}' pointer"));
@@ -130,6 +137,19 @@ impl<'a> Lowerer<'a> {
                 let h = self.load(place, span)?;
                 self.op(Op::Bitcast, us, &[h.id])
             }
+            // A tagged generic (or private) pointer: its two bytes as a
+            // ushort through whichever space the tag names.
+            Place::Addr {
+                addr, align, space, ..
+            } => {
+                let bits = Place::Addr {
+                    addr: *addr,
+                    ty: Type::Scalar(Scalar::UShort),
+                    align: (*align).min(2),
+                    space: *space,
+                };
+                self.load(&bits, span)?.id
+            }
             _ => {
                 self.error(span, "vload_half needs a pointer into memory");
                 return None;
@@ -151,6 +171,17 @@ impl<'a> Lowerer<'a> {
                 let ht = self.sty(&Type::Scalar(Scalar::Half));
                 let v = self.op(Op::Bitcast, ht, &[h]);
                 self.store(place, &Val::new(v, Type::Scalar(Scalar::Half)), span);
+            }
+            Place::Addr {
+                addr, align, space, ..
+            } => {
+                let bits = Place::Addr {
+                    addr: *addr,
+                    ty: Type::Scalar(Scalar::UShort),
+                    align: (*align).min(2),
+                    space: *space,
+                };
+                self.store(&bits, &Val::new(h, Type::Scalar(Scalar::UShort)), span);
             }
             _ => self.error(span, "vstore_half needs a pointer into memory"),
         }
@@ -272,7 +303,7 @@ impl<'a> Lowerer<'a> {
 
     /// The `float` a half's bits (`h`, a 32-bit integer below 2^16) stand
     /// for; exact, denormals and NaN payloads included.
-    fn half_to_float(&mut self, h: Word) -> Word {
+    pub(super) fn half_to_float(&mut self, h: Word) -> Word {
         let u = self.m.ty(TypeKey::Int(32));
         let f = self.sty(&Type::FLOAT);
         let b = self.bool_ty(1);
@@ -319,7 +350,7 @@ impl<'a> Lowerer<'a> {
     /// 32-bit integer: the IEEE 754 rules, with overflow to infinity or
     /// the largest finite half as the mode says, denormal halves, and NaN
     /// kept a (quiet) NaN of the same sign.
-    fn half_from(&mut self, x: Word, src: Scalar, rounding: Rounding) -> Word {
+    pub(super) fn half_from(&mut self, x: Word, src: Scalar, rounding: Rounding) -> Word {
         let (w, mant_bits, bias): (u32, u64, u64) = if src == Scalar::Double {
             (64, 52, 1023)
         } else {

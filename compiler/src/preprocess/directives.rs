@@ -5,6 +5,7 @@
 use super::lexer::{lex_text, PpKind, PpTok};
 use super::literal::decode_escapes;
 use super::{Cond, FileCtx, Preprocessor};
+use crate::sema::linkage::TRANSLATION_UNIT_PRAGMA;
 use crate::token::Span;
 use crate::Header;
 use std::path::Path;
@@ -553,6 +554,22 @@ impl Preprocessor<'_> {
                 self.join_spellings(&toks, false)
             }
             "STDC" | "FP_CONTRACT" => self.join_spellings(&toks, false),
+            // `ferrocl translation_unit`: where a linked program's next unit
+            // begins (crate::sema::linkage); its macros and `#pragma once`
+            // files are those of a fresh unit.
+            "ferrocl" => {
+                let text = self.join_spellings(&toks, false);
+                if text
+                    .split_whitespace()
+                    .eq(TRANSLATION_UNIT_PRAGMA.split(' '))
+                {
+                    if let Some(m) = &self.unit_macros {
+                        self.macros = m.clone();
+                    }
+                    self.once.clear();
+                }
+                text
+            }
             "unroll" | "nounroll" => {
                 let operands = self.expand_isolated(&toks[1..]);
                 let mut all = vec![toks[0].clone()];

@@ -103,7 +103,7 @@ impl Macro {
 
 /// The defined macros, indexed by interned name (names are dense small
 /// numbers, so no hashing on the hot path).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct MacroTable {
     by_sym: Vec<Option<Rc<Macro>>>,
 }

@@ -152,6 +152,10 @@ struct Preprocessor<'a> {
     /// top last.
     pending: Vec<PpTok>,
     macros: MacroTable,
+    /// The macros once the predefined files are read: where each unit of a
+    /// linked program starts (`#pragma ferrocl translation_unit`, C99
+    /// 5.1.1.2: every unit is preprocessed on its own).
+    unit_macros: Option<MacroTable>,
     conds: Vec<Cond>,
     in_if_expression: bool,
     if_expression_failed: bool,
@@ -203,6 +207,7 @@ impl<'a> Preprocessor<'a> {
             stack: Vec::new(),
             pending: Vec::new(),
             macros,
+            unit_macros: None,
             conds: Vec::new(),
             in_if_expression: false,
             if_expression_failed: false,
@@ -253,6 +258,9 @@ impl<'a> Preprocessor<'a> {
             return t;
         }
         self.stack.pop();
+        if self.stack.len() == 1 && self.unit_macros.is_none() {
+            self.unit_macros = Some(self.macros.clone());
+        }
         PpTok::new(PpKind::EndOfFile, t.span)
     }
 

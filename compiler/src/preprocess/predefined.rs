@@ -56,6 +56,12 @@ pub(crate) fn builtin_source(options: &BuildOptions, caps: &TargetCaps) -> Strin
             let _ = writeln!(s, "#define {ext} 1");
         }
     }
+    // OpenCL C 6.15.2.1: with cl_khr_fp16, the half limits (usable in
+    // `#if`, so macros) and the `M_*_H` constants, here the half nearest
+    // each value.
+    if caps.fp16 {
+        s.push_str(HALF_MACROS);
+    }
     // The `__opencl_c_*` feature macros exist in OpenCL C 3.0 only.
     if options.cl_std == ClStd::Cl3_0 {
         for feature in &caps.features {
@@ -66,6 +72,32 @@ pub(crate) fn builtin_source(options: &BuildOptions, caps: &TargetCaps) -> Strin
     }
     s
 }
+
+const HALF_MACROS: &str = "\
+#define HALF_DIG 3
+#define HALF_MANT_DIG 11
+#define HALF_MAX_10_EXP +4
+#define HALF_MAX_EXP +16
+#define HALF_MIN_10_EXP -4
+#define HALF_MIN_EXP -13
+#define HALF_RADIX 2
+#define HALF_MAX 0x1.ffcp15h
+#define HALF_MIN 0x1.0p-14h
+#define HALF_EPSILON 0x1.0p-10h
+#define M_E_H 0x1.5cp+1h
+#define M_LOG2E_H 0x1.714p+0h
+#define M_LOG10E_H 0x1.bccp-2h
+#define M_LN2_H 0x1.63p-1h
+#define M_LN10_H 0x1.26cp+1h
+#define M_PI_H 0x1.92p+1h
+#define M_PI_2_H 0x1.92p+0h
+#define M_PI_4_H 0x1.92p-1h
+#define M_1_PI_H 0x1.46p-2h
+#define M_2_PI_H 0x1.46p-1h
+#define M_2_SQRTPI_H 0x1.20cp+0h
+#define M_SQRT2_H 0x1.6ap+0h
+#define M_SQRT1_2_H 0x1.6ap-1h
+";
 
 /// The `<command line>` file: the `-D` options, in order.
 pub(crate) fn command_line_source(options: &BuildOptions) -> String {

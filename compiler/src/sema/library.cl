@@ -554,6 +554,25 @@ float __ferrocl_nextafter(float x, float y) {
     return as_float(away ? b + 1u : b - 1u);
 }
 
+// nextafter of half values, held exactly in floats: one step is the half
+// ulp at x (2^-24 below the normal range), half of it when x steps towards
+// zero from a power of two. Going through float's own nextafter would move
+// by a float ulp, which rounds back to x.
+float __ferrocl_nextafter_h(float x, float y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0.0f) return copysign(5.9604644775390625e-8f, y);
+    if (isinf(x)) return copysign(65504.0f, x);
+    float ax = fabs(x);
+    int e = max(__ferrocl_ilogb(ax), -14);
+    float step = as_float((uint)(e + 117) << 23);
+    int away = (x < y) == (x > 0.0f);
+    if (!away && e > -14 && ax == as_float((uint)(e + 127) << 23)) step *= 0.5f;
+    // Beyond 65504 the result rounds to infinity when it becomes a half;
+    // towards zero from the smallest subnormal keeps x's sign.
+    return away ? x + copysign(step, x) : copysign(x - copysign(step, x), x);
+}
+
 float __ferrocl_rootn(float x, int n) {
     if (n == 0 || isnan(x) || (x < 0.0f && (n & 1) == 0)) return NAN;
     if (x == 0.0f || isinf(x)) {

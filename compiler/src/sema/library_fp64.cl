@@ -614,9 +614,16 @@ double __ferrocl_fma_f64(double a, double b, double c) {
     double vo = __ferrocl_round_odd_f64(v.x, v.y);
     double2 z = __ferrocl_two_sum_f64(s.x, vo);
     double r = z.x;
-    if (r != 0.0 && k + __ferrocl_exponent_f64(r) < -1021) {
-        // The result is a denormal: round once, in the ldexp below.
-        r = __ferrocl_round_odd_f64(r, z.y);
+    if (r != 0.0 && k + __ferrocl_exponent_f64(r) < -1022) {
+        // The result is subnormal: round r to the subnormal grid (2^-1074,
+        // u here) with the exact error z.y breaking a tie, then scale back
+        // exactly. Rounding r to odd and letting ldexp round would need two
+        // bits more than r has where the result keeps 52.
+        double u = ldexp(1.0, -1074 - k);
+        double t = r / u;
+        double lo = floor(t);
+        double n = (t - lo == 0.5 && z.y != 0.0) ? (z.y > 0.0 ? lo + 1.0 : lo) : rint(t);
+        return ldexp(n * u, k);
     }
     return ldexp(r, k);
 }
@@ -1108,3 +1115,20 @@ FERROCL_GEOMETRY_F64(1, double)
 FERROCL_GEOMETRY_F64(2, double2)
 FERROCL_GEOMETRY_F64(3, double3)
 FERROCL_GEOMETRY_F64(4, double4)
+
+double __ferrocl_logb_f64(double x) {
+    if (isnan(x)) return x;
+    if (isinf(x)) return INFINITY;
+    if (x == 0.0) return -INFINITY;
+    return (double)__ferrocl_exponent_f64(x);
+}
+
+double __ferrocl_nextafter_f64(double x, double y) {
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0.0) return copysign(as_double(1UL), y);
+    ulong b = as_ulong(x);
+    // Away from zero when y is further out on x's side, else towards it.
+    int away = (x < y) == (x > 0.0);
+    return as_double(away ? b + 1UL : b - 1UL);
+}

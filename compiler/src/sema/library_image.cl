@@ -113,9 +113,9 @@ int __ferrocl_img_channels(uint order) {
     case ORDER_RGB:
     case ORDER_RGBx:
     case ORDER_sRGB:
-    case ORDER_sRGBx:
         return 3;
     default:
+        // CL_sRGBx stores a fourth byte, which writes fill with alpha.
         return 4;
     }
 }
@@ -160,9 +160,20 @@ int __ferrocl_img_is_signed(uint type) {
         || type == TYPE_SIGNED_INT16;
 }
 
-// The channels stored at `a` (one word for packed types). One loop with one
-// load per channel size, so a read inlines three loads, not one per format
-// and channel.
+// One channel of `size` bytes at `p`, sign- or zero-extended to 32 bits.
+uint __ferrocl_img_load_channel(ulong p, int size, int sign) {
+    if (size == 1)
+        return sign ? (uint)(int)*(__global const char *)p : (uint)*(__global const uchar *)p;
+    if (size == 2)
+        return sign ? (uint)(int)*(__global const short *)p : (uint)*(__global const ushort *)p;
+    return *(__global const uint *)p;
+}
+
+// The channels stored at `a` (one word for packed types). Written out per
+// channel rather than as a loop over the channel count: Mesa's llvmpipe
+// (lavapipe) gives each shader invocation a budget of 65535 loop
+// iterations in all and silently skips every iteration past it, so a loop
+// inside an image access would cut short the application's own loops.
 uint4 __ferrocl_img_load_raw(ulong img, int x, int y, int z) {
     ulong a = __ferrocl_img_texel_address(img, x, y, z);
     uint type = __ferrocl_img_field(img, 7u);
@@ -170,19 +181,12 @@ uint4 __ferrocl_img_load_raw(ulong img, int x, int y, int z) {
     int n = packed ? 1 : __ferrocl_img_channels(__ferrocl_img_field(img, 6u));
     int size = __ferrocl_img_channel_size(type);
     int sign = __ferrocl_img_is_signed(type);
+    ulong step = (ulong)size;
     uint v[4] = {0u, 0u, 0u, 0u};
-    for (int c = 0; c < n; c++) {
-        ulong p = a + (ulong)(c * size);
-        uint w;
-        if (size == 1) {
-            w = sign ? (uint)(int)*(__global const char *)p : (uint)*(__global const uchar *)p;
-        } else if (size == 2) {
-            w = sign ? (uint)(int)*(__global const short *)p : (uint)*(__global const ushort *)p;
-        } else {
-            w = *(__global const uint *)p;
-        }
-        v[c] = w;
-    }
+    v[0] = __ferrocl_img_load_channel(a, size, sign);
+    if (n > 1) v[1] = __ferrocl_img_load_channel(a + step, size, sign);
+    if (n > 2) v[2] = __ferrocl_img_load_channel(a + 2ul * step, size, sign);
+    if (n > 3) v[3] = __ferrocl_img_load_channel(a + 3ul * step, size, sign);
     uint w = v[0];
     switch (type) {
     case TYPE_UNORM_SHORT_565:
@@ -195,6 +199,17 @@ uint4 __ferrocl_img_load_raw(ulong img, int x, int y, int z) {
         return (uint4)(w >> 22, (w >> 12) & 1023u, (w >> 2) & 1023u, w & 3u);
     default:
         return (uint4)(v[0], v[1], v[2], v[3]);
+    }
+}
+
+// The low `size` bytes of `v` to `p`.
+void __ferrocl_img_store_channel(ulong p, int size, uint v) {
+    if (size == 1) {
+        *(__global uchar *)p = (uchar)v;
+    } else if (size == 2) {
+        *(__global ushort *)p = (ushort)v;
+    } else {
+        *(__global uint *)p = v;
     }
 }
 
@@ -224,16 +239,12 @@ void __ferrocl_img_store_raw(ulong img, int x, int y, int z, uint4 r) {
         break;
     }
     int size = __ferrocl_img_channel_size(type);
-    for (int c = 0; c < n; c++) {
-        ulong p = a + (ulong)(c * size);
-        if (size == 1) {
-            *(__global uchar *)p = (uchar)v[c];
-        } else if (size == 2) {
-            *(__global ushort *)p = (ushort)v[c];
-        } else {
-            *(__global uint *)p = v[c];
-        }
-    }
+    // Per channel, not a loop: see __ferrocl_img_load_raw.
+    ulong step = (ulong)size;
+    __ferrocl_img_store_channel(a, size, v[0]);
+    if (n > 1) __ferrocl_img_store_channel(a + step, size, v[1]);
+    if (n > 2) __ferrocl_img_store_channel(a + 2ul * step, size, v[2]);
+    if (n > 3) __ferrocl_img_store_channel(a + 3ul * step, size, v[3]);
 }
 
 // ---- channel orders ----------------------------------------------------------
@@ -296,6 +307,10 @@ uint4 __ferrocl_img_from_rgba(uint order, uint4 c) {
 
 // The border colour of CLK_ADDRESS_CLAMP: alpha 0 for orders with an alpha
 // (or x) channel, 1 for the others.
+// Orders without alpha border in opaque black. The C specification
+// (6.15.15.1.1) lists the x orders (CL_Rx, CL_RGx, CL_RGBx, CL_sRGBx) with
+// the transparent border; the CTS, and so every conformant driver, treats
+// them as orders without alpha, like the alpha of 1 their texels read as.
 uint4 __ferrocl_img_border(uint order, uint one) {
     switch (order) {
     case ORDER_R:
@@ -303,6 +318,10 @@ uint4 __ferrocl_img_border(uint order, uint one) {
     case ORDER_RGB:
     case ORDER_LUMINANCE:
     case ORDER_sRGB:
+    case ORDER_Rx:
+    case ORDER_RGx:
+    case ORDER_RGBx:
+    case ORDER_sRGBx:
         return (uint4)(0u, 0u, 0u, one);
     default:
         return (uint4)(0u);
@@ -554,62 +573,17 @@ uint4 __ferrocl_img_texel_i(ulong img, int4 ext, int x, int y, int z) {
 
 // ---- addressing ----------------------------------------------------------------
 
-int __ferrocl_img_address(uint mode, int i, int size) {
-    if (mode == ADDRESS_CLAMP) return clamp(i, -1, size);
-    if (mode == ADDRESS_CLAMP_TO_EDGE) return clamp(i, 0, size - 1);
+// The addressing modes without normalized coordinates' wrapping, on the
+// three axes at once.
+int4 __ferrocl_img_address(uint mode, int4 i, int4 size) {
+    if (mode == ADDRESS_CLAMP) return clamp(i, (int4)(-1), size);
+    if (mode == ADDRESS_CLAMP_TO_EDGE) return clamp(i, (int4)(0), size - 1);
     return i;
 }
 
 // (int)floor(x) for coordinates far outside any image too.
-int __ferrocl_img_floor(float x) {
-    return (int)floor(clamp(x, -1073741824.0f, 1073741824.0f));
-}
-
-// One axis of a sampled read: texel indices i0, i1 and the weight a of i1
-// (linear), or i0 alone (nearest), as the addressing modes define them.
-float4 __ferrocl_img_axis(uint smp, float s, int size, int linear) {
-    uint mode = smp & SAMPLER_ADDRESS_MASK;
-    int normalized = (smp & SAMPLER_NORMALIZED) != 0u;
-    float fsize = (float)size;
-    if (normalized && mode == ADDRESS_REPEAT) {
-        float u = (s - floor(s)) * fsize;
-        if (!linear) {
-            int i = __ferrocl_img_floor(u);
-            if (i > size - 1) i = i - size;
-            return (float4)((float)i, 0.0f, 0.0f, 0.0f);
-        }
-        int i0 = __ferrocl_img_floor(u - 0.5f);
-        int i1 = i0 + 1;
-        if (i0 < 0) i0 = size + i0;
-        if (i1 > size - 1) i1 = i1 - size;
-        float t = u - 0.5f;
-        return (float4)((float)i0, (float)i1, t - floor(t), 0.0f);
-    }
-    if (normalized && mode == ADDRESS_MIRRORED_REPEAT) {
-        float sp = 2.0f * rint(0.5f * s);
-        sp = fabs(s - sp);
-        float u = sp * fsize;
-        if (!linear) {
-            int i = min(__ferrocl_img_floor(u), size - 1);
-            return (float4)((float)i, 0.0f, 0.0f, 0.0f);
-        }
-        int i0 = __ferrocl_img_floor(u - 0.5f);
-        int i1 = i0 + 1;
-        i0 = max(i0, 0);
-        i1 = min(i1, size - 1);
-        float t = u - 0.5f;
-        return (float4)((float)i0, (float)i1, t - floor(t), 0.0f);
-    }
-    float u = normalized ? s * fsize : s;
-    if (!linear) {
-        int i = __ferrocl_img_address(mode, __ferrocl_img_floor(u), size);
-        return (float4)((float)i, 0.0f, 0.0f, 0.0f);
-    }
-    float t = u - 0.5f;
-    int f = __ferrocl_img_floor(t);
-    int i0 = __ferrocl_img_address(mode, f, size);
-    int i1 = __ferrocl_img_address(mode, f + 1, size);
-    return (float4)((float)i0, (float)i1, t - floor(t), 0.0f);
+int4 __ferrocl_img_floor(float4 x) {
+    return convert_int4(floor(clamp(x, -1073741824.0f, 1073741824.0f)));
 }
 
 // The array layer a coordinate selects: clamp(rint(c), 0, layers - 1).
@@ -617,52 +591,110 @@ int __ferrocl_img_layer(float c, int layers) {
     return (int)clamp(rint(c), 0.0f, (float)(layers - 1));
 }
 
-// The texel indices and weights of a sampled read along each axis of
-// (x, y, z), into `ax` (see __ferrocl_img_axis; nearest filtering gets
-// weight 0 for i1). `dims` spatial coordinates come first in `coord`;
-// `layered_axis` (1 for 1D arrays, 2 for 2D arrays, 0 otherwise) names the
-// coordinate that selects the layer, which goes to z.
+// The texel indices of a sampled read along each axis of (x, y, z), as the
+// addressing modes define them: i0 (nearest: the texel), i1 and the weight
+// of i1 (linear; 0 for nearest). The three axes are one vector computation
+// rather than a loop over them: llvmpipe (lavapipe) runs at most 65535
+// loop iterations per shader invocation in all and skips the rest, so the
+// image built-ins avoid loops of their own where they can. `dims`
+// spatial coordinates come first in `coord`; `layered_axis` (1 for 1D
+// arrays, 2 for 2D arrays, 0 otherwise) names the coordinate that selects
+// the layer, which goes to z.
 void __ferrocl_img_axes(uint smp, float4 coord, int4 ext, int dims, int layered_axis,
-                        int linear, float4 *ax) {
-    float c[3] = {coord.x, coord.y, coord.z};
-    int n[3] = {ext.x, ext.y, ext.z};
-    // One loop, so the addressing modes are inlined once per read.
-    for (int d = 0; d < 3; d++) {
-        float4 a = (float4)(0.0f);
-        if (d < dims) a = __ferrocl_img_axis(smp, c[d], n[d], linear);
-        if (!linear) a.z = 0.0f;
-        ax[d] = a;
+                        int linear, int4 *i0, int4 *i1, float4 *weight) {
+    uint mode = smp & SAMPLER_ADDRESS_MASK;
+    int normalized = (smp & SAMPLER_NORMALIZED) != 0u;
+    int4 size = ext;
+    float4 fsize = convert_float4(ext);
+    int4 lo;
+    int4 hi;
+    float4 a = (float4)(0.0f);
+    if (normalized && mode == ADDRESS_REPEAT) {
+        float4 u = (coord - floor(coord)) * fsize;
+        if (!linear) {
+            lo = __ferrocl_img_floor(u);
+            lo = select(lo, lo - size, lo > size - 1);
+            hi = lo;
+        } else {
+            float4 t = u - 0.5f;
+            lo = __ferrocl_img_floor(t);
+            hi = lo + 1;
+            lo = select(lo, size + lo, lo < 0);
+            hi = select(hi, hi - size, hi > size - 1);
+            a = t - floor(t);
+        }
+    } else if (normalized && mode == ADDRESS_MIRRORED_REPEAT) {
+        float4 sp = fabs(coord - 2.0f * rint(0.5f * coord));
+        float4 u = sp * fsize;
+        if (!linear) {
+            lo = min(__ferrocl_img_floor(u), size - 1);
+            hi = lo;
+        } else {
+            float4 t = u - 0.5f;
+            lo = __ferrocl_img_floor(t);
+            hi = min(lo + 1, size - 1);
+            lo = max(lo, (int4)(0));
+            a = t - floor(t);
+        }
+    } else {
+        float4 u = normalized ? coord * fsize : coord;
+        if (!linear) {
+            lo = __ferrocl_img_address(mode, __ferrocl_img_floor(u), size);
+            hi = lo;
+        } else {
+            float4 t = u - 0.5f;
+            int4 f = __ferrocl_img_floor(t);
+            lo = __ferrocl_img_address(mode, f, size);
+            hi = __ferrocl_img_address(mode, f + 1, size);
+            a = t - floor(t);
+        }
     }
+    // Axes past the image's dimensions sit at index 0 with weight 0.
+    int4 used = (int4)(0, 1, 2, 3) < dims;
+    lo = select((int4)(0), lo, used);
+    hi = select((int4)(0), hi, used);
+    a = select((float4)(0.0f), a, used);
     if (layered_axis != 0) {
-        float l = (float)__ferrocl_img_layer(c[layered_axis], ext.z);
-        ax[2] = (float4)(l, l, 0.0f, 0.0f);
+        float c = layered_axis == 1 ? coord.y : coord.z;
+        int l = __ferrocl_img_layer(c, ext.z);
+        lo.z = l;
+        hi.z = l;
+        a.z = 0.0f;
     }
+    *i0 = lo;
+    *i1 = hi;
+    *weight = a;
 }
 
 // A sampled read as (R, G, B, A) floats: the 2, 4 or 8 texels of linear
-// filtering weighted, or the nearest texel.
+// filtering weighted, or the nearest texel. The corners are a loop, so the
+// texel decode is inlined once per read: written out, the eight corners
+// made lavapipe's pipeline builds about four times slower. On lavapipe
+// the loop spends one of the invocation's 65535 loop iterations per
+// corner (none when the sampler is a constant with nearest filtering:
+// the loop folds away).
 float4 __ferrocl_img_sample_f(ulong img, uint smp, float4 coord, int dims, int layered_axis) {
     int4 ext = __ferrocl_img_extent(img, layered_axis);
     int linear = (smp & SAMPLER_FILTER_LINEAR) != 0u;
-    float4 ax[3];
-    __ferrocl_img_axes(smp, coord, ext, dims, layered_axis, linear, ax);
-    // Nearest filtering is the loop's single corner i0 with weight 1, so
-    // the texel fetch is inlined once.
+    int4 i0;
+    int4 i1;
+    float4 a;
+    __ferrocl_img_axes(smp, coord, ext, dims, layered_axis, linear, &i0, &i1, &a);
     int corners = linear ? 1 << dims : 1;
     float4 sum = (float4)(0.0f);
-    for (int k = 0; k < corners; k++) {
-        float w = 1.0f;
-        int at[3];
-        for (int d = 0; d < 3; d++) {
-            int hi = (k >> d) & 1;
-            at[d] = hi != 0 ? (int)ax[d].y : (int)ax[d].x;
-            if (d < dims) w = w * (hi != 0 ? ax[d].z : 1.0f - ax[d].z);
-        }
+    // A do-while: llvmpipe also counts the pass that leaves a for loop.
+    int k = 0;
+    do {
+        int4 bit = (int4)(k, k >> 1, k >> 2, 0) & 1;
+        int4 at = select(i0, i1, bit != 0);
+        float4 w4 = select(1.0f - a, a, bit != 0);
+        w4 = select((float4)(1.0f), w4, (int4)(0, 1, 2, 3) < dims);
+        float4 t = (w4.x * w4.y * w4.z) * __ferrocl_img_texel_f(img, ext, at.x, at.y, at.z);
         // The first corner is assigned, not added, so that a nearest read
         // returns -0.0 as stored.
-        float4 t = w * __ferrocl_img_texel_f(img, ext, at[0], at[1], at[2]);
         sum = k == 0 ? t : sum + t;
-    }
+        k++;
+    } while (k < corners);
     return sum;
 }
 
@@ -670,9 +702,11 @@ float4 __ferrocl_img_sample_f(ulong img, uint smp, float4 coord, int dims, int l
 // undefined for read_imagei and read_imageui).
 uint4 __ferrocl_img_sample_i(ulong img, uint smp, float4 coord, int dims, int layered_axis) {
     int4 ext = __ferrocl_img_extent(img, layered_axis);
-    float4 ax[3];
-    __ferrocl_img_axes(smp, coord, ext, dims, layered_axis, 0, ax);
-    return __ferrocl_img_texel_i(img, ext, (int)ax[0].x, (int)ax[1].x, (int)ax[2].x);
+    int4 i0;
+    int4 i1;
+    float4 a;
+    __ferrocl_img_axes(smp, coord, ext, dims, layered_axis, 0, &i0, &i1, &a);
+    return __ferrocl_img_texel_i(img, ext, i0.x, i0.y, i0.z);
 }
 
 // (x, y, z) of integer coordinates: the layer coordinate moves to z.

@@ -4,4 +4,5 @@
 
 pub mod builtins;
 pub mod consteval;
+pub mod linkage;
 pub mod types;

@@ -271,6 +271,15 @@ pub struct Member {
     pub offset: u32,
 }
 
+/// A member's `packed` and `aligned(N)` attributes (OpenCL C 6.11.1, as
+/// in GCC): `packed` drops the member's natural alignment to 1, `aligned`
+/// raises it to N (0: not given).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemberLayout {
+    pub packed: bool,
+    pub aligned: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StructDef {
     /// The tag (`point` of `struct point`), if any.
@@ -320,11 +329,13 @@ impl TypeTable {
         self.size_align(ty).1
     }
 
-    /// Lays out `members` (offsets filled in) with C rules; `packed` drops
-    /// padding, `min_align` is an `aligned(N)` attribute.
+    /// Lays out `members` (offsets filled in) with C rules; `attrs` are
+    /// the members' own attributes (missing ones: none), `packed` drops
+    /// padding, `min_align` is the struct's `aligned(N)` attribute.
     pub fn layout(
         &self,
         members: &mut [Member],
+        attrs: &[MemberLayout],
         is_union: bool,
         packed: bool,
         min_align: u32,
@@ -332,9 +343,15 @@ impl TypeTable {
         let mut offset = 0u32;
         let mut size = 0u32;
         let mut align = 1u32;
-        for m in members.iter_mut() {
+        for (i, m) in members.iter_mut().enumerate() {
             let (msize, malign) = self.size_align(&m.ty);
-            let malign = if packed { 1 } else { malign.max(1) };
+            let attr = attrs.get(i).copied().unwrap_or_default();
+            let malign = if packed || attr.packed {
+                1
+            } else {
+                malign.max(1)
+            };
+            let malign = malign.max(attr.aligned);
             align = align.max(malign);
             if is_union {
                 m.offset = 0;
@@ -465,10 +482,44 @@ mod tests {
                 offset: 0,
             },
         ];
-        assert_eq!(t.layout(&mut m, false, false, 1), (48, 16));
+        assert_eq!(t.layout(&mut m, &[], false, false, 1), (48, 16));
         assert_eq!(m[1].offset, 16);
         assert_eq!(m[2].offset, 32);
-        assert_eq!(t.layout(&mut m, false, true, 1), (21, 1));
+        assert_eq!(t.layout(&mut m, &[], false, true, 1), (21, 1));
+    }
+
+    #[test]
+    fn member_attributes_change_layout() {
+        let t = TypeTable::default();
+        let member = |name: &str, s: Scalar| Member {
+            name: name.into(),
+            ty: Type::Scalar(s),
+            offset: 0,
+        };
+        let mut m = vec![member("c", Scalar::Char), member("n", Scalar::Int)];
+        let aligned = MemberLayout {
+            packed: false,
+            aligned: 8,
+        };
+        assert_eq!(
+            t.layout(&mut m, &[Default::default(), aligned], false, false, 1),
+            (16, 8)
+        );
+        assert_eq!(m[1].offset, 8);
+        // Under `packed`, `aligned` still raises a member's alignment.
+        assert_eq!(
+            t.layout(&mut m, &[Default::default(), aligned], false, true, 1),
+            (16, 8)
+        );
+        let packed = MemberLayout {
+            packed: true,
+            aligned: 0,
+        };
+        assert_eq!(
+            t.layout(&mut m, &[Default::default(), packed], false, false, 1),
+            (5, 1)
+        );
+        assert_eq!(m[1].offset, 1);
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //!
 //! Tests hold one process-wide lock while they use the device, so that a
 //! Vulkan validation message is charged to the test that caused it.
+//!
+//! The tests that call the rlib's entry points directly (api.rs and the
+//! image API and transfer tests) share [`rlib`] instead.
 
 #![allow(dead_code, non_snake_case)]
 
@@ -78,7 +81,40 @@ cl_api! {
     clReleaseEvent: fn(Handle) -> cl_int;
     clRetainEvent: fn(Handle) -> cl_int;
     clEnqueueMarkerWithWaitList: fn(Handle, cl_uint, *const Handle, *mut Handle) -> cl_int;
+    clCreateImage: fn(Handle, cl_bitfield, *const ImageFormat, *const ImageDesc, *mut c_void, *mut cl_int) -> Handle;
+    clGetSupportedImageFormats: fn(Handle, cl_bitfield, cl_uint, cl_uint, *mut ImageFormat, *mut cl_uint) -> cl_int;
+    clGetImageInfo: fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+    clEnqueueReadImage: fn(Handle, Handle, cl_uint, *const usize, *const usize, usize, usize, *mut c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
+    clEnqueueWriteImage: fn(Handle, Handle, cl_uint, *const usize, *const usize, usize, usize, *const c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
+    clEnqueueMapImage: fn(Handle, Handle, cl_uint, cl_bitfield, *const usize, *const usize, *mut usize, *mut usize, cl_uint, *const Handle, *mut Handle, *mut cl_int) -> *mut c_void;
+    clEnqueueUnmapMemObject: fn(Handle, Handle, *mut c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
+    clCreateSamplerWithProperties: fn(Handle, *const u64, *mut cl_int) -> Handle;
+    clReleaseSampler: fn(Handle) -> cl_int;
     ferrocl_validation_message_count: fn() -> usize;
+}
+
+/// `cl_image_format`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageFormat {
+    pub order: cl_uint,
+    pub ty: cl_uint,
+}
+
+/// `cl_image_desc`; `buffer` is its `mem_object`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ImageDesc {
+    pub image_type: cl_uint,
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub array_size: usize,
+    pub row_pitch: usize,
+    pub slice_pitch: usize,
+    pub num_mip_levels: cl_uint,
+    pub num_samples: cl_uint,
+    pub buffer: Handle,
 }
 
 /// The directory of the library: the test executable lives in
@@ -837,6 +873,99 @@ impl Mode {
             Mode::Rtz => "_rtz",
             Mode::Rtp => "_rtp",
             Mode::Rtn => "_rtn",
+        }
+    }
+}
+
+/// The harness of the tests that call the entry points of the `ferrocl`
+/// rlib directly (Rust functions with the C signatures) rather than through
+/// the loaded library: the first device, a context and queue on it, and
+/// the validation layer's verdict.
+pub mod rlib {
+    use ferrocl::context::{clCreateContext, clReleaseContext};
+    use ferrocl::device::clGetDeviceIDs;
+    use ferrocl::platform::clGetPlatformIDs;
+    use ferrocl::queue::{clCreateCommandQueue, clReleaseCommandQueue};
+    use ferrocl_runtime::cl::*;
+    use std::ffi::c_void;
+    use std::ptr::{null, null_mut};
+    use std::sync::{Once, OnceLock};
+
+    type H = *mut c_void;
+
+    /// Turns the validation layer on before anything touches Vulkan.
+    pub fn init() {
+        static VALIDATION: Once = Once::new();
+        VALIDATION.call_once(|| std::env::set_var("FERROCL_VALIDATION", "1"));
+    }
+
+    pub fn check_validation() {
+        assert_eq!(
+            ferrocl_vk::validation_message_count(),
+            0,
+            "Vulkan validation messages"
+        );
+    }
+
+    #[track_caller]
+    pub fn ok(code: cl_int) {
+        assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
+    }
+
+    struct DeviceHandle(H);
+    // SAFETY: a device handle is a pointer to a Send + Sync runtime object.
+    unsafe impl Send for DeviceHandle {}
+    // SAFETY: as above.
+    unsafe impl Sync for DeviceHandle {}
+
+    /// The first device of the first platform.
+    pub fn device() -> H {
+        static DEVICE: OnceLock<DeviceHandle> = OnceLock::new();
+        init();
+        DEVICE
+            .get_or_init(|| unsafe {
+                let mut platform = null_mut();
+                ok(clGetPlatformIDs(1, &mut platform, null_mut()));
+                let mut dev = null_mut();
+                ok(clGetDeviceIDs(
+                    platform,
+                    CL_DEVICE_TYPE_ALL,
+                    1,
+                    &mut dev,
+                    null_mut(),
+                ));
+                DeviceHandle(dev)
+            })
+            .0
+    }
+
+    /// A context and an in-order queue on the first device, released on
+    /// drop.
+    pub struct Env {
+        pub ctx: H,
+        pub queue: H,
+    }
+
+    impl Env {
+        pub fn new() -> Env {
+            let dev = device();
+            let mut err = 0;
+            unsafe {
+                let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
+                ok(err);
+                let queue = clCreateCommandQueue(ctx, dev, 0, &mut err);
+                ok(err);
+                Env { ctx, queue }
+            }
+        }
+    }
+
+    impl Drop for Env {
+        fn drop(&mut self) {
+            unsafe {
+                clReleaseCommandQueue(self.queue);
+                clReleaseContext(self.ctx);
+            }
         }
     }
 }

@@ -65,15 +65,26 @@ fn channel_size(data_type: cl_uint) -> Option<usize> {
     })
 }
 
-/// Channels stored per pixel of a channel order.
+/// Channels stored per pixel of a channel order. The orders with an
+/// ignored `x` channel take the layouts the OpenCL CTS and the other
+/// implementations use: `CL_Rx` and `CL_RGx` store their colour channels
+/// only (a stored pad channel would make `CL_RGx` 24, 48 or 96 bits per
+/// pixel, which the spec's power-of-two rule forbids), `CL_sRGBx` stores
+/// four bytes, the fourth unused by reads.
 fn channel_count(order: cl_uint) -> Option<usize> {
     Some(match order {
-        CL_R | CL_A | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => 1,
-        CL_RG | CL_RA => 2,
+        CL_R | CL_Rx | CL_A | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => 1,
+        CL_RG | CL_RGx | CL_RA => 2,
         CL_RGB => 3,
-        CL_RGBA | CL_BGRA | CL_ARGB | CL_ABGR | CL_sRGBA | CL_sBGRA => 4,
+        CL_RGBA | CL_BGRA | CL_ARGB | CL_ABGR | CL_sRGBA | CL_sBGRA | CL_sRGBx => 4,
         _ => return None,
     })
+}
+
+/// Whether reads convert the colour channels of this order from sRGB (and
+/// `write_imagef` to it).
+pub fn is_srgb(order: cl_uint) -> bool {
+    matches!(order, CL_sRGB | CL_sRGBx | CL_sRGBA | CL_sBGRA)
 }
 
 impl ImageFormat {
@@ -86,20 +97,23 @@ impl ImageFormat {
 
     /// Whether the pair is a valid OpenCL image format that ferrocl knows:
     /// the data types each order allows (the packed types only with
-    /// `CL_RGB`, the swizzled orders only with 8-bit types...). An invalid
-    /// pair is `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR`.
+    /// `CL_RGB` and `CL_RGBx`, the swizzled orders only with 8-bit types,
+    /// sRGB only with `CL_UNORM_INT8`...). An invalid pair is
+    /// `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR`. `CL_sRGB` has no valid data
+    /// type: its one 8-bit layout is 24 bits per pixel, and the spec
+    /// requires a power of two (as it does of `CL_RGB` with 8-bit types).
     pub fn is_valid(&self) -> bool {
         let t = self.channel_data_type;
         match self.channel_order {
-            CL_R | CL_A | CL_RG | CL_RA | CL_RGBA => PLAIN_TYPES.contains(&t),
-            CL_RGB => matches!(
+            CL_R | CL_Rx | CL_A | CL_RG | CL_RGx | CL_RA | CL_RGBA => PLAIN_TYPES.contains(&t),
+            CL_RGB | CL_RGBx => matches!(
                 t,
                 CL_UNORM_SHORT_565 | CL_UNORM_SHORT_555 | CL_UNORM_INT_101010
             ),
             CL_BGRA | CL_ARGB | CL_ABGR => BYTE_TYPES.contains(&t),
             CL_INTENSITY | CL_LUMINANCE => NORM_AND_FLOAT_TYPES.contains(&t),
             CL_DEPTH => matches!(t, CL_UNORM_INT16 | CL_FLOAT),
-            CL_sRGBA | CL_sBGRA => t == CL_UNORM_INT8,
+            CL_sRGBA | CL_sBGRA | CL_sRGBx => t == CL_UNORM_INT8,
             _ => false,
         }
     }
@@ -146,9 +160,13 @@ pub fn all_formats() -> Vec<ImageFormat> {
         CL_ABGR,
         CL_INTENSITY,
         CL_LUMINANCE,
+        CL_Rx,
+        CL_RGx,
+        CL_RGBx,
         CL_DEPTH,
         CL_sRGBA,
         CL_sBGRA,
+        CL_sRGBx,
     ];
     let types = [
         CL_SNORM_INT8,
@@ -218,12 +236,14 @@ fn stored_components(order: cl_uint) -> &'static [usize] {
         // CL_INTENSITY and CL_LUMINANCE store one value, written from R
         // (write_imagef takes the red component for them); a depth image
         // stores the depth value, the first component of the fill colour.
-        CL_R | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => &[0],
+        CL_R | CL_Rx | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => &[0],
         CL_A => &[3],
-        CL_RG => &[0, 1],
+        CL_RG | CL_RGx => &[0, 1],
         CL_RA => &[0, 3],
         CL_RGB => &[0, 1, 2],
-        CL_RGBA | CL_sRGBA => &[0, 1, 2, 3],
+        // The unused fourth byte of CL_sRGBx holds alpha, as write_imagef
+        // stores it.
+        CL_RGBA | CL_sRGBA | CL_sRGBx => &[0, 1, 2, 3],
         CL_BGRA | CL_sBGRA => &[2, 1, 0, 3],
         CL_ARGB => &[3, 0, 1, 2],
         CL_ABGR => &[3, 2, 1, 0],
@@ -324,7 +344,7 @@ fn encode_channel(out: &mut Vec<u8>, order: cl_uint, t: cl_uint, color: FillColo
             let mut v = c[i];
             // sRGB stores the colour channels through the transfer
             // function; alpha stays linear.
-            if matches!(order, CL_sRGBA | CL_sBGRA) && i != 3 {
+            if is_srgb(order) && i != 3 {
                 v = linear_to_srgb(v);
             }
             match t {
@@ -382,6 +402,14 @@ mod tests {
         assert_eq!(size(CL_RGB, CL_UNORM_INT8), None);
         assert_eq!(size(CL_INTENSITY, CL_SIGNED_INT8), None);
         assert_eq!(size(0, CL_FLOAT), None);
+        assert_eq!(size(CL_Rx, CL_UNORM_INT16), Some(2));
+        assert_eq!(size(CL_RGx, CL_FLOAT), Some(8));
+        assert_eq!(size(CL_RGBx, CL_UNORM_SHORT_555), Some(2));
+        assert_eq!(size(CL_RGBx, CL_UNORM_INT_101010), Some(4));
+        assert_eq!(size(CL_RGBx, CL_UNORM_INT8), None);
+        assert_eq!(size(CL_sRGBx, CL_UNORM_INT8), Some(4));
+        assert_eq!(size(CL_sRGBx, CL_UNORM_INT16), None);
+        assert_eq!(size(CL_sRGB, CL_UNORM_INT8), None);
     }
 
     #[test]
@@ -389,9 +417,9 @@ mod tests {
         let list = all_formats();
         assert!(list.iter().all(|f| f.is_valid()));
         // 12 + 12 + 12 + 12 (R, A, RG, RA) + 3 (RGB) + 12 (RGBA) + 3 * 4
-        // (BGRA, ARGB, ABGR) + 2 * 6 (INTENSITY, LUMINANCE) + 2 (DEPTH) +
-        // 2 (sRGBA, sBGRA).
-        assert_eq!(list.len(), 48 + 3 + 12 + 12 + 12 + 2 + 2);
+        // (BGRA, ARGB, ABGR) + 2 * 6 (INTENSITY, LUMINANCE) + 12 + 12 + 3
+        // (Rx, RGx, RGBx) + 2 (DEPTH) + 3 (sRGBA, sBGRA, sRGBx).
+        assert_eq!(list.len(), 48 + 3 + 12 + 12 + 12 + 27 + 2 + 3);
         let depth = ImageFormat::new(CL_DEPTH, CL_FLOAT);
         assert!(depth.is_valid());
         assert!(depth.is_supported(CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY));
@@ -480,6 +508,22 @@ mod tests {
                 FillColor::Float([0.5, 0.0, 1.0, 0.5])
             ),
             [188, 0, 255, 128]
+        );
+        assert_eq!(
+            encode_pixel(
+                &f(CL_sRGBx, CL_UNORM_INT8),
+                FillColor::Float([0.5, 0.0, 1.0, 0.5])
+            ),
+            [188, 0, 255, 128]
+        );
+        assert_eq!(encode_pixel(&f(CL_Rx, CL_UNORM_INT8), red), [255]);
+        assert_eq!(
+            encode_pixel(&f(CL_RGx, CL_UNSIGNED_INT16), FillColor::Uint([1, 2, 3, 4])),
+            [1, 0, 2, 0]
+        );
+        assert_eq!(
+            encode_pixel(&f(CL_RGBx, CL_UNORM_SHORT_565), rgb),
+            ((31u16 << 11) | (63 << 5)).to_ne_bytes()
         );
     }
 }
