@@ -24,17 +24,6 @@ fn has_extension(gpu: &Gpu, name: &str) -> bool {
         .any(|e| e == name)
 }
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Same value, or both NaN; zeros compare with their sign.
 fn same(got: f64, want: f64) -> bool {
     (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
@@ -211,12 +200,12 @@ const EDGE_BITS_F32: [u32; 16] = [
 #[test]
 fn float_split_functions_at_the_edges_and_at_random() {
     let gpu = Gpu::new();
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = XorShift::new(0x7f4a7c15);
     let mut xs: Vec<f32> = EDGE_BITS_F32.iter().map(|&b| f32::from_bits(b)).collect();
     let mut ys: Vec<f32> = xs.iter().rev().copied().collect();
     while xs.len() < 4096 {
-        xs.push(f32::from_bits(rng.next() as u32));
-        ys.push(f32::from_bits(rng.next() as u32));
+        xs.push(f32::from_bits(rng.next_u64() as u32));
+        ys.push(f32::from_bits(rng.next_u64() as u32));
     }
     let denorms = gpu.device_info::<cl_bitfield>(CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_DENORM != 0;
     if !denorms {
@@ -253,7 +242,7 @@ fn double_split_functions_at_the_edges_and_at_random() {
     if !has_extension(&gpu, "cl_khr_fp64") {
         return;
     }
-    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut rng = XorShift::new(0x4f6cdd1d);
     let edges: [u64; 14] = [
         0,
         1 << 63,
@@ -273,8 +262,8 @@ fn double_split_functions_at_the_edges_and_at_random() {
     let mut xs: Vec<f64> = edges.iter().map(|&b| f64::from_bits(b)).collect();
     let mut ys: Vec<f64> = xs.iter().rev().copied().collect();
     while xs.len() < 4096 {
-        xs.push(f64::from_bits(rng.next()));
-        ys.push(f64::from_bits(rng.next()));
+        xs.push(f64::from_bits(rng.next_u64()));
+        ys.push(f64::from_bits(rng.next_u64()));
     }
     let split = run_split(&gpu, "double", &xs, &ys, |v| v);
     check_split(
@@ -334,9 +323,9 @@ fn half_split_functions_on_every_half() {
     if !has_extension(&gpu, "cl_khr_fp16") {
         return;
     }
-    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    let mut rng = XorShift::new(0x9abcdef1);
     let xs: Vec<u16> = (0..=u16::MAX).collect();
-    let ys: Vec<u16> = xs.iter().map(|_| rng.next() as u16).collect();
+    let ys: Vec<u16> = xs.iter().map(|_| rng.next_u64() as u16).collect();
     let split = run_split(&gpu, "half", &xs, &ys, half_to_f64);
     let wide = |v: &[u16]| v.iter().map(|&x| half_to_f64(x)).collect::<Vec<_>>();
     let next = |x: f64, y: f64| {
@@ -538,7 +527,7 @@ fn conversions_to_half_in_every_rounding_mode() {
         return;
     }
     let fp64 = has_extension(&gpu, "cl_khr_fp64");
-    let mut rng = XorShift(0x0bad_cafe_dead_beef);
+    let mut rng = XorShift::new(0xdeadbeef);
     // Values of every source type as f64 (exact for all of them but the
     // largest longs, which are far beyond half's range either way).
     let sources: [(&str, Vec<f64>); 7] = [
@@ -547,26 +536,26 @@ fn conversions_to_half_in_every_rounding_mode() {
         (
             "int",
             (0..8192)
-                .map(|_| f64::from(rng.next() as i32 >> (rng.next() % 24)))
+                .map(|_| f64::from(rng.next_u64() as i32 >> (rng.next_u64() % 24)))
                 .collect(),
         ),
         (
             "uint",
             (0..8192)
-                .map(|_| f64::from(rng.next() as u32 >> (rng.next() % 24)))
+                .map(|_| f64::from(rng.next_u64() as u32 >> (rng.next_u64() % 24)))
                 .collect(),
         ),
         (
             "long",
             (0..4096)
-                .map(|_| (rng.next() as i64 >> (rng.next() % 56)) as f64)
+                .map(|_| (rng.next_u64() as i64 >> (rng.next_u64() % 56)) as f64)
                 .collect(),
         ),
         ("float", {
             let mut v: Vec<f64> = (0..16384)
                 .map(|_| {
                     f64::from(f32::from_bits(
-                        0x3000_0000 + (rng.next() as u32 % 0x1800_0000),
+                        0x3000_0000 + (rng.next_u64() as u32 % 0x1800_0000),
                     ))
                 })
                 .collect();
@@ -578,7 +567,9 @@ fn conversions_to_half_in_every_rounding_mode() {
         (
             "double",
             (0..8192)
-                .map(|_| f64::from_bits(0x3e00_0000_0000_0000 + rng.next() % 0x0300_0000_0000_0000))
+                .map(|_| {
+                    f64::from_bits(0x3e00_0000_0000_0000 + rng.next_u64() % 0x0300_0000_0000_0000)
+                })
                 .collect(),
         ),
     ];

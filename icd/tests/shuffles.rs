@@ -8,23 +8,12 @@ mod common;
 use common::*;
 use ferrocl_runtime::cl::CL_DEVICE_EXTENSIONS;
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 /// Runs shuffle(x, m) and shuffle2(x, y, m) for `ty`16 with masks of
 /// `mask_ty`16 over `items` work-items; elements travel as u64 bit patterns
 /// widened from `size` bytes.
 fn check_shuffles(gpu: &Gpu, ty: &str, mask_ty: &str, size: usize, n_out: usize) {
     let items = 64;
-    let mut rng = XorShift(0x5eed_0000_0000_0001 ^ size as u64);
+    let mut rng = XorShift::new(0x5eed_0001 ^ size as u32);
     let width_in = 16;
     let elem_mask = if size == 8 {
         u64::MAX
@@ -32,14 +21,14 @@ fn check_shuffles(gpu: &Gpu, ty: &str, mask_ty: &str, size: usize, n_out: usize)
         (1u64 << (8 * size)) - 1
     };
     let xs: Vec<u64> = (0..items * width_in)
-        .map(|_| rng.next() & elem_mask)
+        .map(|_| rng.next_u64() & elem_mask)
         .collect();
     let ys: Vec<u64> = (0..items * width_in)
-        .map(|_| rng.next() & elem_mask)
+        .map(|_| rng.next_u64() & elem_mask)
         .collect();
     // Random indices with random high bits that the built-ins ignore.
     let masks: Vec<u64> = (0..items * n_out)
-        .map(|_| rng.next() & elem_mask.min(0xffff_ffff))
+        .map(|_| rng.next_u64() & elem_mask.min(0xffff_ffff))
         .collect();
     let pack = |v: &[u64]| -> Vec<u8> {
         v.iter()

@@ -139,17 +139,7 @@ impl<'a> Lowerer<'a> {
             }
             // A tagged generic (or private) pointer: its two bytes as a
             // ushort through whichever space the tag names.
-            Place::Addr {
-                addr, align, space, ..
-            } => {
-                let bits = Place::Addr {
-                    addr: *addr,
-                    ty: Type::Scalar(Scalar::UShort),
-                    align: (*align).min(2),
-                    space: *space,
-                };
-                self.load(&bits, span)?.id
-            }
+            Place::Addr { .. } => self.load(&ushort_at(place), span)?.id,
             _ => {
                 self.error(span, "vload_half needs a pointer into memory");
                 return None;
@@ -172,16 +162,9 @@ impl<'a> Lowerer<'a> {
                 let v = self.op(Op::Bitcast, ht, &[h]);
                 self.store(place, &Val::new(v, Type::Scalar(Scalar::Half)), span);
             }
-            Place::Addr {
-                addr, align, space, ..
-            } => {
-                let bits = Place::Addr {
-                    addr: *addr,
-                    ty: Type::Scalar(Scalar::UShort),
-                    align: (*align).min(2),
-                    space: *space,
-                };
-                self.store(&bits, &Val::new(h, Type::Scalar(Scalar::UShort)), span);
+            Place::Addr { .. } => {
+                let v = Val::new(h, Type::Scalar(Scalar::UShort));
+                self.store(&ushort_at(place), &v, span);
             }
             _ => self.error(span, "vstore_half needs a pointer into memory"),
         }
@@ -479,5 +462,21 @@ impl<'a> Lowerer<'a> {
         let c15 = self.u32c(15);
         let sign = self.op(Op::ShiftLeftLogical, u, &[sign, c15]);
         self.op(Op::BitwiseOr, u, &[sign, mag])
+    }
+}
+
+/// The half at addressed place `p` (a tagged generic or private pointer) as
+/// a `ushort`, so its two bytes move through whichever space the tag names.
+fn ushort_at(p: &Place) -> Place {
+    match p {
+        Place::Addr {
+            addr, align, space, ..
+        } => Place::Addr {
+            addr: *addr,
+            ty: Type::Scalar(Scalar::UShort),
+            align: (*align).min(2),
+            space: *space,
+        },
+        other => other.clone(),
     }
 }

@@ -796,6 +796,11 @@ impl XorShift {
         x
     }
 
+    /// 64 random bits (two draws).
+    pub fn next_u64(&mut self) -> u64 {
+        (u64::from(self.next_u32()) << 32) | u64::from(self.next_u32())
+    }
+
     /// Uniform in [lo, hi).
     pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
         let unit = (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
