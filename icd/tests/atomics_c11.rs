@@ -477,6 +477,21 @@ fn has_double_atomics(gpu: &Gpu) -> bool {
     has("cl_khr_fp64") && has("cl_khr_int64_base_atomics")
 }
 
+/// Kernel source prefix: `real` and `atomic_real` are double and
+/// atomic_double with `-DWITH_DOUBLE`, else float and atomic_float.
+const REAL_TYPES: &str = r#"
+        #ifdef WITH_DOUBLE
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+        typedef double real;
+        typedef atomic_double atomic_real;
+        #else
+        typedef float real;
+        typedef atomic_float atomic_real;
+        #endif
+"#;
+
 /// Finite floats with random bits, signs, and subnormals among them.
 fn float_bits(seed: u32, n: usize) -> Vec<u32> {
     XorShift::new(seed)
@@ -500,17 +515,9 @@ fn local_float_and_double_atomics_move_whole_values_per_work_group() {
     // its neighbour's slot and stores one into its own, and after a
     // barrier each reads the slots back: in kernel-scope arrays, through
     // `__local` pointer arguments, and through a helper function.
-    let src = r#"
-        #ifdef WITH_DOUBLE
-        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-        typedef double real;
-        typedef atomic_double atomic_real;
-        #else
-        typedef float real;
-        typedef atomic_float atomic_real;
-        #endif
+    let src = [
+        REAL_TYPES,
+        r#"
         #define N 32
         real swap_in(volatile __local atomic_real *slots, uint i, real v) {
             return atomic_exchange_explicit(slots + i, v, memory_order_relaxed,
@@ -546,7 +553,9 @@ fn local_float_and_double_atomics_move_whole_values_per_work_group() {
             rout[4 * gid + 1] = atomic_load(&rslots[l]);
             rout[4 * gid + 2] = atomic_load_explicit(rown + next, memory_order_acquire,
                                                      memory_scope_work_group);
-        }"#;
+        }"#,
+    ]
+    .concat();
     let (groups, local) = (6usize, 32usize);
     let n = groups * local;
     let fin: Vec<f32> = float_bits(31, n)
@@ -574,7 +583,7 @@ fn local_float_and_double_atomics_move_whole_values_per_work_group() {
             }
         }
     };
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0");
     let (dfin, dfout) = (gpu.buffer(&fin), gpu.zeroed::<f32>(4 * n));
     let dfin2 = gpu.buffer(&fin);
     let dfout2 = gpu.zeroed::<f32>(4 * n);
@@ -592,7 +601,7 @@ fn local_float_and_double_atomics_move_whole_values_per_work_group() {
         eprintln!("skipped the double half: the device has no 64-bit atomics or doubles");
         return;
     }
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
     let (drin, drout, dfout) = (
         gpu.buffer(&rin),
         gpu.zeroed::<f64>(4 * n),
@@ -616,17 +625,9 @@ fn compare_exchange_counters_on_floats_and_doubles() {
     // in global memory, by compare-exchange loops (relaxed: see the ignored
     // test below for ordered ones on lavapipe). Small integers are exact,
     // so the totals are too.
-    let src = r#"
-        #ifdef WITH_DOUBLE
-        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-        typedef double real;
-        typedef atomic_double atomic_real;
-        #else
-        typedef float real;
-        typedef atomic_float atomic_real;
-        #endif
+    let src = [
+        REAL_TYPES,
+        r#"
         __kernel void k(volatile __global atomic_real *total, __global real *sums,
                         volatile __local atomic_real *arg_counter) {
             __local atomic_real counter;
@@ -656,12 +657,14 @@ fn compare_exchange_counters_on_floats_and_doubles() {
                 sums[2 * get_group_id(0) + 1] = atomic_load_explicit(arg_counter,
                     memory_order_relaxed, memory_scope_work_group);
             }
-        }"#;
+        }"#,
+    ]
+    .concat();
     let (groups, local) = (12usize, 40usize);
     let want_sums: Vec<f64> = (0..groups)
         .flat_map(|_| [local as f64, 100.0 + local as f64])
         .collect();
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0");
     let (dtotal, dsums) = (gpu.buffer(&[0.5f32]), gpu.zeroed::<f32>(2 * groups));
     k.arg_buffer(0, &dtotal)
         .arg_buffer(1, &dsums)
@@ -678,7 +681,7 @@ fn compare_exchange_counters_on_floats_and_doubles() {
         eprintln!("skipped the double half: the device has no 64-bit atomics or doubles");
         return;
     }
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
     let (dtotal, dsums) = (gpu.buffer(&[0.25f64]), gpu.zeroed::<f64>(2 * groups));
     k.arg_buffer(0, &dtotal)
         .arg_buffer(1, &dsums)
@@ -703,17 +706,9 @@ fn failed_compare_exchange_returns_the_bits_found() {
     // C11 compares object representations: -0.0 does not match a stored
     // +0.0, and `expected` then holds the +0.0 found. A NaN matches its
     // own bits. A success leaves `expected` as it was.
-    let src = r#"
-        #ifdef WITH_DOUBLE
-        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-        #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-        typedef double real;
-        typedef atomic_double atomic_real;
-        #else
-        typedef float real;
-        typedef atomic_float atomic_real;
-        #endif
+    let src = [
+        REAL_TYPES,
+        r#"
         __kernel void k(volatile __global atomic_real *g, __global real *out) {
             __local atomic_real l[2];
             atomic_init(&l[0], 0);
@@ -733,7 +728,9 @@ fn failed_compare_exchange_returns_the_bits_found() {
             out[8] = atomic_compare_exchange_strong(g, &e, 8);
             out[9] = e;
             out[10] = atomic_load(g);
-        }"#;
+        }"#,
+    ]
+    .concat();
     let check = |out: &[f64], what: &str| {
         let want = [0.0, 0.0, 0.0, 1.0, f64::NAN, 6.0, 0.0, 0.0, 1.0, 0.0, 8.0];
         for (i, (a, b)) in out.iter().zip(&want).enumerate() {
@@ -741,7 +738,7 @@ fn failed_compare_exchange_returns_the_bits_found() {
             assert!(ok, "{what} result {i}: got {a}, want {b} (all: {out:?})");
         }
     };
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0");
     let (dg, dout) = (gpu.buffer(&[0.0f32]), gpu.zeroed::<f32>(11));
     k.arg_buffer(0, &dg).arg_buffer(1, &dout);
     gpu.run(&k, &[1], Some(&[1]), None);
@@ -751,7 +748,7 @@ fn failed_compare_exchange_returns_the_bits_found() {
         eprintln!("skipped the double half: the device has no 64-bit atomics or doubles");
         return;
     }
-    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
+    let k = gpu.kernel_with_options(&src, "k", "-cl-std=CL3.0 -DWITH_DOUBLE");
     let (dg, dout) = (gpu.buffer(&[0.0f64]), gpu.zeroed::<f64>(11));
     k.arg_buffer(0, &dg).arg_buffer(1, &dout);
     gpu.run(&k, &[1], Some(&[1]), None);
