@@ -126,15 +126,7 @@ impl<'a> Lowerer<'a> {
         stored: &Type,
         span: Span,
     ) -> R<Word> {
-        if ty == stored {
-            return Some(id);
-        }
-        if !ty.is_float() {
-            self.whole_float_array(span);
-            return None;
-        }
-        let t = self.sty(ty);
-        Some(self.op(Op::Bitcast, t, &[id]))
+        self.reinterpret_stored(id, ty, stored, ty, span)
     }
 
     /// A value `id` of type `ty`, as the `stored` that holds it.
@@ -145,6 +137,19 @@ impl<'a> Lowerer<'a> {
         stored: &Type,
         span: Span,
     ) -> R<Word> {
+        self.reinterpret_stored(id, ty, stored, stored, span)
+    }
+
+    /// `id` bitcast to `to`, one of a float `ty` and the integer `stored`
+    /// that holds it (nothing to do when they are the same type).
+    fn reinterpret_stored(
+        &mut self,
+        id: Word,
+        ty: &Type,
+        stored: &Type,
+        to: &Type,
+        span: Span,
+    ) -> R<Word> {
         if ty == stored {
             return Some(id);
         }
@@ -152,7 +157,7 @@ impl<'a> Lowerer<'a> {
             self.whole_float_array(span);
             return None;
         }
-        let t = self.sty(stored);
+        let t = self.sty(to);
         Some(self.op(Op::Bitcast, t, &[id]))
     }
 
