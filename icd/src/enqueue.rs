@@ -77,6 +77,90 @@ unsafe fn dims(ptr: *const usize, n: usize, fill: usize) -> [usize; 3] {
     out
 }
 
+/// The work-group size a NULL `local_work_size` gets: the kernel's
+/// required size, else [`pick_local_size`] within the device's limits.
+fn local_for_null(
+    kernel: &Kernel,
+    index: usize,
+    queue: &Queue,
+    global: [usize; 3],
+    n: usize,
+) -> [usize; 3] {
+    if let Some(r) = kernel.info.reqd_work_group_size {
+        return [r[0] as usize, r[1] as usize, r[2] as usize];
+    }
+    let info = queue.device.info();
+    pick_local_size(
+        global.map(|g| g.max(1)),
+        n,
+        info.max_work_group_size,
+        info.max_work_item_sizes,
+        !kernel.requires_uniform_work_groups(index),
+    )
+}
+
+/// `clGetKernelSuggestedLocalWorkSizeKHR` (cl_khr_suggested_local_work_size):
+/// the local size `clEnqueueNDRangeKernel` would choose for a NULL
+/// `local_work_size`, with that call's errors.
+///
+/// # Safety
+/// The application's pointers, as the extension defines them.
+#[allow(non_snake_case)] // the extension's C name
+pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
+    command_queue: *mut c_void,
+    kernel: *mut c_void,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
+    // SAFETY: the application's pointers, as the extension defines them.
+    api_call(|| unsafe {
+        let queue = queue_arg(command_queue)?;
+        let kernel = arc_from_handle::<Kernel>(kernel)?;
+        let index = kernel
+            .program
+            .device_index(&queue.device)
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        if kernel.program.executable(index).is_none() {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
+        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
+            return Err(CL_INVALID_CONTEXT);
+        }
+        if !kernel.all_args_set() {
+            return Err(CL_INVALID_KERNEL_ARGS);
+        }
+        if !(1..=3).contains(&work_dim) {
+            return Err(CL_INVALID_WORK_DIMENSION);
+        }
+        let n = work_dim as usize;
+        // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of
+        // its values is zero (unlike an enqueue, no empty NDRange here).
+        if global_work_size.is_null() {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        let global = dims(global_work_size, n, 1);
+        let offset = if global_work_offset.is_null() {
+            [0; 3]
+        } else {
+            dims(global_work_offset, n, 0)
+        };
+        if (0..3).any(|d| offset[d].checked_add(global[d]).is_none()) {
+            return Err(CL_INVALID_GLOBAL_OFFSET);
+        }
+        if global[..n].contains(&0) {
+            return Err(CL_INVALID_GLOBAL_WORK_SIZE);
+        }
+        if suggested_local_work_size.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let local = local_for_null(&kernel, index, &queue, global, n);
+        std::ptr::copy_nonoverlapping(local.as_ptr(), suggested_local_work_size, n);
+        Ok(())
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     command_queue: *mut c_void,
@@ -149,16 +233,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             .reqd_work_group_size
             .map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
         let local = if local_work_size.is_null() {
-            match reqd {
-                Some(r) => r,
-                None => pick_local_size(
-                    global.map(|g| g.max(1)),
-                    n,
-                    max_wg,
-                    info.max_work_item_sizes,
-                    !uniform,
-                ),
-            }
+            local_for_null(&kernel, index, &queue, global, n)
         } else {
             let local = dims(local_work_size, n, 1);
             let total: usize = local.iter().product();

@@ -15,6 +15,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 fn extension_function(name: &[u8]) -> Option<*mut c_void> {
     match name {
         b"clIcdGetPlatformIDsKHR" => Some(clIcdGetPlatformIDsKHR as *mut c_void),
+        b"clGetKernelSuggestedLocalWorkSizeKHR" => {
+            Some(crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void)
+        }
         _ => None,
     }
 }

@@ -272,3 +272,124 @@ fn offset_plus_size_past_size_t_is_invalid() {
     );
     gpu.finish();
 }
+
+type SuggestLocalWorkSize = unsafe extern "C" fn(
+    Handle,
+    Handle,
+    ferrocl_runtime::cl::cl_uint,
+    *const usize,
+    *const usize,
+    *mut usize,
+) -> ferrocl_runtime::cl::cl_int;
+
+#[test]
+fn suggested_local_work_size_is_the_one_a_null_local_size_gets() {
+    use ferrocl_runtime::cl::*;
+    use std::ptr::{null, null_mut};
+    let gpu = Gpu::new();
+    assert!(gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_suggested_local_work_size"));
+    // SAFETY: a valid platform and a NUL-terminated name.
+    let f = unsafe {
+        (gpu.api.clGetExtensionFunctionAddressForPlatform)(
+            gpu.platform,
+            c"clGetKernelSuggestedLocalWorkSizeKHR".as_ptr(),
+        )
+    };
+    assert!(!f.is_null());
+    // SAFETY: the extension's signature.
+    let suggest: SuggestLocalWorkSize = unsafe { std::mem::transmute(f) };
+    let src = "__kernel void k(__global uint *out) {\n\
+          out[get_global_id(1) * get_global_size(0) + get_global_id(0)] =\n\
+            (uint)(get_local_size(0) * 10000 + get_local_size(1));\n\
+        }\n";
+    let k = gpu.kernel(src, "k");
+    let global = [96usize, 40];
+    let out = gpu.zeroed::<u32>(global[0] * global[1]);
+    k.arg_buffer(0, &out);
+    let mut local = [0usize; 2];
+    // SAFETY: valid handles and arrays of two.
+    let status = unsafe {
+        suggest(
+            gpu.queue,
+            k.handle,
+            2,
+            null(),
+            global.as_ptr(),
+            local.as_mut_ptr(),
+        )
+    };
+    check(status, "clGetKernelSuggestedLocalWorkSizeKHR");
+    let max = gpu.device_info::<u64>(CL_DEVICE_MAX_WORK_GROUP_SIZE) as usize;
+    assert!(
+        local[0] >= 1 && local[1] >= 1 && local[0] * local[1] <= max,
+        "{local:?}"
+    );
+    // An OpenCL C 1.2 kernel needs uniform work-groups.
+    assert_eq!(
+        (global[0] % local[0], global[1] % local[1]),
+        (0, 0),
+        "{local:?}"
+    );
+    gpu.run(&k, &global, None, None);
+    let want = (local[0] * 10000 + local[1]) as u32;
+    assert!(gpu.read::<u32>(&out).iter().all(|&v| v == want));
+    // The errors of clEnqueueNDRangeKernel, and NULL or zero sizes.
+    let zero = [96usize, 0];
+    let mut unused = [0usize; 3];
+    // SAFETY: each call passes valid memory or NULL where the case says.
+    unsafe {
+        let call = |q: Handle, dim: cl_uint, g: *const usize, l: *mut usize| {
+            suggest(q, k.handle, dim, null(), g, l)
+        };
+        assert_eq!(
+            call(null_mut(), 2, global.as_ptr(), local.as_mut_ptr()),
+            CL_INVALID_COMMAND_QUEUE
+        );
+        assert_eq!(
+            call(gpu.queue, 0, global.as_ptr(), unused.as_mut_ptr()),
+            CL_INVALID_WORK_DIMENSION
+        );
+        assert_eq!(
+            call(gpu.queue, 4, global.as_ptr(), unused.as_mut_ptr()),
+            CL_INVALID_WORK_DIMENSION
+        );
+        assert_eq!(
+            call(gpu.queue, 2, null(), unused.as_mut_ptr()),
+            CL_INVALID_GLOBAL_WORK_SIZE
+        );
+        assert_eq!(
+            call(gpu.queue, 2, zero.as_ptr(), unused.as_mut_ptr()),
+            CL_INVALID_GLOBAL_WORK_SIZE
+        );
+        assert_eq!(
+            call(gpu.queue, 2, global.as_ptr(), null_mut()),
+            CL_INVALID_VALUE
+        );
+        let unset = gpu.kernel(src, "k");
+        assert_eq!(
+            suggest(
+                gpu.queue,
+                unset.handle,
+                2,
+                null(),
+                global.as_ptr(),
+                unused.as_mut_ptr()
+            ),
+            CL_INVALID_KERNEL_ARGS
+        );
+        assert_eq!(
+            suggest(
+                gpu.queue,
+                null_mut(),
+                2,
+                null(),
+                global.as_ptr(),
+                unused.as_mut_ptr()
+            ),
+            CL_INVALID_KERNEL
+        );
+    }
+}

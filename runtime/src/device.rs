@@ -161,10 +161,11 @@ const OPENCL_C_EXTENSIONS: [&str; 8] = [
 ];
 
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 3] = [
+const API_EXTENSIONS: [&str; 4] = [
     "cl_khr_device_uuid",
     "cl_khr_extended_versioning",
     "cl_khr_image2d_from_buffer",
+    "cl_khr_suggested_local_work_size",
 ];
 
 /// Size of the printf buffer a kernel writes into (the full profile minimum).

@@ -50,6 +50,7 @@ macro_rules! cl_api {
 cl_api! {
     clGetPlatformIDs: fn(cl_uint, *mut Handle, *mut cl_uint) -> cl_int;
     clGetPlatformInfo: fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+    clGetExtensionFunctionAddressForPlatform: fn(Handle, *const c_char) -> *mut c_void;
     clGetDeviceIDs: fn(Handle, cl_bitfield, cl_uint, *mut Handle, *mut cl_uint) -> cl_int;
     clGetDeviceInfo: fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
     clCreateContext: fn(*const isize, cl_uint, *const Handle, Option<unsafe extern "C" fn(*const c_char, *const c_void, usize, *mut c_void)>, *mut c_void, *mut cl_int) -> Handle;
