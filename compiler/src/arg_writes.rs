@@ -781,11 +781,11 @@ fn writes_memory(op: Op) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{compile, CompileRequest, TargetCaps};
+    use crate::{compile, CompileRequest, CompiledProgram, TargetCaps};
 
     /// The written flags of kernel `name` in `source`, built with `options`.
-    fn written_with(source: &str, options: &str, caps: &TargetCaps, name: &str) -> Vec<bool> {
-        let program = compile(
+    fn build(source: &str, options: &str, caps: &TargetCaps) -> CompiledProgram {
+        compile(
             &CompileRequest {
                 source,
                 options,
@@ -793,7 +793,11 @@ mod tests {
             },
             caps,
         )
-        .unwrap_or_else(|e| panic!("build failed:\n{}", e.log));
+        .unwrap_or_else(|e| panic!("build failed:\n{}", e.log))
+    }
+
+    fn written_with(source: &str, options: &str, caps: &TargetCaps, name: &str) -> Vec<bool> {
+        let program = build(source, options, caps);
         let kernel = program
             .kernels
             .iter()
@@ -972,16 +976,7 @@ mod tests {
             size_t i = get_global_id(0);
             a6[i] = a0[i] + a8[i];
         }";
-        let caps = TargetCaps::default();
-        let program = compile(
-            &CompileRequest {
-                source: src,
-                options: "",
-                headers: &[],
-            },
-            &caps,
-        )
-        .expect("build");
+        let program = build(src, "", &TargetCaps::default());
         assert_eq!(program.kernels[0].arg_block, ArgBlock::Buffer);
         let mut expected = [false; 9];
         expected[6] = true;
@@ -994,16 +989,7 @@ mod tests {
     #[test]
     fn an_unreadable_module_writes_everything() {
         let src = "__kernel void k(__global const float *a) { }";
-        let caps = TargetCaps::default();
-        let program = compile(
-            &CompileRequest {
-                source: src,
-                options: "",
-                headers: &[],
-            },
-            &caps,
-        )
-        .expect("build");
+        let program = build(src, "", &TargetCaps::default());
         let kernel = &program.kernels[0];
         assert_eq!(written_arguments(&program.spirv, kernel), [false]);
         assert_eq!(written_arguments(&program.spirv[..3], kernel), [true]);

@@ -77,6 +77,75 @@ unsafe fn dims(ptr: *const usize, n: usize, fill: usize) -> [usize; 3] {
     out
 }
 
+/// What `clEnqueueNDRangeKernel` and `clGetKernelSuggestedLocalWorkSizeKHR`
+/// check first, in the spec's order: the queue and the kernel, the kernel's
+/// executable for the queue's device (its index is returned), one context,
+/// every argument set, and `work_dim`.
+///
+/// # Safety
+/// The handles are the application's, as the spec defines them.
+unsafe fn launch_target(
+    command_queue: *mut c_void,
+    kernel: *mut c_void,
+    work_dim: cl_uint,
+) -> Result<(Arc<Queue>, Arc<Kernel>, usize), cl_int> {
+    // SAFETY: per the contract.
+    let queue = unsafe { queue_arg(command_queue) }?;
+    // CL_INVALID_KERNEL if kernel is not a valid kernel.
+    // SAFETY: per the contract.
+    let kernel = unsafe { arc_from_handle::<Kernel>(kernel) }?;
+    // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+    // program executable available for the device associated with
+    // command_queue.
+    let index = kernel
+        .program
+        .device_index(&queue.device)
+        .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+    if kernel.program.executable(index).is_none() {
+        return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+    }
+    // CL_INVALID_CONTEXT if the context associated with command_queue and
+    // kernel are not the same.
+    if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not
+    // been set.
+    if !kernel.all_args_set() {
+        return Err(CL_INVALID_KERNEL_ARGS);
+    }
+    // CL_INVALID_WORK_DIMENSION if work_dim is not valid for the device
+    // associated with command_queue.
+    if !(1..=3).contains(&work_dim) {
+        return Err(CL_INVALID_WORK_DIMENSION);
+    }
+    Ok((queue, kernel, index))
+}
+
+/// `global_work_offset` (NULL: zeros) for an NDRange of `global`:
+/// CL_INVALID_GLOBAL_OFFSET if global_work_size plus global_work_offset in
+/// any dimension is greater than the largest size_t of the device (64 bits,
+/// as on the host).
+///
+/// # Safety
+/// `global_work_offset` is NULL or points to `n` values.
+unsafe fn check_offset(
+    global_work_offset: *const usize,
+    n: usize,
+    global: [usize; 3],
+) -> Result<[usize; 3], cl_int> {
+    let offset = if global_work_offset.is_null() {
+        [0; 3]
+    } else {
+        // SAFETY: per the contract.
+        unsafe { dims(global_work_offset, n, 0) }
+    };
+    if (0..3).any(|d| offset[d].checked_add(global[d]).is_none()) {
+        return Err(CL_INVALID_GLOBAL_OFFSET);
+    }
+    Ok(offset)
+}
+
 /// The work-group size a NULL `local_work_size` gets: the kernel's
 /// required size, else [`pick_local_size`] within the device's limits.
 fn local_for_null(
@@ -116,24 +185,7 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the extension defines them.
     api_call(|| unsafe {
-        let queue = queue_arg(command_queue)?;
-        let kernel = arc_from_handle::<Kernel>(kernel)?;
-        let index = kernel
-            .program
-            .device_index(&queue.device)
-            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        if kernel.program.executable(index).is_none() {
-            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
-        }
-        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
-        if !kernel.all_args_set() {
-            return Err(CL_INVALID_KERNEL_ARGS);
-        }
-        if !(1..=3).contains(&work_dim) {
-            return Err(CL_INVALID_WORK_DIMENSION);
-        }
+        let (queue, kernel, index) = launch_target(command_queue, kernel, work_dim)?;
         let n = work_dim as usize;
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of
         // its values is zero (unlike an enqueue, no empty NDRange here).
@@ -141,14 +193,7 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
             return Err(CL_INVALID_GLOBAL_WORK_SIZE);
         }
         let global = dims(global_work_size, n, 1);
-        let offset = if global_work_offset.is_null() {
-            [0; 3]
-        } else {
-            dims(global_work_offset, n, 0)
-        };
-        if (0..3).any(|d| offset[d].checked_add(global[d]).is_none()) {
-            return Err(CL_INVALID_GLOBAL_OFFSET);
-        }
+        check_offset(global_work_offset, n, global)?;
         if global[..n].contains(&0) {
             return Err(CL_INVALID_GLOBAL_WORK_SIZE);
         }
@@ -175,34 +220,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let queue = queue_arg(command_queue)?;
-        // CL_INVALID_KERNEL if kernel is not a valid kernel.
-        let kernel = arc_from_handle::<Kernel>(kernel)?;
-        // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
-        // program executable available for the device associated with
-        // command_queue.
-        let index = kernel
-            .program
-            .device_index(&queue.device)
-            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        if kernel.program.executable(index).is_none() {
-            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
-        }
-        // CL_INVALID_CONTEXT if the context associated with command_queue
-        // and kernel are not the same.
-        if !Arc::ptr_eq(&kernel.program.context, &queue.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
-        // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not
-        // been set.
-        if !kernel.all_args_set() {
-            return Err(CL_INVALID_KERNEL_ARGS);
-        }
-        // CL_INVALID_WORK_DIMENSION if work_dim is not valid for the device
-        // associated with command_queue.
-        if !(1..=3).contains(&work_dim) {
-            return Err(CL_INVALID_WORK_DIMENSION);
-        }
+        let (queue, kernel, index) = launch_target(command_queue, kernel, work_dim)?;
         let n = work_dim as usize;
         // A NULL global_work_size is an empty NDRange (OpenCL 2.1 and newer).
         let global = if global_work_size.is_null() {
@@ -210,19 +228,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         } else {
             dims(global_work_size, n, 1)
         };
-        let offset = if global_work_offset.is_null() {
-            [0; 3]
-        } else {
-            dims(global_work_offset, n, 0)
-        };
-        // CL_INVALID_GLOBAL_OFFSET if the value specified in
-        // global_work_size plus the corresponding value in
-        // global_work_offset for any dimensions is greater than the maximum
-        // value representable by size_t on the device (64 bits, as on the
-        // host).
-        if (0..3).any(|d| offset[d].checked_add(global[d]).is_none()) {
-            return Err(CL_INVALID_GLOBAL_OFFSET);
-        }
+        let offset = check_offset(global_work_offset, n, global)?;
         let info = queue.device.info();
         let max_wg = info.max_work_group_size;
         // Non-uniform work-groups (OpenCL 2.0 and newer) unless the program

@@ -157,6 +157,23 @@ impl<'g> Alloc<'g> {
     }
 }
 
+/// CL_MEM_USES_SVM_POINTER of `buffer`.
+fn uses_svm_pointer(buffer: Handle) -> cl_bool {
+    let mut uses: cl_bool = 0;
+    // SAFETY: a valid buffer; the answer is a cl_bool.
+    let status = unsafe {
+        (svm().mem_info)(
+            buffer,
+            CL_MEM_USES_SVM_POINTER,
+            4,
+            &mut uses as *mut cl_bool as *mut c_void,
+            null_mut(),
+        )
+    };
+    check(status, "CL_MEM_USES_SVM_POINTER");
+    uses
+}
+
 /// Runs `f` with `allocs` mapped with `flags`, then unmaps them.
 fn with_mapped<R>(allocs: &[&Alloc<'_>], flags: cl_bitfield, f: impl FnOnce() -> R) -> R {
     for a in allocs {
@@ -604,18 +621,7 @@ fn buffer_over_svm_memory_shares_it() {
         let at = (data.ptr as *mut u8).add(256) as *mut c_void;
         let buffer = (api.clCreateBuffer)(gpu.context, CL_MEM_USE_HOST_PTR, 512, at, &mut err);
         check(err, "clCreateBuffer over SVM");
-        let mut uses: cl_bool = 0;
-        check(
-            (svm().mem_info)(
-                buffer,
-                CL_MEM_USES_SVM_POINTER,
-                4,
-                &mut uses as *mut cl_bool as *mut c_void,
-                null_mut(),
-            ),
-            "CL_MEM_USES_SVM_POINTER",
-        );
-        assert_eq!(uses, CL_TRUE);
+        assert_eq!(uses_svm_pointer(buffer), CL_TRUE);
         let words: Vec<u32> = (0..128).collect();
         check(
             (api.clEnqueueWriteBuffer)(
@@ -631,25 +637,15 @@ fn buffer_over_svm_memory_shares_it() {
             ),
             "write through the buffer",
         );
-        data.map(CL_MAP_READ);
-        let seen = std::slice::from_raw_parts((data.ptr as *const u32).add(64), 128);
-        assert_eq!(seen, &words[..]);
-        data.unmap();
+        with_mapped(&[&data], CL_MAP_READ, || {
+            let seen = std::slice::from_raw_parts((data.ptr as *const u32).add(64), 128);
+            assert_eq!(seen, &words[..]);
+        });
         check((api.clReleaseMemObject)(buffer), "release");
 
         let plain = (api.clCreateBuffer)(gpu.context, CL_MEM_READ_WRITE, 64, null_mut(), &mut err);
         check(err, "plain buffer");
-        check(
-            (svm().mem_info)(
-                plain,
-                CL_MEM_USES_SVM_POINTER,
-                4,
-                &mut uses as *mut cl_bool as *mut c_void,
-                null_mut(),
-            ),
-            "CL_MEM_USES_SVM_POINTER",
-        );
-        assert_eq!(uses, CL_FALSE);
+        assert_eq!(uses_svm_pointer(plain), CL_FALSE);
         check((api.clReleaseMemObject)(plain), "release");
     }
 }

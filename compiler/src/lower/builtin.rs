@@ -539,14 +539,16 @@ impl<'a> Lowerer<'a> {
             let exact = self.half_to_float(bits);
             comps.push(self.op(Op::FConvert, ht, &[exact]));
         }
-        if n == 1 {
-            return Some(Val::new(comps[0], to.clone()));
+        Some(self.value_of_components(&comps, to))
+    }
+
+    /// The value of type `t` (a scalar or a vector) with components `comps`.
+    fn value_of_components(&mut self, comps: &[Word], t: &Type) -> Val {
+        if let [one] = comps {
+            return Val::new(*one, t.clone());
         }
-        let ty = self.sty(to);
-        Some(Val::new(
-            self.op(Op::CompositeConstruct, ty, &comps),
-            to.clone(),
-        ))
+        let ty = self.sty(t);
+        Val::new(self.op(Op::CompositeConstruct, ty, comps), t.clone())
     }
 
     /// `convert_float_rtz/_rtp/_rtn` of double `x`, computed on the bits:
@@ -1782,14 +1784,7 @@ impl<'a> Lowerer<'a> {
             }
             comps.push(self.call_function(f, vals, span)?.id);
         }
-        if n == 1 {
-            return Some(Val::new(comps[0], t.clone()));
-        }
-        let ty = self.sty(t);
-        Some(Val::new(
-            self.op(Op::CompositeConstruct, ty, &comps),
-            t.clone(),
-        ))
+        Some(self.value_of_components(&comps, t))
     }
 
     fn call_library(&mut self, f: &'a FuncDef, t: &Type, ids: &[Word], span: Span) -> R<Val> {
