@@ -756,3 +756,32 @@ fn vector_condition_with_scalar_arms() {
          }\n",
     );
 }
+
+/// A dynamic read of an 8- or 16-component value (which SPIR-V holds as an
+/// array) stores the value to a `Function` variable once per block, however
+/// many components are read: the CTS's shuffle kernels (32 shuffles of
+/// `long16` with constant masks) had a variable per result component, 64 KiB
+/// of stack per work-item, and NVIDIA's driver refused the pipeline.
+#[test]
+fn wide_shuffles_store_each_source_once() {
+    let shuffles = 8;
+    let mut src = String::from("kernel void k(global long16 *s, global long16 *d) {\n");
+    for i in 0..shuffles {
+        let mask: Vec<String> = (0..16).map(|c| ((c * 7 + i) % 16).to_string()).collect();
+        src += &format!(
+            "  d[{i}] = shuffle(s[{i}], (ulong16)({}));\n",
+            mask.join(", ")
+        );
+    }
+    src += "}\n";
+    let p = build(&src);
+    let text = common::disassemble(&p.spirv);
+    let function_vars = text
+        .lines()
+        .filter(|l| l.contains("OpVariable") && l.contains("Function"))
+        .count();
+    assert!(
+        (shuffles..2 * shuffles).contains(&function_vars),
+        "{function_vars} Function variables for {shuffles} shuffles of long16"
+    );
+}

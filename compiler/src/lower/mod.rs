@@ -279,6 +279,12 @@ pub(crate) struct Lowerer<'a> {
     wide_types: HashMap<Word, (Word, u32)>,
     /// Values of such types → their type.
     wide_vals: HashMap<Word, Word>,
+    /// Wide values already stored to a `Function` variable for a dynamic
+    /// component read → (variable, block of the store): further reads in
+    /// that block index the same variable (a shuffle reads one source up
+    /// to 16 times; a variable per read cost NVIDIA's compiler 64 KiB of
+    /// stack per work-item for the CTS's shuffle kernels).
+    wide_spills: HashMap<Word, (Word, Word)>,
     /// `__OPENCL_C_VERSION__` of the build (`-cl-std`), e.g. 120 or 300.
     cl_version: u32,
     /// The initial bytes of the program's global variable buffer.
@@ -473,6 +479,7 @@ fn lower_once(
         ppool: None,
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
+        wide_spills: HashMap::new(),
         cl_version,
         global_data: Vec::new(),
         string_literals: HashMap::new(),
@@ -821,10 +828,18 @@ impl<'a> Lowerer<'a> {
             }
             Op::VectorExtractDynamic => {
                 let vt = self.wide_vals.get(&args[0]).copied()?;
-                let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, vt));
-                let var = self.m.id();
-                self.f.var(p, var);
-                self.op_void(Op::Store, &[var, args[0]]);
+                let block = self.f.current_label.unwrap_or(0);
+                let var = match self.wide_spills.get(&args[0]) {
+                    Some(&(var, b)) if b == block => var,
+                    _ => {
+                        let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, vt));
+                        let var = self.m.id();
+                        self.f.var(p, var);
+                        self.op_void(Op::Store, &[var, args[0]]);
+                        self.wide_spills.insert(args[0], (var, block));
+                        var
+                    }
+                };
                 let pe = self.m.ty(TypeKey::Pointer(StorageClass::Function, ty));
                 let ptr = self.emit(Op::AccessChain, pe, &[var, args[1]]);
                 Some(self.emit(Op::Load, ty, &[ptr]))
