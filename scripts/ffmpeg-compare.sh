@@ -81,6 +81,8 @@ cases=(
     "transpose_opencl|$src,format=yuv420p,$up,transpose_opencl=dir=clock,$down|yuv420p"
     "pad_opencl|$bars,format=yuv420p,$up,pad_opencl=w=iw+32:h=ih+24:x=16:y=12:color=violet,$down|yuv420p"
     "deshake_opencl (rgba)|$src2,format=rgba,$up,deshake_opencl,$down|rgba"
+    "deshake_opencl (noisy yuv420p)|$src2,noise=alls=40:all_seed=7,format=yuv420p,$up,deshake_opencl,$down|yuv420p"
+    "xfade_opencl (fade)|$src,format=yuv420p,$up[a];$src2,format=yuv420p,$up[b];[a][b]xfade_opencl=transition=fade:duration=0.4:offset=0.2,$down|yuv420p"
     "program_opencl (custom kernel)|$src,format=yuv420p,$up,program_opencl=source=$work/mirror.cl:kernel=mirror,$down|yuv420p"
 )
 
