@@ -68,7 +68,9 @@ fn fast_relaxed_math_uses_instructions_but_keeps_fma_exact() {
         }
         let ops = glsl_ops(&p);
         assert!(ops.contains(" Sin "), "{options}: sin as GLSL Sin:\n{ops}");
-        assert!(ops.contains(" Exp "), "{options}: exp as GLSL Exp:\n{ops}");
+        // exp stays in the library: Vulkan's Exp bound (3 + 2|x| ulp) is
+        // looser than OpenCL's relaxed one (3 + floor(2|x|)).
+        assert!(!ops.contains(" Exp "), "{options}: exp as GLSL Exp:\n{ops}");
         // fma stays correctly rounded: computed in double, never the
         // driver's Fma, which Vulkan does not promise to fuse.
         assert!(!ops.contains(" Fma "), "{options}: fma as GLSL Fma:\n{ops}");

@@ -450,7 +450,9 @@ fn shuffles_and_math_with_pointer_outputs() {
 
 #[test]
 fn fast_relaxed_math_uses_native_instructions() {
-    let src = "kernel void k(global float *f) { f[0] = exp(f[1]) + f[2] * f[3] + f[4]; }\n";
+    // sin: exp stays in the library under relaxed math (its Vulkan bound is
+    // looser than OpenCL's relaxed one).
+    let src = "kernel void k(global float *f) { f[0] = sin(f[1]) + f[2] * f[3] + f[4]; }\n";
     let caps = common::caps();
     let req = |options| ferrocl_compiler::CompileRequest {
         source: src,
@@ -468,7 +470,7 @@ fn fast_relaxed_math_uses_native_instructions() {
         return;
     }
     assert!(p.contains("NoContraction") && !f.contains("NoContraction"));
-    assert!(f.contains(" Exp ") && !p.contains(" Exp "));
+    assert!(f.contains(" Sin ") && !p.contains(" Sin "));
 }
 
 #[test]

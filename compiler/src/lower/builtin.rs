@@ -193,7 +193,20 @@ impl<'a> Lowerer<'a> {
         // float) and is rounded once: drivers' half instructions are less
         // precise than OpenCL's half bounds (NVIDIA's half sin is 2+ ulp
         // off).
-        let glsl_first = relaxed && matches!(s, Scalar::Float | Scalar::Half);
+        //
+        // Not exp, exp2, log and log2: Vulkan bounds Exp and Exp2 by
+        // 3 + 2|x| ulp where OpenCL's relaxed bound is 3 + floor(2|x|)
+        // (lavapipe's exp is 3.0015 ulp off at x = -0.031, past OpenCL's
+        // 3), and says nothing of denormal inputs to Log and Log2 that are
+        // not preserved (lavapipe's log(0x1p-141f) is -86.5: neither
+        // log(x) nor log(0)). The CTS's relaxed exp, exp2, log and log2
+        // failed on lavapipe; the library meets both bounds.
+        let vulkan_bound_is_opencls = !matches!(
+            func,
+            "__ferrocl_exp" | "__ferrocl_exp2" | "__ferrocl_log" | "__ferrocl_log2"
+        );
+        let glsl_first =
+            relaxed && vulkan_bound_is_opencls && matches!(s, Scalar::Float | Scalar::Half);
         if let (true, Some(op)) = (glsl_first, fallback) {
             let ids = self.convert_all(vals, &t, span)?;
             let ty = self.sty(&t);
