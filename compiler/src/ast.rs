@@ -79,6 +79,29 @@ pub enum ExprKind {
 }
 
 /// An initializer: an expression or a braced list.
+impl Expr {
+    /// Whether `f` holds for an operand of this expression (a direct
+    /// sub-expression, tried in source order; a compound literal's
+    /// initializer is not one): the one place that knows which kinds have
+    /// operands, for walks over the tree.
+    pub fn any_operand<'e>(&'e self, mut f: impl FnMut(&'e Expr) -> bool) -> bool {
+        match &self.kind {
+            ExprKind::Unary(_, a)
+            | ExprKind::Member(a, _, _)
+            | ExprKind::Cast(_, a)
+            | ExprKind::SizeofExpr(a)
+            | ExprKind::VecStepExpr(a) => f(a),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => f(a) || f(b),
+            ExprKind::Cond(a, b, c) => f(a) || f(b) || f(c),
+            ExprKind::Call(_, args) | ExprKind::VecLit(_, args) => args.iter().any(f),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Init {
     Expr(Expr),

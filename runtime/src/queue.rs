@@ -544,24 +544,10 @@ impl Queue {
         let ok = wait_timeline(&c.timeline, value, c.spin);
         let nested = RETIRING.get();
         while !event.is_done() {
-            // A thread already retiring some queue's batches (a callback, or
-            // a wait for another queue's command) must not block on this
-            // lock: its holder may be waiting for that thread's queue. Nor
-            // may it retire more than it waits for: a later batch may wait
-            // for a command of the queue it is retiring, which it cannot
-            // complete from here.
-            let (retiring, limit) = if nested {
-                (c.retiring.try_lock(), value)
-            } else {
-                (Some(c.retiring.lock()), u64::MAX)
-            };
-            match retiring {
-                Some(mut r) => {
-                    c.retire_reached(&mut r, !ok, true, limit);
-                    return;
-                }
-                None => event.wait_changed(Duration::from_micros(100)),
+            if c.retire_on_app_thread(value, ok, nested) {
+                return;
             }
+            event.wait_changed(Duration::from_micros(100));
         }
     }
 
@@ -997,22 +983,10 @@ impl Queue {
         let ok = wait_timeline(&c.timeline, value, c.spin);
         let nested = RETIRING.get();
         while c.retired_value() < value {
-            // See `wait_for`: a thread already retiring only tries the lock
-            // and retires no more than it waits for.
-            let (retiring, limit) = if nested {
-                (c.retiring.try_lock(), value)
-            } else {
-                (Some(c.retiring.lock()), u64::MAX)
-            };
-            match retiring {
-                Some(mut r) => {
-                    // Every batch up to `value` is reached (or, with `!ok`,
-                    // retired as failed): this retires them all.
-                    c.retire_reached(&mut r, !ok, true, limit);
-                    return;
-                }
-                None => std::thread::sleep(Duration::from_micros(50)),
+            if c.retire_on_app_thread(value, ok, nested) {
+                return;
             }
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
 }
@@ -1105,6 +1079,30 @@ thread_local! {
 }
 
 impl Completion {
+    /// Retires, on the application thread that waits for the batch that
+    /// signals `value` (reached, or lost when `!ok`), every batch reached so
+    /// far; false when another thread holds the lock and `nested` forbade
+    /// waiting for it. A thread already retiring some queue's batches (a
+    /// callback, or a wait for another queue's command) must not block on
+    /// this lock: its holder may be waiting for that thread's queue. Nor may
+    /// it retire more than it waits for: a later batch may wait for a
+    /// command of the queue it is retiring, which it cannot complete from
+    /// here.
+    fn retire_on_app_thread(&self, value: u64, ok: bool, nested: bool) -> bool {
+        let (retiring, limit) = if nested {
+            (self.retiring.try_lock(), value)
+        } else {
+            (Some(self.retiring.lock()), u64::MAX)
+        };
+        match retiring {
+            Some(mut r) => {
+                self.retire_reached(&mut r, !ok, true, limit);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn retired_value(&self) -> u64 {
         self.retired.load(Ordering::Acquire)
     }

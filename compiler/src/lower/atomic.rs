@@ -37,20 +37,9 @@ pub(super) fn calls_float_atomics(f: &FuncDef) -> bool {
     }
     fn expr(e: &Expr) -> bool {
         match &e.kind {
-            ExprKind::Call(name, args) => on_values(name) || args.iter().any(expr),
-            ExprKind::Unary(_, a)
-            | ExprKind::Member(a, _, _)
-            | ExprKind::Cast(_, a)
-            | ExprKind::SizeofExpr(a)
-            | ExprKind::VecStepExpr(a) => expr(a),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => expr(a) || expr(b),
-            ExprKind::Cond(a, b, c) => expr(a) || expr(b) || expr(c),
-            ExprKind::VecLit(_, args) => args.iter().any(expr),
+            ExprKind::Call(name, _) if on_values(name) => true,
             ExprKind::CompoundLit(_, i) => init(i),
-            _ => false,
+            _ => e.any_operand(expr),
         }
     }
     fn init(i: &Init) -> bool {

@@ -3956,19 +3956,8 @@ fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
     fn expr(e: &Expr, sp: AddrSpace) -> bool {
         match &e.kind {
             ExprKind::Cast(Type::Pointer(_, s, _), _) if *s == sp => true,
-            ExprKind::Unary(_, a)
-            | ExprKind::Member(a, _, _)
-            | ExprKind::Cast(_, a)
-            | ExprKind::SizeofExpr(a)
-            | ExprKind::VecStepExpr(a) => expr(a, sp),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => expr(a, sp) || expr(b, sp),
-            ExprKind::Cond(a, b, c) => expr(a, sp) || expr(b, sp) || expr(c, sp),
-            ExprKind::Call(_, args) | ExprKind::VecLit(_, args) => args.iter().any(|a| expr(a, sp)),
             ExprKind::CompoundLit(_, i) => init(i, sp),
-            _ => false,
+            _ => e.any_operand(|a| expr(a, sp)),
         }
     }
     fn init(i: &Init, sp: AddrSpace) -> bool {
@@ -4116,28 +4105,15 @@ fn calls_printf<'a>(
         seen: &mut Vec<&'a str>,
     ) -> bool {
         match &e.kind {
-            ExprKind::Call(name, args) => {
+            ExprKind::Call(name, _) => {
                 name == "printf"
-                    || args.iter().any(|a| expr(a, funcs, seen))
+                    || e.any_operand(|a| expr(a, funcs, seen))
                     || funcs.get(name.as_str()).is_some_and(|g| {
                         !seen.contains(&name.as_str()) && calls_printf(g, funcs, seen)
                     })
             }
-            ExprKind::Unary(_, a)
-            | ExprKind::Member(a, _, _)
-            | ExprKind::Cast(_, a)
-            | ExprKind::SizeofExpr(a)
-            | ExprKind::VecStepExpr(a) => expr(a, funcs, seen),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => expr(a, funcs, seen) || expr(b, funcs, seen),
-            ExprKind::Cond(a, b, c) => {
-                expr(a, funcs, seen) || expr(b, funcs, seen) || expr(c, funcs, seen)
-            }
-            ExprKind::VecLit(_, items) => items.iter().any(|a| expr(a, funcs, seen)),
             ExprKind::CompoundLit(_, i) => init(i, funcs, seen),
-            _ => false,
+            _ => e.any_operand(|a| expr(a, funcs, seen)),
         }
     }
     fn init<'a>(

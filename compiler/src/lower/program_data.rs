@@ -235,34 +235,21 @@ impl<'a> Lowerer<'a> {
 fn expr_strings<'e>(e: &'e Expr, out: &mut Vec<&'e [u8]>) {
     match &e.kind {
         ExprKind::StrLit(bytes) => out.push(bytes),
-        ExprKind::Call(name, args) => {
-            for a in args {
-                if name == "printf" && matches!(a.kind, ExprKind::StrLit(_)) {
-                    continue;
-                }
-                expr_strings(a, out);
-            }
-        }
-        ExprKind::Unary(_, a)
-        | ExprKind::Member(a, _, _)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::VecStepExpr(a) => expr_strings(a, out),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            expr_strings(a, out);
-            expr_strings(b, out);
-        }
-        ExprKind::Cond(a, b, c) => {
-            expr_strings(a, out);
-            expr_strings(b, out);
-            expr_strings(c, out);
-        }
-        ExprKind::VecLit(_, items) => items.iter().for_each(|a| expr_strings(a, out)),
         ExprKind::CompoundLit(t, i) => init_strings(t, i, out),
-        _ => {}
+        ExprKind::Call(name, _) if name == "printf" => {
+            e.any_operand(|a| {
+                if !matches!(a.kind, ExprKind::StrLit(_)) {
+                    expr_strings(a, out);
+                }
+                false
+            });
+        }
+        _ => {
+            e.any_operand(|a| {
+                expr_strings(a, out);
+                false
+            });
+        }
     }
 }
 
