@@ -787,3 +787,35 @@ fn wide_shuffles_store_each_source_once() {
         "{function_vars} Function variables for {shuffles} shuffles of long16"
     );
 }
+
+/// The CTS's vector_creation builds each double16 from scalars and vloads
+/// at constant offsets. Each access should cost one address add and one
+/// load per 4-component piece: constant index arithmetic is folded, offsets
+/// chain into one add, and a vload8/16 moves as 4-component vectors.
+#[test]
+fn constant_offset_vloads_fold_their_address_arithmetic() {
+    let src = "kernel void k(global long *src, global long16 *result) {
+  result[0] = (long16)(src[0], vload2(0, src + 1), vload8(0, src + 3), vload4(0, src + 11), src[15]);
+  result[1] = vload16(0, src + 1);
+}";
+    let p = build(src);
+    let text = common::disassemble(&p.spirv);
+    let count = |needle: &str| text.lines().filter(|l| l.contains(needle)).count();
+    // Loads through physical pointers: 1 + 1 + 2 + 1 + 1 for result[0], 4
+    // for result[1].
+    let loads = text
+        .lines()
+        .filter(|l| l.contains("OpLoad") && l.contains("Aligned"))
+        .count();
+    assert_eq!(loads, 10, "{text}");
+    assert_eq!(count("OpIMul"), 0, "constant index products are folded");
+    assert_eq!(
+        count("OpSConvert"),
+        0,
+        "constant index widenings are folded"
+    );
+    // One add per access at a non-zero offset: src + 1, 3, 7, 11 and 15
+    // for result[0]; result + 128 and src + 1, 5, 9, 13 for result[1]; and
+    // three per store, for the 4-component pieces after the first.
+    assert_eq!(count("OpIAdd"), 5 + 5 + 2 * 3, "{text}");
+}

@@ -402,7 +402,10 @@ pub(crate) fn probe(
         f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.queue_count > 0
     };
     let rank = |f: &vk::QueueFamilyProperties| {
-        (f.timestamp_valid_bits > 0, !f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+        (
+            f.timestamp_valid_bits > 0,
+            !f.queue_flags.contains(vk::QueueFlags::GRAPHICS),
+        )
     };
     let queue_family = families
         .iter()

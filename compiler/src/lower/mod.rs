@@ -312,6 +312,13 @@ pub(crate) struct Lowerer<'a> {
     /// `signed_64_bit_ordering`).
     int64_types: HashMap<Word, Type>,
     int64_vals: HashMap<Word, Word>,
+    /// Results of `OpIAdd(base, constant)`: id -> (base, constant), so that
+    /// a chain of constant offsets (`p + 2`, then component 5 of a vload)
+    /// becomes one add (`fold_integer_constants`).
+    constant_offsets: HashMap<Word, (Word, u64)>,
+    /// The constituents of each `OpCompositeConstruct` that has one per
+    /// element, so that extracting an element right away is that element.
+    constructed: HashMap<Word, Vec<Word>>,
     /// `static` variables of functions, by declaration.
     function_statics: HashMap<Span, Sym>,
     /// Generic pointer variables (declared without an address space,
@@ -490,6 +497,8 @@ fn lower_once(
         last_placement_bytes: 0,
         int64_types: HashMap::new(),
         int64_vals: HashMap::new(),
+        constant_offsets: HashMap::new(),
+        constructed: HashMap::new(),
         function_statics: HashMap::new(),
         generic_vars: std::collections::HashSet::new(),
         const_vars: std::collections::HashSet::new(),
@@ -580,6 +589,16 @@ impl<'a> Lowerer<'a> {
     // ---- emission helpers ------------------------------------------------
 
     fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        if let Some(id) = self.fold_integer_constants(op, ty, args) {
+            return id;
+        }
+        if op == Op::CompositeExtract && args.len() == 2 {
+            if let Some(parts) = self.constructed.get(&args[0]) {
+                if let Some(&part) = parts.get(args[1] as usize) {
+                    return part;
+                }
+            }
+        }
         if let Some(id) = self.signed_64_bit_ordering(op, ty, args) {
             return id;
         }
@@ -592,7 +611,108 @@ impl<'a> Lowerer<'a> {
         if self.wide_types.contains_key(&ty) {
             self.wide_vals.insert(id, ty);
         }
+        if op == Op::CompositeConstruct && self.m.composite_len(ty) == Some(args.len() as u32) {
+            self.constructed.insert(id, args.to_vec());
+        }
         id
+    }
+
+    /// Integer arithmetic and width conversions of scalar constants become
+    /// constants. Address arithmetic is the main source: `p[3]` scales a
+    /// constant index converted to 64 bits, and a kernel full of such
+    /// accesses (the CTS's vector_creation) otherwise carries thousands of
+    /// instructions a driver has to fold itself.
+    fn fold_integer_constants(&mut self, op: Op, ty: Word, args: &[Word]) -> Option<Word> {
+        let width = self.m.int_width(ty)?;
+        let mask = |v: u64, bits: u32| {
+            if bits >= 64 {
+                v
+            } else {
+                v & ((1u64 << bits) - 1)
+            }
+        };
+        let value = match (op, args) {
+            (Op::SConvert | Op::UConvert, [a]) => {
+                let (from, v) = self.m.int_constant(*a)?;
+                let v = mask(v, from);
+                if op == Op::SConvert && from < 64 && v >> (from - 1) & 1 == 1 {
+                    v | !((1u64 << from) - 1)
+                } else {
+                    v
+                }
+            }
+            (Op::IAdd | Op::IMul, [a, b])
+                if self.m.int_constant(*a).is_none() || self.m.int_constant(*b).is_none() =>
+            {
+                return self.fold_one_constant_operand(op, ty, width, *a, *b);
+            }
+            (Op::IAdd | Op::ISub | Op::IMul | Op::BitwiseAnd | Op::BitwiseOr, [a, b]) => {
+                let (wa, x) = self.m.int_constant(*a)?;
+                let (wb, y) = self.m.int_constant(*b)?;
+                if wa != width || wb != width {
+                    return None;
+                }
+                match op {
+                    Op::IAdd => x.wrapping_add(y),
+                    Op::ISub => x.wrapping_sub(y),
+                    Op::IMul => x.wrapping_mul(y),
+                    Op::BitwiseAnd => x & y,
+                    _ => x | y,
+                }
+            }
+            _ => return None,
+        };
+        let id = self.m.constant(ConstKey::Bits(ty, mask(value, width)));
+        if self.int64_types.contains_key(&ty) {
+            self.int64_vals.insert(id, ty);
+        }
+        Some(id)
+    }
+
+    /// `x + 0` and `x * 1` are `x`; `(x + c1) + c2` is `x + (c1 + c2)`.
+    /// Values of integer type `ty` are only ever added to values of the
+    /// same type (signed types live inside `signed_op` alone), so `x` can
+    /// stand for the sum.
+    fn fold_one_constant_operand(
+        &mut self,
+        op: Op,
+        ty: Word,
+        width: u32,
+        a: Word,
+        b: Word,
+    ) -> Option<Word> {
+        let (x, c) = match (self.m.int_constant(a), self.m.int_constant(b)) {
+            (None, Some((w, c))) if w == width => (a, c),
+            (Some((w, c)), None) if w == width => (b, c),
+            _ => return None,
+        };
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let c = c & mask;
+        match op {
+            Op::IMul if c == 1 => Some(x),
+            Op::IAdd if c == 0 => Some(x),
+            Op::IAdd => {
+                let (base, sum) = match self.constant_offsets.get(&x) {
+                    Some(&(base, c0)) => (base, c0.wrapping_add(c) & mask),
+                    None => (x, c),
+                };
+                if sum == 0 {
+                    return Some(base);
+                }
+                let k = self.m.constant(ConstKey::Bits(ty, sum));
+                if self.int64_types.contains_key(&ty) {
+                    self.int64_vals.insert(k, ty);
+                }
+                let id = self.emit(Op::IAdd, ty, &[base, k]);
+                self.constant_offsets.insert(id, (base, sum));
+                Some(id)
+            }
+            _ => None,
+        }
     }
 
     /// lavapipe (Mesa 22.3, LLVM 15) gets signed orderings of 64-bit
@@ -3378,11 +3498,13 @@ impl<'a> Lowerer<'a> {
                 let b = self.bool_ty(1);
                 Some(self.op(Op::INotEqual, b, &[u8v, zero]))
             }
-            // 8- and 16-vectors are arrays in SPIR-V; where the address is
-            // aligned for it they move as 4-component vectors, so that a
-            // GPU issues 128-bit loads rather than one per component.
-            Type::Vector(s, n) if *n > 4 && align >= 4 * s.size() => {
+            // 8- and 16-vectors are arrays in SPIR-V; they move as
+            // 4-component vectors (a physical pointer needs only its
+            // scalar's alignment), so that a GPU issues 128-bit loads where
+            // the address allows, and a `vload16` is four loads, not 16.
+            Type::Vector(s, n) if *n > 4 && align >= s.size() => {
                 let chunk = 4 * s.size();
+                let calign = align.min(chunk);
                 let ct = Type::Vector(*s, 4);
                 let et = self.sty(&Type::Scalar(*s));
                 let u64t = self.m.ty(TypeKey::Int(64));
@@ -3390,7 +3512,7 @@ impl<'a> Lowerer<'a> {
                 for c in 0..*n as u64 / 4 {
                     let o = self.m.u64_const(c * chunk as u64);
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
-                    let v = self.load_addr(a, &ct, chunk, span)?;
+                    let v = self.load_addr(a, &ct, calign, span)?;
                     for k in 0..4 {
                         parts.push(self.op(Op::CompositeExtract, et, &[v, k]));
                     }
@@ -3483,9 +3605,10 @@ impl<'a> Lowerer<'a> {
                 let v = self.op(Op::Select, t, &[val, one, zero]);
                 self.store_addr(addr, &uc, 1, v, span);
             }
-            // As in `load_addr`: 4-component pieces where aligned for them.
-            Type::Vector(s, n) if *n > 4 && align >= 4 * s.size() => {
+            // As in `load_addr`: 4-component pieces.
+            Type::Vector(s, n) if *n > 4 && align >= s.size() => {
                 let chunk = 4 * s.size();
+                let calign = align.min(chunk);
                 let ct = Type::Vector(*s, 4);
                 let cty = self.sty(&ct);
                 let et = self.sty(&Type::Scalar(*s));
@@ -3497,7 +3620,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.op(Op::CompositeConstruct, cty, &comps);
                     let o = self.m.u64_const(u64::from(c) * u64::from(chunk));
                     let a = self.op(Op::IAdd, u64t, &[addr, o]);
-                    self.store_addr(a, &ct, chunk, v, span);
+                    self.store_addr(a, &ct, calign, v, span);
                 }
             }
             Type::Vector(s, n) if *n > 4 => {

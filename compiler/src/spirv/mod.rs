@@ -58,6 +58,12 @@ pub struct ModuleWriter {
     strided: BTreeSet<Word>,
     /// 64-bit scalar types, whose constants take two words.
     wide: BTreeSet<Word>,
+    /// The width of each integer type, for constant folding.
+    int_widths: HashMap<Word, u32>,
+    /// The type and bits of each scalar `OpConstant`.
+    const_bits: HashMap<Word, (Word, u64)>,
+    /// The element count of each vector and array type.
+    composite_lens: HashMap<Word, u32>,
 }
 
 /// Encodes a literal string as SPIR-V words (NUL-terminated, padded).
@@ -201,6 +207,21 @@ impl ModuleWriter {
         if matches!(key, TypeKey::Int(64) | TypeKey::Float(64)) {
             self.wide.insert(id);
         }
+        match key {
+            TypeKey::Int(bits) | TypeKey::SInt(bits) => {
+                self.int_widths.insert(id, bits);
+            }
+            TypeKey::Vector(_, n) => {
+                self.composite_lens.insert(id, n);
+            }
+            // An array's length is the id of a constant.
+            TypeKey::Array(_, len) => {
+                if let Some(&(_, n)) = self.const_bits.get(&len) {
+                    self.composite_lens.insert(id, n as u32);
+                }
+            }
+            _ => {}
+        }
         push_inst(&mut self.types_globals, op, &ops);
         self.types.insert(key, id);
         id
@@ -219,6 +240,7 @@ impl ModuleWriter {
                     ops.push((*v >> 32) as u32);
                 }
                 push_inst(&mut self.types_globals, Op::Constant, &ops);
+                self.const_bits.insert(id, (*ty, *v));
             }
             ConstKey::True => {
                 let b = self.ty(TypeKey::Bool);
@@ -239,6 +261,23 @@ impl ModuleWriter {
         }
         self.consts.insert(key, id);
         id
+    }
+
+    /// The width of integer type `ty`, if it is one.
+    pub fn int_width(&self, ty: Word) -> Option<u32> {
+        self.int_widths.get(&ty).copied()
+    }
+
+    /// The element count of vector or array type `ty`, if it is one.
+    pub fn composite_len(&self, ty: Word) -> Option<u32> {
+        self.composite_lens.get(&ty).copied()
+    }
+
+    /// The width and bits (zero-extended) of `id` if it is a scalar
+    /// integer `OpConstant`.
+    pub fn int_constant(&self, id: Word) -> Option<(u32, u64)> {
+        let (ty, bits) = self.const_bits.get(&id)?;
+        Some((self.int_width(*ty)?, *bits))
     }
 
     pub fn u32_const(&mut self, v: u32) -> Word {
