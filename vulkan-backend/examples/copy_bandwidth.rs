@@ -1,7 +1,9 @@
 //! Measures buffer copy and fill bandwidth on every device, with the copy
 //! engine (`vkCmdCopyBuffer`/`vkCmdFillBuffer`) and with the backend's
-//! compute kernels, timed by device timestamps. This is the measurement
-//! behind `CopyEngine::Auto`.
+//! compute kernels, timed by device timestamps: device-local copies and
+//! fills, and copies from and to host memory (`HostToDevice` and
+//! `DeviceToHost` buffers, as the runtime's staging uses). This is the
+//! measurement behind `CopyEngine::Auto`.
 //!
 //! cargo run --release -p ferrocl-vk --example copy_bandwidth
 
@@ -10,18 +12,22 @@ use std::sync::Arc;
 
 const REPEATS: u64 = 8;
 
-fn measure(device: &Device, engine: CopyEngine, size: u64, fill: bool) -> f64 {
+/// What one measurement moves.
+#[derive(Clone, Copy)]
+enum Work {
+    Fill,
+    Copy(MemoryLocation, MemoryLocation),
+}
+
+fn measure(device: &Device, engine: CopyEngine, size: u64, work: Work) -> f64 {
     device.set_copy_engine(engine);
-    let src = Arc::new(
-        device
-            .create_buffer(size, MemoryLocation::DeviceLocal)
-            .unwrap(),
-    );
-    let dst = Arc::new(
-        device
-            .create_buffer(size, MemoryLocation::DeviceLocal)
-            .unwrap(),
-    );
+    let (from, to) = match work {
+        Work::Fill => (MemoryLocation::DeviceLocal, MemoryLocation::DeviceLocal),
+        Work::Copy(from, to) => (from, to),
+    };
+    let fill = matches!(work, Work::Fill);
+    let src = Arc::new(device.create_buffer(size, from).unwrap());
+    let dst = Arc::new(device.create_buffer(size, to).unwrap());
     let timeline = device.create_timeline(0).unwrap();
     let mut stream = device.create_command_stream().unwrap();
     // Warm-up: touches the pages and builds the built-in pipelines.
@@ -42,8 +48,13 @@ fn measure(device: &Device, engine: CopyEngine, size: u64, fill: bool) -> f64 {
     timeline.wait(1, u64::MAX).unwrap();
     let ticks = end.ticks().unwrap().unwrap() - start.ticks().unwrap().unwrap();
     let seconds = ticks as f64 * f64::from(device.info().limits.timestamp_period) * 1e-9;
-    // Bytes moved: a copy reads and writes each byte, a fill writes it.
-    let per_op = if fill { size } else { 2 * size };
+    // Bytes moved: a copy within device memory reads and writes each
+    // byte, a fill writes it; a copy across the bus counts each byte once,
+    // as transfer rates are quoted.
+    let per_op = match work {
+        Work::Copy(MemoryLocation::DeviceLocal, MemoryLocation::DeviceLocal) => 2 * size,
+        _ => size,
+    };
     (per_op * REPEATS) as f64 / seconds / 1e9
 }
 
@@ -59,9 +70,21 @@ fn main() {
         let mut size = 64 * 1024;
         while size <= max {
             let mut line = format!("{:>10} KiB", size >> 10);
-            for (label, fill) in [("copy", false), ("fill", true)] {
-                let transfer = measure(&device, CopyEngine::Transfer, size, fill);
-                let compute = measure(&device, CopyEngine::Compute, size, fill);
+            let local = MemoryLocation::DeviceLocal;
+            for (label, work) in [
+                ("copy", Work::Copy(local, local)),
+                ("fill", Work::Fill),
+                (
+                    "host to device",
+                    Work::Copy(MemoryLocation::HostToDevice, local),
+                ),
+                (
+                    "device to host",
+                    Work::Copy(local, MemoryLocation::DeviceToHost),
+                ),
+            ] {
+                let transfer = measure(&device, CopyEngine::Transfer, size, work);
+                let compute = measure(&device, CopyEngine::Compute, size, work);
                 line +=
                     &format!("  {label}: transfer {transfer:8.1} GB/s, compute {compute:8.1} GB/s");
             }

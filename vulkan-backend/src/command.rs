@@ -344,7 +344,10 @@ impl CommandStream {
         if size == 0 {
             return Ok(());
         }
-        if self.device.copy_on_compute(size) {
+        if self
+            .device
+            .copy_on_compute(size, src.system_memory() || dst.system_memory())
+        {
             let src_address = src.device_address() + src_offset;
             let dst_address = dst.device_address() + dst_offset;
             if let Some(kernel) = copy_kernel(src_address | dst_address | size) {

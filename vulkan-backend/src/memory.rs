@@ -52,6 +52,9 @@ pub struct Buffer {
     address: u64,
     mapped: Option<MappedPtr>,
     host_cached: bool,
+    /// The memory is not DEVICE_LOCAL: on a discrete GPU, host memory
+    /// reached across the bus.
+    system_memory: bool,
     /// Host pages at the device address of a coarse-grained SVM buffer
     /// whose own mapping (if any) lies elsewhere.
     mirror: Option<HostMirror>,
@@ -81,6 +84,11 @@ impl Buffer {
     /// `DeviceToHost` buffer instead.
     pub fn host_cached(&self) -> bool {
         self.host_cached
+    }
+
+    /// The memory is not DEVICE_LOCAL (see `Device::copy_on_compute`).
+    pub fn system_memory(&self) -> bool {
+        self.system_memory
     }
 
     /// How the device address of a buffer made by
@@ -162,6 +170,9 @@ impl Device {
                     && allocation
                         .memory_properties()
                         .contains(vk::MemoryPropertyFlags::HOST_CACHED);
+                let system_memory = !allocation
+                    .memory_properties()
+                    .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL);
                 Ok(Buffer {
                     device: Arc::clone(shared),
                     raw,
@@ -170,6 +181,7 @@ impl Device {
                     address,
                     mapped,
                     host_cached,
+                    system_memory,
                     mirror: None,
                 })
             }
@@ -441,6 +453,7 @@ impl Device {
             address,
             // The application's own pages, read through the host's caches.
             host_cached: mapped.is_some(),
+            system_memory: true,
             mapped,
             mirror: None,
         })
