@@ -819,3 +819,28 @@ fn constant_offset_vloads_fold_their_address_arithmetic() {
     // three per store, for the 4-component pieces after the first.
     assert_eq!(count("OpIAdd"), 5 + 5 + 2 * 3, "{text}");
 }
+
+/// A library math function on 8 or 16 components runs in a loop over the
+/// components, so its body is inlined once, not once per component.
+#[test]
+fn wide_library_calls_inline_the_function_once() {
+    let words = |ty: &str| {
+        let src = format!(
+            "kernel void k(global {ty} *a, global {ty} *b) {{
+  size_t i = get_global_id(0);
+  b[i] = lgamma(a[i]) + pow(a[i], b[i]);
+}}"
+        );
+        build(&src).spirv.len()
+    };
+    let scalar = words("float");
+    for wide in ["float8", "float16"] {
+        let size = words(wide);
+        assert!(
+            size < 2 * scalar,
+            "{wide}: {size} words of SPIR-V against {scalar} for float"
+        );
+    }
+    // Up to four components stay inlined one after another.
+    assert!(words("float4") > 3 * scalar);
+}
