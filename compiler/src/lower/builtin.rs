@@ -1484,45 +1484,25 @@ impl<'a> Lowerer<'a> {
         let group = group?;
         let index = self.new_function_var(&ul);
         self.op_void(Op::Store, &[index, lid.id]);
-        let (header, check, body, cont, merge) = (
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-        );
-        self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
-        let i = self.op(Op::Load, ult, &[index]);
-        let bt = self.bool_ty(1);
-        let more = self.op(Op::ULessThan, bt, &[i, count.id]);
-        self.term(Op::BranchConditional, &[more, body, merge]);
-        self.f.begin(body);
-        let iv = Val::new(i, ul.clone());
-        let strided = match &stride {
-            Some(s) => Val::new(self.op(Op::IMul, ult, &[i, s.id]), ul.clone()),
-            None => iv.clone(),
-        };
-        let (si, di) = if to_local {
-            (strided, iv)
-        } else {
-            (iv, strided)
-        };
-        let sp = self.pointer_add(src.clone(), si, false, span)?;
-        let dp = self.pointer_add(dst.clone(), di, false, span)?;
-        let from = self.deref(sp, span)?;
-        let to = self.deref(dp, span)?;
-        let v = self.load(&from, span)?;
-        self.store(&to, &v, span);
-        self.branch(cont);
-        self.f.begin(cont);
-        let i = self.op(Op::Load, ult, &[index]);
-        let next = self.op(Op::IAdd, ult, &[i, group]);
-        self.op_void(Op::Store, &[index, next]);
-        self.term(Op::Branch, &[header]);
-        self.f.begin(merge);
+        self.counted_loop(index, ult, count.id, group, |l, i| {
+            let iv = Val::new(i, ul.clone());
+            let strided = match &stride {
+                Some(s) => Val::new(l.op(Op::IMul, ult, &[i, s.id]), ul.clone()),
+                None => iv.clone(),
+            };
+            let (si, di) = if to_local {
+                (strided, iv)
+            } else {
+                (iv, strided)
+            };
+            let sp = l.pointer_add(src.clone(), si, false, span)?;
+            let dp = l.pointer_add(dst.clone(), di, false, span)?;
+            let from = l.deref(sp, span)?;
+            let to = l.deref(dp, span)?;
+            let v = l.load(&from, span)?;
+            l.store(&to, &v, span);
+            Some(())
+        })?;
         let event = match event.ty.scalar() {
             Some(s) if s.is_integer() => self.convert_elems(event.id, s, Scalar::ULong, 1),
             _ => event.id,
@@ -1827,43 +1807,22 @@ impl<'a> Lowerer<'a> {
         let index = self.new_function_var(&Type::UINT);
         let zero = self.u32c(0);
         self.op_void(Op::Store, &[index, zero]);
-        let (header, check, body, cont, merge) = (
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-        );
-        self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
-        let i = self.op(Op::Load, u, &[index]);
         let count = self.u32c(t.width());
-        let bt = self.bool_ty(1);
-        let more = self.op(Op::ULessThan, bt, &[i, count]);
-        self.term(Op::BranchConditional, &[more, body, merge]);
-        self.f.begin(body);
-        let i = self.op(Op::Load, u, &[index]);
-        let mut vals = Vec::new();
-        for (var, et) in &inputs {
-            let ety = self.sty(et);
-            let p = self.ptr_ty(StorageClass::Function, et);
-            let element = self.op(Op::AccessChain, p, &[*var, i]);
-            vals.push(Val::new(self.op(Op::Load, ety, &[element]), et.clone()));
-        }
-        let r = self.call_function(f, vals, span)?;
-        let p = self.ptr_ty(StorageClass::Function, &rt);
-        let element = self.op(Op::AccessChain, p, &[result, i]);
-        self.op_void(Op::Store, &[element, r.id]);
-        self.branch(cont);
-        self.f.begin(cont);
-        let i = self.op(Op::Load, u, &[index]);
         let one = self.u32c(1);
-        let next = self.op(Op::IAdd, u, &[i, one]);
-        self.op_void(Op::Store, &[index, next]);
-        self.term(Op::Branch, &[header]);
-        self.f.begin(merge);
+        self.counted_loop(index, u, count, one, |l, i| {
+            let mut vals = Vec::new();
+            for (var, et) in &inputs {
+                let ety = l.sty(et);
+                let p = l.ptr_ty(StorageClass::Function, et);
+                let element = l.op(Op::AccessChain, p, &[*var, i]);
+                vals.push(Val::new(l.op(Op::Load, ety, &[element]), et.clone()));
+            }
+            let r = l.call_function(f, vals, span)?;
+            let p = l.ptr_ty(StorageClass::Function, &rt);
+            let element = l.op(Op::AccessChain, p, &[result, i]);
+            l.op_void(Op::Store, &[element, r.id]);
+            Some(())
+        })?;
         let ty = self.sty(t);
         Some(Val::new(self.op(Op::Load, ty, &[result]), t.clone()))
     }

@@ -331,36 +331,15 @@ impl<'a> Lowerer<'a> {
         let identity = self.group_identity(arith, elem);
         self.op_void(Op::Store, &[acc, identity]);
         self.op_void(Op::Store, &[i, start]);
-        let (header, check, body, cont, merge) = (
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-        );
-        self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
-        let iv = self.op(Op::Load, u, &[i]);
-        let bt = self.bool_ty(1);
-        let more = self.op(Op::ULessThan, bt, &[iv, end]);
-        self.term(Op::BranchConditional, &[more, body, merge]);
-        self.f.begin(body);
-        let iv = self.op(Op::Load, u, &[i]);
-        let p = self.scratch_element(scratch, elem, iv);
-        let x = self.scratch_load(p, elem);
-        let a = self.op(Op::Load, e, &[acc]);
-        let r = self.group_combine(arith, elem, a, x, span)?;
-        self.op_void(Op::Store, &[acc, r]);
-        self.branch(cont);
-        self.f.begin(cont);
-        let iv = self.op(Op::Load, u, &[i]);
         let one = self.u32c(1);
-        let next = self.op(Op::IAdd, u, &[iv, one]);
-        self.op_void(Op::Store, &[i, next]);
-        self.term(Op::Branch, &[header]);
-        self.f.begin(merge);
+        self.counted_loop(i, u, end, one, |l, iv| {
+            let p = l.scratch_element(scratch, elem, iv);
+            let x = l.scratch_load(p, elem);
+            let a = l.op(Op::Load, e, &[acc]);
+            let r = l.group_combine(arith, elem, a, x, span)?;
+            l.op_void(Op::Store, &[acc, r]);
+            Some(())
+        })?;
         Some(self.op(Op::Load, e, &[acc]))
     }
 }

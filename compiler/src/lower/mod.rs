@@ -821,6 +821,46 @@ impl<'a> Lowerer<'a> {
         self.m.id()
     }
 
+    /// `for (; index < end; index += step) body(index)`: a structured
+    /// loop over the unsigned integer in `Function` variable `index` (of
+    /// type `ty`), which the caller has initialized. `body` gets the
+    /// index's value and leaves its block open.
+    fn counted_loop(
+        &mut self,
+        index: Word,
+        ty: Word,
+        end: Word,
+        step: Word,
+        body: impl FnOnce(&mut Self, Word) -> R<()>,
+    ) -> R<()> {
+        let (header, check, body_l, cont, merge) = (
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+            self.label(),
+        );
+        self.begin(header);
+        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        self.branch(check);
+        self.f.begin(check);
+        let i = self.op(Op::Load, ty, &[index]);
+        let bt = self.bool_ty(1);
+        let more = self.op(Op::ULessThan, bt, &[i, end]);
+        self.term(Op::BranchConditional, &[more, body_l, merge]);
+        self.f.begin(body_l);
+        let i = self.op(Op::Load, ty, &[index]);
+        let done = body(self, i);
+        self.branch(cont);
+        self.f.begin(cont);
+        let i = self.op(Op::Load, ty, &[index]);
+        let next = self.op(Op::IAdd, ty, &[i, step]);
+        self.op_void(Op::Store, &[index, next]);
+        self.term(Op::Branch, &[header]);
+        self.f.begin(merge);
+        done
+    }
+
     fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
         let set = self.m.glsl();
         let mut v = vec![set, inst];
