@@ -624,13 +624,7 @@ impl<'a> Lowerer<'a> {
     /// instructions a driver has to fold itself.
     fn fold_integer_constants(&mut self, op: Op, ty: Word, args: &[Word]) -> Option<Word> {
         let width = self.m.int_width(ty)?;
-        let mask = |v: u64, bits: u32| {
-            if bits >= 64 {
-                v
-            } else {
-                v & ((1u64 << bits) - 1)
-            }
-        };
+        let mask = low_bits;
         let value = match (op, args) {
             (Op::SConvert | Op::UConvert, [a]) => {
                 let (from, v) = self.m.int_constant(*a)?;
@@ -686,18 +680,13 @@ impl<'a> Lowerer<'a> {
             (Some((w, c)), None) if w == width => (b, c),
             _ => return None,
         };
-        let mask = if width >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        };
-        let c = c & mask;
+        let c = low_bits(c, width);
         match op {
             Op::IMul if c == 1 => Some(x),
             Op::IAdd if c == 0 => Some(x),
             Op::IAdd => {
                 let (base, sum) = match self.constant_offsets.get(&x) {
-                    Some(&(base, c0)) => (base, c0.wrapping_add(c) & mask),
+                    Some(&(base, c0)) => (base, low_bits(c0.wrapping_add(c), width)),
                     None => (x, c),
                 };
                 if sum == 0 {
@@ -4483,5 +4472,14 @@ impl<'a> Lowerer<'a> {
         self.global_data.resize(at as usize, 0);
         self.global_data.extend_from_slice(&bytes);
         Some(at)
+    }
+}
+
+/// The low `bits` bits of `v`: an integer constant of that width.
+fn low_bits(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
     }
 }
