@@ -68,6 +68,10 @@ impl Diagnostics {
     /// The build log: every diagnostic, clang style.
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut log = String::new();
+        // Where each line of each file starts, found once: looking the line
+        // up by scanning from the top for every diagnostic made a source with
+        // thousands of errors quadratic to report.
+        let mut line_starts: Vec<Option<Vec<usize>>> = vec![None; sources.files.len()];
         for d in &self.list {
             let label = match d.severity {
                 Severity::Note => "note",
@@ -85,7 +89,11 @@ impl Diagnostics {
                 "{name}:{}:{}: {label}: {}",
                 span.line, span.col, d.message
             );
-            let line = file.and_then(|f| f.text.lines().nth(span.line.saturating_sub(1) as usize));
+            let line = file.and_then(|f| {
+                let starts =
+                    line_starts[span.file as usize].get_or_insert_with(|| line_starts_of(&f.text));
+                source_line(&f.text, starts, span.line.saturating_sub(1) as usize)
+            });
             if let Some(line) = line {
                 let _ = writeln!(log, "{line}");
                 // Keep tabs so that the caret lines up under the character.
@@ -111,6 +119,28 @@ impl Diagnostics {
         }
         log
     }
+}
+
+/// The byte offset where each line of `text` starts, as `str::lines` splits it.
+fn line_starts_of(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    if starts.last() == Some(&text.len()) {
+        // A final newline ends the last line; it does not begin another.
+        starts.pop();
+    }
+    starts
+}
+
+/// Line `index` (0-based) of `text` without its line ending, the same text
+/// `text.lines().nth(index)` gives.
+fn source_line<'a>(text: &'a str, starts: &[usize], index: usize) -> Option<&'a str> {
+    let start = *starts.get(index)?;
+    let rest = &text[start..];
+    Some(match rest.find('\n') {
+        Some(end) => rest[..end].strip_suffix('\r').unwrap_or(&rest[..end]),
+        None => rest,
+    })
 }
 
 #[cfg(test)]
@@ -141,6 +171,26 @@ mod tests {
             log,
             "<source>:2:11: error: use of undeclared identifier 'y'\n  int x = y;\n          ^\n1 error generated.\n"
         );
+    }
+
+    #[test]
+    fn source_lines_match_str_lines() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\n\n",
+            "x\r",
+            "\r\n\r\nz",
+        ] {
+            let starts = line_starts_of(text);
+            let ours: Vec<&str> = (0..=starts.len())
+                .map_while(|i| source_line(text, &starts, i))
+                .collect();
+            assert_eq!(ours, text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
     }
 
     #[test]
