@@ -1040,6 +1040,79 @@ fn rectangular_transfers() {
     check_validation();
 }
 
+/// Reads and writes whose host side is pinned memory (a mapped
+/// `ALLOC_HOST_PTR` buffer), large enough for the copy engine to take
+/// them on a discrete GPU, at an offset inside the mapping.
+#[test]
+fn transfers_through_pinned_memory() {
+    const SIZE: usize = 9 << 20;
+    const AT: usize = 4096 + 12;
+    const LEN: usize = 5 << 20;
+    let env = Env::new();
+    let pinned = env.buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, SIZE, null_mut());
+    let device = env.buffer(CL_MEM_READ_WRITE, SIZE, null_mut());
+    let pattern: Vec<u8> = (0..LEN).map(|i| (i * 7 % 251) as u8).collect();
+    let mut err = 0;
+    unsafe {
+        let host = clEnqueueMapBuffer(
+            env.queue,
+            pinned,
+            CL_TRUE,
+            CL_MAP_READ | CL_MAP_WRITE,
+            0,
+            SIZE,
+            0,
+            null(),
+            null_mut(),
+            &mut err,
+        );
+        ok(err);
+        let host = host.cast::<u8>();
+        std::ptr::copy_nonoverlapping(pattern.as_ptr(), host.add(AT), LEN);
+        ok(clEnqueueWriteBuffer(
+            env.queue,
+            device,
+            CL_TRUE,
+            100,
+            LEN,
+            host.add(AT).cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        let written = env.read::<u8>(device, 100, LEN);
+        assert!(written == pattern, "write from pinned memory");
+
+        std::ptr::write_bytes(host, 0, SIZE);
+        ok(clEnqueueReadBuffer(
+            env.queue,
+            device,
+            CL_TRUE,
+            100,
+            LEN,
+            host.add(AT).cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        let back = std::slice::from_raw_parts(host, SIZE);
+        assert!(back[AT..AT + LEN] == pattern[..], "read into pinned memory");
+        assert!(back[..AT].iter().chain(&back[AT + LEN..]).all(|&b| b == 0));
+        ok(clEnqueueUnmapMemObject(
+            env.queue,
+            pinned,
+            host.cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        ok(clFinish(env.queue));
+        ok(clReleaseMemObject(pinned));
+        ok(clReleaseMemObject(device));
+    }
+    check_validation();
+}
+
 #[test]
 fn map_and_unmap() {
     let env = Env::new();

@@ -66,6 +66,17 @@ fn main() {
     for index in 0..instance.devices().len() {
         let device = instance.open_device(index).unwrap();
         println!("{}", device.info().name);
+        // Where each kind of buffer landed: on a discrete GPU with a
+        // resizable BAR, upload buffers are device memory the host writes.
+        for location in [MemoryLocation::HostToDevice, MemoryLocation::DeviceToHost] {
+            let probe = device.create_buffer(4096, location).unwrap();
+            let place = if probe.system_memory() {
+                "host memory"
+            } else {
+                "device memory"
+            };
+            println!("  {location:?} buffers: {place}");
+        }
         let max = device.info().limits.max_buffer_size.min(1 << 30);
         let mut size = 64 * 1024;
         while size <= max {
@@ -81,6 +92,12 @@ fn main() {
                 (
                     "device to host",
                     Work::Copy(local, MemoryLocation::DeviceToHost),
+                ),
+                // A readback buffer as the source: the GPU reading host
+                // memory where upload buffers are in a resizable BAR.
+                (
+                    "readback memory to device",
+                    Work::Copy(MemoryLocation::DeviceToHost, local),
                 ),
             ] {
                 let transfer = measure(&device, CopyEngine::Transfer, size, work);
