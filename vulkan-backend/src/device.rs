@@ -102,12 +102,10 @@ impl DeviceShared {
         match CopyEngine::from_u8(self.copy_engine.load(Ordering::Relaxed)) {
             CopyEngine::Transfer => false,
             CopyEngine::Compute => true,
-            // Across PCIe the copy engine streams at link speed, while a
-            // kernel reading host memory is bound by the latency of its
-            // reads: on an H100 a pinned clEnqueueWriteBuffer (the kernel
-            // reading a host staging buffer) moved 26.8 GB/s against
-            // NVIDIA's 49.3 with its copy engine, a pinned read (the kernel
-            // writing host memory) 47.7 against 53.8.
+            // Across PCIe both move the link's speed (on an H100, 64 MiB
+            // and more: 49.5-50.4 GB/s reading host memory and 52.3-52.4
+            // writing it, either way; examples/copy_bandwidth.rs), so such
+            // copies take the copy engine and leave the SMs to kernels.
             CopyEngine::Auto => {
                 self.info.device_type == crate::DeviceType::DiscreteGpu
                     && size >= COMPUTE_COPY_MIN_BYTES
