@@ -536,11 +536,10 @@ pub fn enqueue_write(
     let imported = if buffer.host_cached() {
         None
     } else if in_place {
-        if region[0] * region[1] * region[2] >= staging::IMPORT_MIN_BYTES {
-            mapped_staging_region(queue, src_ptr, src, region)
-        } else {
-            None
-        }
+        // Only linear regions lie in a mapping, so the row is the size.
+        (region[0] >= staging::IMPORT_MIN_BYTES)
+            .then(|| mapped_staging_region(queue, src_ptr, src, region))
+            .flatten()
     } else {
         imported_host_region(queue, src_ptr, src, region)?
     };
