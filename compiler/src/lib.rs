@@ -142,6 +142,14 @@ pub struct TargetCaps {
     /// addresses leave bits 62-63 clear, so that pointers the compiler cannot
     /// resolve may carry their address space there (lower/generic.rs).
     pub features: Vec<String>,
+    /// The driver runs a memory fence as a work-group barrier (Mesa's
+    /// llvmpipe: lavapipe). A fence, or an atomic with acquire or release
+    /// semantics, in a loop that work-items leave at different times then
+    /// ends the loop early for a work-group wider than one SIMD batch.
+    /// Fences become relaxed read-modify-writes of a work-group word,
+    /// which llvmpipe compiles to sequentially consistent CPU atomics: a
+    /// full fence there (lower/atomic.rs, `memory_fence`).
+    pub fences_as_atomics: bool,
 }
 
 impl Default for TargetCaps {
@@ -159,6 +167,7 @@ impl Default for TargetCaps {
             denorm_preserve_fp64: false,
             extensions: Vec::new(),
             features: Vec::new(),
+            fences_as_atomics: false,
         }
     }
 }

@@ -14,9 +14,7 @@ fn caps_with(features: &[&str], int64_atomics: bool) -> TargetCaps {
     }
 }
 
-#[test]
-fn every_c11_atomic_form_validates() {
-    let src = r#"
+const EVERY_C11_FORM: &str = r#"
         kernel void k(volatile global int *gi, volatile global uint *gu, global float *gf,
                       global int *out) {
             local int li;
@@ -62,7 +60,48 @@ fn every_c11_atomic_form_validates() {
             f += atomic_exchange(&lf, 3.0f) + atomic_load(&lf);
             out[0] = a + ok;
         }"#;
-    common::build(src);
+
+#[test]
+fn every_c11_atomic_form_validates() {
+    let p = common::build(EVERY_C11_FORM);
+    let text = common::disassemble(&p.spirv);
+    assert!(text.is_empty() || text.contains("OpMemoryBarrier"));
+}
+
+#[test]
+fn fences_become_work_group_atomics_where_the_driver_asks() {
+    // lavapipe runs OpMemoryBarrier as a work-group barrier: there every
+    // fence, and every order of an atomic, is a relaxed OR into a
+    // work-group word (TargetCaps::fences_as_atomics).
+    let caps = TargetCaps {
+        fences_as_atomics: true,
+        ..TargetCaps::default()
+    };
+    let p = common::build_caps(EVERY_C11_FORM, &caps);
+    let text = common::disassemble(&p.spirv);
+    if text.is_empty() {
+        return;
+    }
+    assert!(!text.contains("OpMemoryBarrier"), "{text}");
+    // `%r = OpAtomicOr %uint %word %scope %semantics %value`: the word
+    // is the work-group variable most of them update.
+    let mut per_pointer = std::collections::HashMap::<&str, usize>::new();
+    for line in text.lines().filter(|l| l.contains("OpAtomicOr")) {
+        if let Some(p) = line.split_whitespace().nth(4) {
+            *per_pointer.entry(p).or_default() += 1;
+        }
+    }
+    let (word, fences) = per_pointer
+        .into_iter()
+        .max_by_key(|e| e.1)
+        .unwrap_or(("none", 0));
+    let declared = format!("{word} = OpVariable");
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with(&declared) && l.ends_with("Workgroup")),
+        "{word} is not a work-group variable"
+    );
+    assert!(fences >= 10, "{fences} fences on {word} in\n{text}");
 }
 
 #[test]

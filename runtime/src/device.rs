@@ -606,6 +606,10 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
             .into_iter()
             .map(String::from)
             .collect(),
+        // lavapipe runs every memory fence as a work-group barrier, which
+        // breaks fences in loops that work-items leave at different times
+        // (docs/conformance.md, "lavapipe's fences").
+        fences_as_atomics: vk.driver_name == "llvmpipe",
     }
 }
 
@@ -986,6 +990,12 @@ mod tests {
         let info = derive_device_info(&lavapipe_like());
         assert_eq!(info.single_fp_config & CL_FP_DENORM, 0);
         assert!(!derive_target_caps(&lavapipe_like()).denorm_preserve_fp32);
+    }
+
+    #[test]
+    fn only_lavapipe_runs_fences_as_atomics() {
+        assert!(derive_target_caps(&lavapipe_like()).fences_as_atomics);
+        assert!(!derive_target_caps(&h100_like()).fences_as_atomics);
     }
 
     #[test]

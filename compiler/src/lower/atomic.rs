@@ -206,7 +206,7 @@ impl<'a> Lowerer<'a> {
         let sem = self.u32c(sem);
         match kind {
             Fence::Barrier => self.op_void(Op::ControlBarrier, &[wg, memory, sem]),
-            Fence::MemFence => self.op_void(Op::MemoryBarrier, &[memory, sem]),
+            Fence::MemFence => self.memory_fence(memory, sem),
         }
         Some(Val::new(0, Type::Void))
     }
@@ -514,6 +514,29 @@ impl<'a> Lowerer<'a> {
         scope: u32,
         span: Span,
     ) -> R<Val> {
+        if self.caps.fences_as_atomics && order != [ORDER_RELAXED; 2] {
+            // The order as fences around a relaxed atomic (see
+            // `memory_fence`): release before it, acquire after it.
+            let access = match op {
+                AtomicC11::Init | AtomicC11::Store | AtomicC11::FlagClear => Access::Store,
+                AtomicC11::Load => Access::Load,
+                _ => Access::ReadModifyWrite,
+            };
+            let sem = order_semantics(order[0], access);
+            let failure = match op {
+                AtomicC11::CompareExchange => order_semantics(order[1], Access::Load),
+                _ => 0,
+            };
+            let (wg, none) = (self.u32c(SCOPE_WORKGROUP), self.u32c(0));
+            if sem & (SEM_RELEASE | SEM_ACQ_REL) != 0 {
+                self.memory_fence(wg, none);
+            }
+            let result = self.atomic_c11_values(op, name, vals, [ORDER_RELAXED; 2], scope, span)?;
+            if (sem | failure) & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
+                self.memory_fence(wg, none);
+            }
+            return Some(result);
+        }
         let p = vals.remove(0);
         if self.is_tagged_generic(&p) {
             // A generic pointer: the atomic on the space its tag names.
@@ -797,7 +820,7 @@ impl<'a> Lowerer<'a> {
         let release = order_semantics(order, Access::Store);
         if release != 0 {
             let s = self.u32c(release);
-            self.op_void(Op::MemoryBarrier, &[scope, s]);
+            self.memory_fence(scope, s);
         }
         let operand = self.op(Op::Bitcast, ft, &[v]);
         let seen = self.new_function_var(bits);
@@ -833,7 +856,7 @@ impl<'a> Lowerer<'a> {
         let acquire = order_semantics(order, Access::Load);
         if acquire != 0 {
             let s = self.u32c(acquire);
-            self.op_void(Op::MemoryBarrier, &[scope, s]);
+            self.memory_fence(scope, s);
         }
         self.op(Op::Load, it, &[seen])
     }
@@ -913,7 +936,42 @@ impl<'a> Lowerer<'a> {
         let s = self.memory_scope(scope, widest);
         let s = self.u32c(s);
         let sem = self.u32c(sem);
-        self.op_void(Op::MemoryBarrier, &[s, sem]);
+        self.memory_fence(s, sem);
         Some(Val::new(0, Type::Void))
+    }
+
+    /// A memory fence (`OpMemoryBarrier`) at `scope` with semantics `sem`
+    /// (both constant ids). Where the driver runs fences as work-group
+    /// barriers (`TargetCaps::fences_as_atomics`), a relaxed atomic OR of
+    /// zero into a work-group word instead: llvmpipe compiles every atomic
+    /// read-modify-write to a sequentially consistent one, which orders all
+    /// memory accesses around it, in the compiler and on the CPU, and it
+    /// is not a barrier, so a work-item may run it alone.
+    pub(super) fn memory_fence(&mut self, scope: Word, sem: Word) {
+        if !self.caps.fences_as_atomics {
+            self.op_void(Op::MemoryBarrier, &[scope, sem]);
+            return;
+        }
+        let word = self.fence_word();
+        let u = self.m.ty(TypeKey::Int(32));
+        let wg = self.u32c(SCOPE_WORKGROUP);
+        let zero = self.u32c(0);
+        self.op(Op::AtomicOr, u, &[word, wg, zero, zero]);
+    }
+
+    /// The kernel's work-group word for `memory_fence`, made on first use.
+    fn fence_word(&mut self) -> Word {
+        if let Some(word) = self.k.fence_word {
+            return word;
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Workgroup, u));
+        let word = self
+            .m
+            .global(Op::Variable, p, &[StorageClass::Workgroup as u32]);
+        self.k.interface.insert(word);
+        self.k.fence_word = Some(word);
+        self.static_local_bytes += 4;
+        word
     }
 }

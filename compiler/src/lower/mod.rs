@@ -229,6 +229,8 @@ struct KernelState {
     block: ArgBlock,
     interface: BTreeSet<Word>,
     builtins: HashMap<u32, Word>,
+    /// The work-group word that fences update with `fences_as_atomics`.
+    fence_word: Option<Word>,
     /// Where the printf buffer's address sits in the argument data.
     printf_offset: Option<u32>,
     /// Where the program's global variable buffer's address sits in the
@@ -463,6 +465,7 @@ fn lower_once(
             block: ArgBlock::Push,
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
+            fence_word: None,
             printf_offset: None,
             global_data_offset: None,
         },
@@ -1794,6 +1797,7 @@ impl<'a> Lowerer<'a> {
             block,
             interface: BTreeSet::new(),
             builtins: HashMap::new(),
+            fence_word: None,
             printf_offset,
             global_data_offset,
         };
