@@ -527,13 +527,12 @@ impl<'a> Lowerer<'a> {
                 AtomicC11::CompareExchange => order_semantics(order[1], Access::Load),
                 _ => 0,
             };
-            let (wg, none) = (self.u32c(SCOPE_WORKGROUP), self.u32c(0));
             if sem & (SEM_RELEASE | SEM_ACQ_REL) != 0 {
-                self.memory_fence(wg, none);
+                self.fence_word_update();
             }
             let result = self.atomic_c11_values(op, name, vals, [ORDER_RELAXED; 2], scope, span)?;
             if (sem | failure) & (SEM_ACQUIRE | SEM_ACQ_REL) != 0 {
-                self.memory_fence(wg, none);
+                self.fence_word_update();
             }
             return Some(result);
         }
@@ -948,10 +947,16 @@ impl<'a> Lowerer<'a> {
     /// memory accesses around it, in the compiler and on the CPU, and it
     /// is not a barrier, so a work-item may run it alone.
     pub(super) fn memory_fence(&mut self, scope: Word, sem: Word) {
-        if !self.caps.fences_as_atomics {
+        if self.caps.fences_as_atomics {
+            self.fence_word_update();
+        } else {
             self.op_void(Op::MemoryBarrier, &[scope, sem]);
-            return;
         }
+    }
+
+    /// The relaxed OR of zero into the kernel's fence word that stands for
+    /// a fence under `TargetCaps::fences_as_atomics`.
+    fn fence_word_update(&mut self) {
         let word = self.fence_word();
         let u = self.m.ty(TypeKey::Int(32));
         let wg = self.u32c(SCOPE_WORKGROUP);
