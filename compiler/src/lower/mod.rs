@@ -25,6 +25,7 @@ mod program_data;
 mod reinterpret;
 pub(crate) use image::uses_image_library;
 mod subgroup;
+mod unroll;
 mod vector_data;
 mod workitem;
 
@@ -327,6 +328,9 @@ pub(crate) struct Lowerer<'a> {
     /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
     /// yet, by variable (root, pool slot).
     generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    /// Names whose address the program takes, and its functions: what
+    /// loop unrolling needs to know of the whole program.
+    program_names: unroll::ProgramNames<'a>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
     /// Image library functions emitted as SPIR-V functions of this module.
@@ -446,6 +450,7 @@ fn lower_once(
     let entry = m.id();
     let mut l = Lowerer {
         m,
+        program_names: unroll::ProgramNames::of(tu),
         types: &tu.types,
         funcs,
         diags,
@@ -2747,10 +2752,26 @@ impl<'a> Lowerer<'a> {
         if let Some(i) = init {
             self.stmt(i);
         }
+        // An unrolled loop first, when this one qualifies; the loop below
+        // then runs the iterations it leaves.
+        let unrolled = match (do_while, cond, step) {
+            (false, Some(c), Some(s)) => self
+                .unroll_plan(cond, step, body)
+                .map(|plan| self.unrolled_loop(&plan, c, s, body)),
+            _ => None,
+        };
         let (header, body_l, cont, merge) =
             (self.label(), self.label(), self.label(), self.label());
         self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
+        // The loop after an unrolled one runs fewer iterations than the
+        // unroll factor: NVIDIA's compiler unrolled it too, which cost the
+        // unrolled loop most of its gain (unroll.rs).
+        let control = if unrolled.is_some() {
+            unroll::DONT_UNROLL
+        } else {
+            0
+        };
+        self.op_void(Op::LoopMerge, &[merge, cont, control]);
         if do_while || cond.is_none() {
             self.branch(body_l);
         } else {
@@ -2789,6 +2810,9 @@ impl<'a> Lowerer<'a> {
             self.propagate_return();
         }
         self.land_jumps();
+        if let Some(keep) = unrolled {
+            self.diags.list.truncate(keep);
+        }
     }
 
     /// After a loop or switch inside an inlined function with early

@@ -1,0 +1,217 @@
+//! Counted loops with a run-time bound are unrolled by the compiler
+//! (compiler/src/lower/unroll.rs); loops that do not qualify are left as
+//! written. Each body below holds one `popcount`, so the number of
+//! `OpBitCount`s counts the copies of the body: four unrolled plus the
+//! remainder loop's, or one. Results are checked on a device in
+//! icd/tests/loop_unroll.rs.
+
+mod common;
+
+use common::build;
+use ferrocl_compiler::{compile, CompileRequest, CompiledProgram};
+
+/// `build` with `-cl-std=CL2.0`, which allows `static` in functions.
+fn build_cl20(source: &str) -> CompiledProgram {
+    let request = CompileRequest {
+        source,
+        options: "-cl-std=CL2.0",
+        headers: &[],
+    };
+    match compile(&request, &common::caps()) {
+        Ok(p) => {
+            common::validate(&p.spirv);
+            p
+        }
+        Err(e) => panic!("build failed:\n{}", e.log),
+    }
+}
+
+fn copies_of_body(src: &str) -> usize {
+    let p = build_cl20(src);
+    let text = common::disassemble(&p.spirv);
+    text.lines().filter(|l| l.contains("OpBitCount")).count()
+}
+
+fn kernel(params: &str, body: &str) -> String {
+    format!(
+        "kernel void k(global uint *out, uint n, int m, long l, ulong u{params}) {{\n\
+           uint acc = 0;\n\
+           {body}\n\
+           out[get_global_id(0)] = acc;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
+    for body in [
+        "for (uint i = 0; i < n; ++i) acc += popcount(i);",
+        "for (uint i = 0; i < n; i++) acc += popcount(i);",
+        "for (uint i = 0; i < n; i += 2) acc += popcount(i);",
+        "for (uint i = 0; i < n; i = i + 3) acc += popcount(i);",
+        "for (uint i = 0; i < n; i = 3 + i) acc += popcount(i);",
+        "for (uint i = 0; n > i; ++i) acc += popcount(i);",
+        "for (int i = -7; i < m; i += 5) acc += popcount((uint)i);",
+        "for (long i = 0; i < l; ++i) acc += popcount((uint)i);",
+        "for (ulong i = 1; i < u; i += 4) { uint t = (uint)i; acc += popcount(t * 3u); }",
+        "uint i = 5; for (; i < n; ++i) acc += popcount(i);",
+        "for (uint i = 0; i < n; ++i) { if (acc > 9u) acc += popcount(i); else acc += 2u; }",
+        "for (uint i = 0; i < n; ++i) { barrier(CLK_LOCAL_MEM_FENCE); acc += popcount(i); }",
+    ] {
+        assert_eq!(copies_of_body(&kernel("", body)), 5, "{body}");
+    }
+}
+
+#[test]
+fn larger_bodies_are_unrolled_twice_and_the_largest_not_at_all() {
+    let ops = |count: usize| "acc = acc * 3u + i; ".repeat(count);
+    let twice = format!(
+        "for (uint i = 0; i < n; ++i) {{ acc += popcount(i); {} }}",
+        ops(40)
+    );
+    assert_eq!(copies_of_body(&kernel("", &twice)), 3);
+    let never = format!(
+        "for (uint i = 0; i < n; ++i) {{ acc += popcount(i); {} }}",
+        ops(90)
+    );
+    assert_eq!(copies_of_body(&kernel("", &never)), 1);
+}
+
+#[test]
+fn loops_that_do_not_qualify_are_left_as_written() {
+    for (params, body, why) in [
+        (
+            "",
+            "for (uint i = 0; i < 64u; ++i) acc += popcount(i);",
+            "constant bound: the driver unrolls it",
+        ),
+        (
+            "",
+            "for (uint i = 0; i <= n; ++i) acc += popcount(i);",
+            "not a `<` condition",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; i += n) acc += popcount(i);",
+            "step not a constant",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; i -= 1) acc += popcount(i);",
+            "not an increment",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { acc += popcount(i); if (acc == 7u) break; }",
+            "break",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { if (acc == 7u) continue; acc += popcount(i); }",
+            "continue",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { acc += popcount(i); if (acc == 7u) return; }",
+            "return",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { acc += popcount(i); n -= 1u; }",
+            "bound assigned",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { acc += popcount(i); i++; }",
+            "counter assigned",
+        ),
+        (
+            "",
+            "uint *p = &n; for (uint i = 0; i < n; ++i) { acc += popcount(i); *p = 1u; }",
+            "bound's address taken",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { uint n = 2u; acc += popcount(i + n); }",
+            "bound shadowed",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { static uint s; acc += popcount(i); }",
+            "static variable",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { for (;;) { acc += popcount(i); break; } }",
+            "inner loop",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; ++i) { switch (i) { default: acc += popcount(i); } }",
+            "switch",
+        ),
+        (
+            "",
+            "for (ushort i = 0; i < (ushort)n; ++i) acc += popcount(i);",
+            "narrow counter",
+        ),
+        (
+            "",
+            "for (int i = 0; i < n; ++i) acc += popcount((uint)i);",
+            "counter and bound differ in type",
+        ),
+        (
+            ", global uint *g",
+            "for (uint i = 0; i < g[0]; ++i) acc += popcount(i);",
+            "bound not a variable",
+        ),
+        (
+            "",
+            "uint i = 0; do { acc += popcount(i); ++i; } while (i < n);",
+            "do-while",
+        ),
+    ] {
+        assert_eq!(copies_of_body(&kernel(params, body)), 1, "{why}: {body}");
+    }
+}
+
+#[test]
+fn calls_to_the_programs_functions_keep_a_loop_rolled() {
+    let src = "uint mix(uint a, uint b) { return a + popcount(b); }\n\
+               kernel void k(global uint *out, uint n) {\n\
+                 uint acc = 0;\n\
+                 for (uint i = 0; i < n; ++i) acc = mix(acc, i);\n\
+                 out[0] = acc;\n\
+               }\n";
+    assert_eq!(copies_of_body(src), 1);
+}
+
+#[test]
+fn a_warning_in_an_unrolled_body_is_reported_once() {
+    let src = "kernel void k(global uint *out, constant uint *c, uint n) {\n\
+                 uint acc = 0;\n\
+                 for (uint i = 0; i < n; ++i) { global uint *g = c; acc += popcount(g[i]); }\n\
+                 out[0] = acc;\n\
+               }\n";
+    let p = build(src);
+    let text = common::disassemble(&p.spirv);
+    assert_eq!(text.lines().filter(|l| l.contains("OpBitCount")).count(), 5);
+    assert_eq!(p.log.matches("warning:").count(), 1, "{}", p.log);
+}
+
+#[test]
+fn the_loop_of_the_iterations_left_is_not_unrolled_by_the_driver() {
+    let p = build(&kernel(
+        "",
+        "for (uint i = 0; i < n; ++i) acc += popcount(i);",
+    ));
+    let text = common::disassemble(&p.spirv);
+    let merges: Vec<&str> = text.lines().filter(|l| l.contains("OpLoopMerge")).collect();
+    assert_eq!(merges.len(), 2, "{text}");
+    assert!(merges[0].trim_end().ends_with("None"), "{}", merges[0]);
+    assert!(
+        merges[1].trim_end().ends_with("DontUnroll"),
+        "{}",
+        merges[1]
+    );
+}

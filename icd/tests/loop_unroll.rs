@@ -1,0 +1,193 @@
+//! Loops the compiler unrolls (compiler/src/lower/unroll.rs) run exactly
+//! the iterations of the loop as written, in order: each loop folds its
+//! counter into an order-sensitive hash, over trip counts around the
+//! unroll factor, negative and empty ranges, and ranges that end at the
+//! top of the counter's type. compiler/tests/loop_unroll.rs checks which
+//! loops are unrolled.
+
+mod common;
+
+use common::Gpu;
+
+/// (start, end) pairs: every trip count from 0 to 13, the ones around 100
+/// and 1000, empty and reversed ranges.
+fn ranges() -> Vec<(i64, i64)> {
+    let mut r: Vec<(i64, i64)> = (0..14).map(|n| (3, 3 + n)).collect();
+    r.extend([
+        (0, 99),
+        (0, 100),
+        (0, 101),
+        (7, 1007),
+        (5, 5),
+        (9, 2),
+        (-40, -3),
+    ]);
+    r.extend([(-17, 4), (-3, 0), (-1000, 1003), (-9, -9), (1, 0)]);
+    r
+}
+
+fn hash<T: Copy>(start: T, end: T, step: T, mul: u32, seed: u32) -> u32
+where
+    T: PartialOrd + std::ops::Add<Output = T> + Into<i128>,
+{
+    let mut acc = seed;
+    let mut i = start;
+    while i < end {
+        let v: i128 = i.into();
+        acc = acc.wrapping_mul(mul).wrapping_add(v as u32);
+        i = i + step;
+    }
+    acc
+}
+
+#[test]
+fn unrolled_loops_run_every_iteration_in_order() {
+    let gpu = Gpu::new();
+    let src = "
+kernel void loops(global const int *s32, global const int *e32, global const long *s64,
+                  global const long *e64, global const uint *su, global const uint *eu,
+                  global const ulong *sul, global const ulong *eul, global uint *out) {
+    size_t g = get_global_id(0);
+    int a = s32[g], b = e32[g];
+    long c = s64[g], d = e64[g];
+    uint p = su[g], q = eu[g];
+    ulong x = sul[g], y = eul[g];
+    uint h0 = 17u, h1 = 5u, h2 = 3u, h3 = 11u, h4 = 13u, h5 = 19u;
+    for (int i = a; i < b; ++i) h0 = h0 * 31u + (uint)i;
+    for (int i = a; b > i; i += 5) h1 = h1 * 29u + (uint)i;
+    for (long i = c; i < d; i = i + 2) h2 = h2 * 37u + (uint)i;
+    for (uint i = p; i < q; i++) { uint t = i * 3u; h3 = h3 * 41u + t / 3u; }
+    for (ulong i = x; i < y; i += 3) h4 = h4 * 43u + (uint)i;
+    uint j = p;
+    for (; j < q; j = 7 + j) h5 = h5 * 47u + j;
+    out[7 * g + 0] = h0;
+    out[7 * g + 1] = h1;
+    out[7 * g + 2] = h2;
+    out[7 * g + 3] = h3;
+    out[7 * g + 4] = h4;
+    out[7 * g + 5] = h5;
+    out[7 * g + 6] = j;
+}";
+    let kernel = gpu.kernel(src, "loops");
+    let ranges = ranges();
+    let n = ranges.len();
+    // Unsigned ranges: the same trip counts, shifted to be non-negative,
+    // and some ending at the top of the type.
+    let mut unsigned: Vec<(u64, u64)> = ranges
+        .iter()
+        .map(|&(s, e)| ((s + 2000) as u64, (e + 2000) as u64))
+        .collect();
+    // Ranges ending at the top of `uint` where no step (1 and 7 below)
+    // carries the counter past it, which would wrap it around.
+    let top = u32::MAX as u64;
+    unsigned.truncate(ranges.len() - 3);
+    unsigned.extend([(top - 14, top), (top - 7, top), (0, 0)]);
+    let s32: Vec<i32> = ranges.iter().map(|r| r.0 as i32).collect();
+    let e32: Vec<i32> = ranges.iter().map(|r| r.1 as i32).collect();
+    // 64-bit signed ranges beyond 32 bits.
+    let s64: Vec<i64> = ranges.iter().map(|r| r.0 - (1i64 << 40)).collect();
+    let e64: Vec<i64> = ranges.iter().map(|r| r.1 - (1i64 << 40)).collect();
+    let su: Vec<u32> = unsigned.iter().map(|r| r.0 as u32).collect();
+    let eu: Vec<u32> = unsigned.iter().map(|r| r.1 as u32).collect();
+    // 64-bit unsigned ranges near the top of `ulong`; the last one ends
+    // one below it (steps of 3 from there stop at the bound exactly).
+    let base = u64::MAX - 10_000;
+    let mut sul: Vec<u64> = ranges.iter().map(|r| base + (r.0 + 2000) as u64).collect();
+    let mut eul: Vec<u64> = ranges.iter().map(|r| base + (r.1 + 2000) as u64).collect();
+    sul[n - 1] = u64::MAX - 10;
+    eul[n - 1] = u64::MAX - 1;
+    let bufs = [
+        gpu.buffer(&s32),
+        gpu.buffer(&e32),
+        gpu.buffer(&s64),
+        gpu.buffer(&e64),
+        gpu.buffer(&su),
+        gpu.buffer(&eu),
+        gpu.buffer(&sul),
+        gpu.buffer(&eul),
+    ];
+    let out = gpu.zeroed::<u32>(7 * n);
+    for (k, b) in bufs.iter().enumerate() {
+        kernel.arg_buffer(k as u32, b);
+    }
+    kernel.arg_buffer(8, &out);
+    gpu.run(&kernel, &[n], None, None);
+    let got: Vec<u32> = gpu.read(&out);
+    for g in 0..n {
+        let last_j = {
+            let mut j = su[g];
+            while j < eu[g] {
+                j = j.wrapping_add(7);
+            }
+            j
+        };
+        let want = [
+            hash(s32[g], e32[g], 1, 31, 17),
+            hash(s32[g], e32[g], 5, 29, 5),
+            hash(s64[g], e64[g], 2, 37, 3),
+            (su[g]..eu[g]).fold(11u32, |h, i| {
+                h.wrapping_mul(41).wrapping_add(i.wrapping_mul(3) / 3)
+            }),
+            hash(sul[g], eul[g], 3, 43, 13),
+            hash(su[g], eu[g], 7, 47, 19),
+            last_j,
+        ];
+        assert_eq!(
+            &got[7 * g..7 * g + 7],
+            &want,
+            "work-item {g}: int {}..{}, long {}..{}, uint {}..{}, ulong {}..{}",
+            s32[g],
+            e32[g],
+            s64[g],
+            e64[g],
+            su[g],
+            eu[g],
+            sul[g],
+            eul[g]
+        );
+    }
+}
+
+/// A barrier in an unrolled body: every work-item of the group runs the
+/// same trip count, so each copy of the barrier is reached by all.
+#[test]
+fn unrolled_loops_with_barriers_keep_work_items_in_step() {
+    let gpu = Gpu::new();
+    let src = "
+kernel void rotate(global uint *out, local uint *tmp, uint rounds) {
+    uint l = get_local_id(0), size = get_local_size(0);
+    tmp[l] = l + 1u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < rounds; ++r) {
+        uint v = tmp[(l + 1u) % size];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[l] = v * 3u + r;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = tmp[l];
+}";
+    let kernel = gpu.kernel(src, "rotate");
+    let (groups, size) = (3usize, 16usize);
+    for rounds in [0u32, 1, 3, 4, 5, 8, 11] {
+        let out = gpu.zeroed::<u32>(groups * size);
+        kernel
+            .arg_buffer(0, &out)
+            .arg_local(1, size * 4)
+            .arg(2, rounds);
+        gpu.run(&kernel, &[groups * size], Some(&[size]), None);
+        let got: Vec<u32> = gpu.read(&out);
+        let mut tmp: Vec<u32> = (1..=size as u32).collect();
+        for r in 0..rounds {
+            tmp = (0..size)
+                .map(|l| tmp[(l + 1) % size].wrapping_mul(3).wrapping_add(r))
+                .collect();
+        }
+        for g in 0..groups {
+            assert_eq!(
+                &got[g * size..(g + 1) * size],
+                &tmp[..],
+                "{rounds} rounds, group {g}"
+            );
+        }
+    }
+}
