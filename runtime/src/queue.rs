@@ -1281,15 +1281,23 @@ fn run_completion_thread(c: &Completion) {
     }
 }
 
-/// How a thread that waits for a batch polls the timeline before it
-/// blocks in `vkWaitSemaphores`.
+/// How a thread that waits for a batch polls the timeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Poll {
-    /// How long to poll.
+    /// How long to poll before sleeping or blocking.
     limit: Duration,
     /// Give the core away between two reads of the counter.
     yields: bool,
+    /// After that, go on reading the counter between sleeps instead of
+    /// blocking in `vkWaitSemaphores`.
+    sleeps: bool,
 }
+
+/// The shortest and longest sleep between two reads of the counter: a
+/// wait sleeps a sixteenth of what it has waited so far, so it notices
+/// the end of a long batch within about 6 % of its length.
+const MIN_SLEEP: Duration = Duration::from_micros(20);
+const MAX_SLEEP: Duration = Duration::from_millis(1);
 
 /// A blocking host wait on a semaphore returns well after the signal: on a
 /// GPU the driver sleeps until an interrupt, tens of microseconds, which is
@@ -1300,32 +1308,50 @@ pub(crate) struct Poll {
 /// the futex sleep and wake-up of the common case (a short command on an
 /// otherwise idle queue ends within a few microseconds of the submit)
 /// without taking a core from the threads running the command.
+///
+/// On a GPU the waiter never blocks in `vkWaitSemaphores`: on an H100
+/// (driver 580) a host thread blocked there while the queue ran further
+/// batches slowed the device itself. Back-to-back 75 µs kernels took 73 µs
+/// each with the waiters polling (between sleeps or not), and 73 to 97 µs,
+/// changing from one 40 ms sample to the next, with the completion thread
+/// blocking for each batch (device timestamps put every kernel at the same
+/// 76 µs). It showed as the spread of every compute and bandwidth row of
+/// `ferrocl bench`.
 pub(crate) fn completion_poll(device_type: ferrocl_vk::DeviceType) -> Poll {
     match device_type {
         ferrocl_vk::DeviceType::Cpu => Poll {
             limit: Duration::from_micros(20),
             yields: true,
+            sleeps: false,
         },
         _ => Poll {
             limit: Duration::from_micros(200),
             yields: false,
+            sleeps: true,
         },
     }
 }
 
-/// Waits until `timeline` reaches `value`: polls as `poll` says, then
-/// blocks. False if the device failed.
+/// Waits until `timeline` reaches `value` as `poll` says. False if the
+/// device failed.
 fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll) -> bool {
     let start = std::time::Instant::now();
-    while start.elapsed() < poll.limit {
+    loop {
+        let waited = start.elapsed();
         match timeline.value() {
             Ok(v) if v >= value => return true,
-            Ok(_) if poll.yields => std::thread::yield_now(),
-            Ok(_) => std::hint::spin_loop(),
             Err(_) => return false,
+            Ok(_) if waited < poll.limit => {
+                if poll.yields {
+                    std::thread::yield_now()
+                } else {
+                    std::hint::spin_loop()
+                }
+            }
+            Ok(_) if poll.sleeps => std::thread::sleep((waited / 16).clamp(MIN_SLEEP, MAX_SLEEP)),
+            Ok(_) => return matches!(timeline.wait(value, u64::MAX), Ok(true)),
         }
     }
-    matches!(timeline.wait(value, u64::MAX), Ok(true))
 }
 
 /// What turns device timestamps into host-clock profiling times.
@@ -1386,6 +1412,48 @@ impl DeviceClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A GPU's waiter reads the counter between sleeps until the value
+    /// arrives, however late; a CPU device's waiter blocks. Both see a
+    /// value a host thread signals while they wait.
+    #[test]
+    fn waiters_see_late_signals_whether_they_sleep_or_block() {
+        let instance = ferrocl_vk::Instance::new();
+        if instance.devices().is_empty() {
+            return;
+        }
+        let device = instance.open_device(0).expect("open the Vulkan device");
+        for (kind, late) in [
+            (ferrocl_vk::DeviceType::DiscreteGpu, 30),
+            (ferrocl_vk::DeviceType::Cpu, 5),
+        ] {
+            let poll = completion_poll(kind);
+            assert_eq!(poll.sleeps, kind != ferrocl_vk::DeviceType::Cpu);
+            let timeline = device.create_timeline(0).expect("timeline");
+            let start = std::time::Instant::now();
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    std::thread::sleep(Duration::from_millis(late));
+                    timeline.signal(3).expect("host signal");
+                });
+                assert!(wait_timeline(&timeline, 2, poll), "{kind:?}");
+            });
+            let waited = start.elapsed();
+            assert!(
+                waited >= Duration::from_millis(late),
+                "{kind:?}: {waited:?}"
+            );
+            // The sleeps grow to a sixteenth of the wait, at most 1 ms.
+            assert!(
+                waited < Duration::from_millis(late + 200),
+                "{kind:?}: {waited:?}"
+            );
+            assert!(
+                wait_timeline(&timeline, 3, poll),
+                "{kind:?}: reached already"
+            );
+        }
+    }
 
     fn buffers(reads: &[usize], writes: &[usize]) -> Access {
         Access::Buffers {
