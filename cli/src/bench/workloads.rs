@@ -1,7 +1,8 @@
 //! The measurements. Each workload builds its kernels, checks one run's
 //! results against the host where it computes something, then times it:
-//! one untimed warm-up, a batch size chosen so a sample lasts about
-//! [`Sizes::sample_seconds`], and the median of `repeats` samples.
+//! one untimed call, a batch size chosen so a sample lasts about
+//! [`Sizes::sample_seconds`], a warm-up of [`WARM_UP_SAMPLES`] samples'
+//! time, and the median of `repeats` samples.
 
 use super::api::{Ctx, Kernel, Mem};
 use super::kernels;
@@ -134,6 +135,10 @@ fn median(mut samples: Vec<f64>) -> f64 {
 /// Median seconds per call of `op`, which enqueues work on `ctx`'s queue:
 /// after a warm-up call, each sample runs a batch of calls and one
 /// `clFinish`.
+/// How long each measurement runs its operation before the samples that
+/// count, in samples' lengths.
+const WARM_UP_SAMPLES: f64 = 5.0;
+
 fn time_per_call(
     target: &Target<'_>,
     mut op: impl FnMut() -> Result<(), String>,
@@ -146,6 +151,18 @@ fn time_per_call(
     ctx.finish()?;
     let once = start.elapsed().as_secs_f64().max(1e-7);
     let batch = ((target.sizes.sample_seconds / once).ceil() as usize).clamp(1, 1000);
+    // Warm-up: a GPU lowers its clocks when it idles, and raises them only
+    // after some time under load. On an H100 the SM clock fell to 345-510
+    // MHz within a second of the transfer rows (copy engines and host
+    // copies), and the sgemm launches right after them ran 4x slower for
+    // the first 50-60 ms of the row.
+    let warm = Instant::now();
+    while warm.elapsed().as_secs_f64() < target.sizes.sample_seconds * WARM_UP_SAMPLES {
+        for _ in 0..batch {
+            op()?;
+        }
+        ctx.finish()?;
+    }
     let mut samples = Vec::with_capacity(target.sizes.repeats);
     for _ in 0..target.sizes.repeats {
         let start = Instant::now();
