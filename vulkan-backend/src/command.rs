@@ -481,17 +481,29 @@ impl CommandStream {
         Ok(true)
     }
 
-    /// A full memory barrier between everything recorded before and after
-    /// (compute and transfer, all shader memory, host reads after the
-    /// submission). Also orders against earlier submissions of the queue.
+    /// A memory barrier between everything recorded before and after
+    /// (compute and transfer, all shader and transfer memory). It leaves
+    /// the host out: the host reads a batch's results only after the
+    /// timeline wait, and the barrier that ends every submission covers
+    /// that. With the host in its second scope, a barrier between two
+    /// dependent dispatches cost 0.65 µs more on an H100 (driver 580: a gap
+    /// of 4.8 instead of 4.15 µs between the kernels, timestamps included),
+    /// and the benchmark's prefix scan of six launches ran 3 % slower.
     pub fn barrier(&mut self) -> Result<()> {
         let device = Arc::clone(&self.device);
         let batch = self.recording()?;
-        Self::record_full_barrier(&device, batch.cmd);
+        Self::record_barrier(&device, batch.cmd, false);
         Ok(())
     }
 
-    fn record_full_barrier(device: &DeviceShared, cmd: vk::CommandBuffer) {
+    /// Records a global barrier from all work to all work, and to host
+    /// reads with `to_host`.
+    fn record_barrier(device: &DeviceShared, cmd: vk::CommandBuffer, to_host: bool) {
+        let (host_access, host_stage) = if to_host {
+            (vk::AccessFlags::HOST_READ, vk::PipelineStageFlags::HOST)
+        } else {
+            (vk::AccessFlags::empty(), vk::PipelineStageFlags::empty())
+        };
         let barrier = [vk::MemoryBarrier::default()
             .src_access_mask(WORK_WRITES)
             .dst_access_mask(
@@ -499,7 +511,7 @@ impl CommandStream {
                     | vk::AccessFlags::SHADER_WRITE
                     | vk::AccessFlags::TRANSFER_READ
                     | vk::AccessFlags::TRANSFER_WRITE
-                    | vk::AccessFlags::HOST_READ,
+                    | host_access,
             )];
         // SAFETY: the caller's command buffer is recording; a global
         // memory barrier references no resource.
@@ -507,7 +519,7 @@ impl CommandStream {
             device.raw.cmd_pipeline_barrier(
                 cmd,
                 WORK_STAGES,
-                WORK_STAGES | vk::PipelineStageFlags::HOST,
+                WORK_STAGES | host_stage,
                 vk::DependencyFlags::empty(),
                 &barrier,
                 &[],
@@ -618,7 +630,7 @@ impl CommandStream {
     /// wait. The runtime records no barrier of its own at the end of a
     /// batch (on lavapipe each barrier waits for the rasterizer's threads).
     fn end(&self, batch: &Batch) -> Result<()> {
-        Self::record_full_barrier(&self.device, batch.cmd);
+        Self::record_barrier(&self.device, batch.cmd, true);
         // SAFETY: as above; recording ends once.
         unsafe { self.device.raw.end_command_buffer(batch.cmd) }
             .map_err(|e| vk_error("vkEndCommandBuffer", e))
