@@ -3452,3 +3452,80 @@ fn separately_compiled_helper_is_linked() {
     }
     check_validation();
 }
+
+/// A map larger than the staging pool keeps reusing one staging buffer:
+/// the next map of the buffer returns the same host pointer, and still
+/// fetches the buffer's current contents into it.
+#[test]
+fn large_maps_reuse_their_staging_buffer() {
+    const SIZE: usize = (1 << 30) + (4 << 20);
+    let env = Env::new();
+    let mut max_alloc: cl_ulong = 0;
+    unsafe {
+        ok(clGetDeviceInfo(
+            device(),
+            CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+            8,
+            (&mut max_alloc as *mut cl_ulong).cast(),
+            null_mut(),
+        ));
+    }
+    if (max_alloc as usize) < SIZE {
+        return;
+    }
+    let buf = env.buffer(CL_MEM_READ_WRITE, SIZE, null_mut());
+    let map = |flags: cl_bitfield| -> *mut u8 {
+        let mut err = 0;
+        let p = unsafe {
+            clEnqueueMapBuffer(
+                env.queue,
+                buf,
+                CL_TRUE,
+                flags,
+                0,
+                SIZE,
+                0,
+                null(),
+                null_mut(),
+                &mut err,
+            )
+        };
+        ok(err);
+        p.cast()
+    };
+    let unmap = |p: *mut u8| unsafe {
+        ok(clEnqueueUnmapMemObject(
+            env.queue,
+            buf,
+            p.cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+    };
+    let first = map(CL_MAP_WRITE_INVALIDATE_REGION);
+    unsafe { std::ptr::write_bytes(first, 0x5a, SIZE) };
+    unmap(first);
+    // Change the buffer behind the mapping's back: the next map must see it.
+    let probe: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
+    env.write(buf, SIZE - 4096, &probe);
+    let second = map(CL_MAP_READ);
+    assert_eq!(second, first, "the staging buffer was reused");
+    unsafe {
+        let bytes = std::slice::from_raw_parts(second, SIZE);
+        assert!(bytes[..SIZE - 4096]
+            .iter()
+            .step_by(4093)
+            .all(|&b| b == 0x5a));
+        assert!(
+            bytes[SIZE - 4096..] == probe[..],
+            "the map fetched the new bytes"
+        );
+    }
+    unmap(second);
+    unsafe {
+        ok(clFinish(env.queue));
+        ok(clReleaseMemObject(buf));
+    }
+    check_validation();
+}

@@ -28,6 +28,12 @@ const MIN_CLASS: u64 = 4096;
 /// and clpeak's 512 MiB reads ran at 2 GB/s, so buffers up to this size are
 /// kept.
 const MAX_POOLED: u64 = 1 << 30;
+/// Whether a staging buffer of `size` bytes goes back to its pool when
+/// dropped (if the pool has room).
+pub fn pooled(size: u64) -> bool {
+    size <= MAX_POOLED
+}
+
 /// Bytes of idle buffers a pool keeps.
 const POOL_CAPACITY: u64 = 1 << 30;
 
@@ -305,7 +311,7 @@ impl Drop for Staging {
             return;
         };
         let size = buffer.size();
-        if size > MAX_POOLED {
+        if !pooled(size) {
             return;
         }
         let mut idle = self.pool.idle.lock();
