@@ -26,9 +26,9 @@ fn ranges() -> Vec<(i64, i64)> {
     r
 }
 
-fn hash<T: Copy>(start: T, end: T, step: T, mul: u32, seed: u32) -> u32
+fn hash<T>(start: T, end: T, step: T, mul: u32, seed: u32) -> u32
 where
-    T: PartialOrd + std::ops::Add<Output = T> + Into<i128>,
+    T: Copy + PartialOrd + std::ops::Add<Output = T> + Into<i128>,
 {
     let mut acc = seed;
     let mut i = start;
