@@ -3529,3 +3529,72 @@ fn large_maps_reuse_their_staging_buffer() {
     }
     check_validation();
 }
+
+/// A large blocking read at an offset into an offset destination arrives
+/// whole and nothing around it changes. On a GPU it runs as chunks of
+/// 32 MiB (runtime/src/memory.rs `read_in_chunks`), which this size does
+/// not divide; its event's profiling times span the whole read.
+#[test]
+fn large_reads_arrive_whole() {
+    const SIZE: usize = (96 << 20) + 12_345;
+    const FROM: usize = 4_100;
+    const AT: usize = 333;
+    let env = Env::with_queue_properties(CL_QUEUE_PROFILING_ENABLE);
+    let data: Vec<u8> = (0..SIZE + FROM).map(|i| (i * 31 % 253) as u8).collect();
+    let buf = env.buffer(CL_MEM_READ_WRITE, SIZE + FROM, null_mut());
+    env.write(buf, 0, &data);
+    let mut out = vec![0xeeu8; SIZE + 2 * AT];
+    let mut event: H = null_mut();
+    unsafe {
+        ok(clEnqueueReadBuffer(
+            env.queue,
+            buf,
+            CL_TRUE,
+            FROM,
+            SIZE,
+            out.as_mut_ptr().add(AT).cast(),
+            0,
+            null(),
+            &mut event,
+        ));
+    }
+    assert!(out[AT..AT + SIZE] == data[FROM..], "the bytes read");
+    assert!(out[..AT]
+        .iter()
+        .chain(&out[AT + SIZE..])
+        .all(|&b| b == 0xee));
+    let time = |param: cl_uint| -> cl_ulong {
+        let mut t: cl_ulong = 0;
+        unsafe {
+            ok(clGetEventProfilingInfo(
+                event,
+                param,
+                8,
+                (&mut t as *mut cl_ulong).cast(),
+                null_mut(),
+            ));
+        }
+        t
+    };
+    let times = [
+        time(CL_PROFILING_COMMAND_QUEUED),
+        time(CL_PROFILING_COMMAND_SUBMIT),
+        time(CL_PROFILING_COMMAND_START),
+        time(CL_PROFILING_COMMAND_END),
+    ];
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    let mut kind: cl_uint = 0;
+    unsafe {
+        ok(clGetEventInfo(
+            event,
+            CL_EVENT_COMMAND_TYPE,
+            4,
+            (&mut kind as *mut cl_uint).cast(),
+            null_mut(),
+        ));
+        assert_eq!(kind, CL_COMMAND_READ_BUFFER);
+        ok(clReleaseEvent(event));
+        ok(clReleaseMemObject(buf));
+    }
+    check_validation();
+}

@@ -405,6 +405,21 @@ impl Event {
         }
     }
 
+    /// Makes this completed event's queued, submit and start times those
+    /// of `first`, an earlier command of the same operation, so that its
+    /// profiling times span the whole operation (a read run as several
+    /// commands).
+    pub(crate) fn take_start_from(&self, first: &Event) {
+        if std::ptr::eq(self, first) {
+            return;
+        }
+        let from = first.state.lock().times;
+        let mut state = self.state.lock();
+        for i in 0..3 {
+            state.times[i] = from[i].min(state.times[3]);
+        }
+    }
+
     /// `CL_PROFILING_COMMAND_*` times: queued, submit, start, end.
     pub fn profiling_times(&self) -> [u64; 4] {
         self.state.lock().times

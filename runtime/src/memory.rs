@@ -384,6 +384,26 @@ pub fn enqueue_read(
             return Ok(event);
         }
     }
+    let linear = region[1] == 1 && region[2] == 1;
+    if blocking
+        && linear
+        && region[0] >= 2 * READ_CHUNK
+        && !queue.out_of_order()
+        && !staging::host_import_requested()
+        && mapped_staging_region(queue, dst_ptr, dst, region).is_none()
+    {
+        return read_in_chunks(
+            queue,
+            mem,
+            &buffer,
+            src,
+            dst_ptr,
+            dst,
+            region[0],
+            wait_list,
+            command_type,
+        );
+    }
     if let Some(event) = read_into_imported(
         queue,
         mem,
@@ -397,7 +417,119 @@ pub fn enqueue_read(
     )? {
         return Ok(event);
     }
+    staged_read(
+        queue,
+        mem,
+        &buffer,
+        src,
+        dst_ptr,
+        dst,
+        region,
+        wait_list,
+        command_type,
+    )
+}
+
+/// A blocking linear read of this many bytes or more runs as chunks of
+/// this size, so that the host copies one chunk out of staging while the
+/// device copies the next one in.
+const READ_CHUNK: usize = 32 << 20;
+/// Chunks of one read in flight at a time: the staging memory a read
+/// holds, and how far the device may run ahead of the host copies.
+const READ_CHUNKS_IN_FLIGHT: usize = 3;
+
+/// A blocking linear read as commands of [`READ_CHUNK`] bytes, each
+/// submitted on its own. Before, the device copied the whole region into
+/// staging and the host then copied it out: on an H100 a 128 MiB read took
+/// 2.7 ms of PCIe transfer followed by 3.5-4 ms of host copy (about 20
+/// GB/s), and a read past the largest pooled staging buffer imported the
+/// application's pages instead (7.7 GB/s for clpeak's 2 GiB, below
+/// NVIDIA's 9.5). The returned event is the last chunk's, carrying the
+/// first chunk's queued, submit and start times.
+#[allow(clippy::too_many_arguments)]
+fn read_in_chunks(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    buffer: &Arc<Buffer>,
+    src: Rect,
+    dst_ptr: usize,
+    dst: Rect,
+    size: usize,
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    let mut pending = std::collections::VecDeque::with_capacity(READ_CHUNKS_IN_FLIGHT + 1);
+    let mut first: Option<Arc<Event>> = None;
+    let mut result = Ok(());
+    for at in (0..size).step_by(READ_CHUNK) {
+        let shift = |r: Rect| Rect {
+            origin: [r.origin[0] + at, r.origin[1], r.origin[2]],
+            ..r
+        };
+        let waits = if at == 0 { wait_list } else { &[] };
+        let region = [READ_CHUNK.min(size - at), 1, 1];
+        let chunk = staged_read(
+            queue,
+            mem,
+            buffer,
+            shift(src),
+            dst_ptr,
+            shift(dst),
+            region,
+            waits,
+            command_type,
+        );
+        let event = match chunk {
+            Ok(event) => event,
+            Err(code) => {
+                result = Err(code);
+                break;
+            }
+        };
+        queue.flush();
+        first.get_or_insert_with(|| event.clone());
+        pending.push_back(event);
+        if pending.len() > READ_CHUNKS_IN_FLIGHT {
+            if let Some(oldest) = pending.pop_front() {
+                result = wait_blocking(&oldest);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    // Every chunk already enqueued writes into `dst` when it completes, so
+    // none may be left running when this call returns, even on an error.
+    let mut last = None;
+    for event in pending {
+        let waited = wait_blocking(&event);
+        result = result.and(waited);
+        last = Some(event);
+    }
+    result?;
+    let (Some(first), Some(last)) = (first, last) else {
+        return Err(CL_OUT_OF_RESOURCES);
+    };
+    last.take_start_from(&first);
+    Ok(last)
+}
+
+/// A read through a staging buffer: the device copies the region into it,
+/// and the host copies it out into `dst` when the command completes.
+#[allow(clippy::too_many_arguments)]
+fn staged_read(
+    queue: &Arc<Queue>,
+    mem: &Arc<Mem>,
+    buffer: &Arc<Buffer>,
+    src: Rect,
+    dst_ptr: usize,
+    dst: Rect,
+    region: [usize; 3],
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
     let mem = mem.clone();
+    let buffer = buffer.clone();
     // Staging memory is the command's own until it completes: only the
     // memory object counts for hazards.
     let access = Access::Buffers {
