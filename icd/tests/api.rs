@@ -3532,7 +3532,7 @@ fn large_maps_reuse_their_staging_buffer() {
 
 /// A large blocking read at an offset into an offset destination arrives
 /// whole and nothing around it changes. On a GPU it runs as chunks of
-/// 32 MiB (runtime/src/memory.rs `read_in_chunks`), which this size does
+/// 16 MiB (runtime/src/memory.rs `read_in_chunks`), which this size does
 /// not divide; its event's profiling times span the whole read.
 #[test]
 fn large_reads_arrive_whole() {

@@ -393,7 +393,24 @@ fn batches_waiting_for_the_device_are_bounded() {
     let env = Env::new(0);
     let lcg = env.kernel("lcg");
     let x = env.buffer(N);
-    let steps = 500u32;
+    // Enough work per launch that the device falls behind the enqueue
+    // calls: on an H100 500 steps took about as long as an enqueue call.
+    // A CPU device stays below lavapipe's loop limit of 65535 iterations.
+    let mut kind: cl_bitfield = 0;
+    unsafe {
+        ok(clGetDeviceInfo(
+            device(),
+            CL_DEVICE_TYPE,
+            8,
+            (&mut kind as *mut cl_bitfield).cast(),
+            null_mut(),
+        ));
+    }
+    let steps = if kind & CL_DEVICE_TYPE_CPU != 0 {
+        500u32
+    } else {
+        60_000
+    };
     let launches = BATCH_LIMIT * (MAX_IN_FLIGHT as usize + 8);
     // SAFETY: `env.queue` is a live command-queue handle of this test.
     let queue =

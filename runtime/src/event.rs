@@ -415,8 +415,9 @@ impl Event {
         }
         let from = first.state.lock().times;
         let mut state = self.state.lock();
-        for i in 0..3 {
-            state.times[i] = from[i].min(state.times[3]);
+        let end = state.times[3];
+        for (time, first) in state.times.iter_mut().zip(from).take(3) {
+            *time = first.min(end);
         }
     }
 
