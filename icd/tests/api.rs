@@ -3598,3 +3598,71 @@ fn large_reads_arrive_whole() {
     }
     check_validation();
 }
+
+/// Every buffer's device address is a multiple of
+/// `CL_DEVICE_MEM_BASE_ADDR_ALIGN`, small buffers made one after another
+/// included: a kernel may rely on a `long16 *` argument being 128-byte
+/// aligned (the CTS's `kernel_memory_alignment_global`).
+#[test]
+fn buffers_start_at_the_base_address_alignment() {
+    let env = Env::new();
+    let mut align_bits: cl_uint = 0;
+    unsafe {
+        ok(clGetDeviceInfo(
+            device(),
+            CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+            4,
+            (&mut align_bits as *mut cl_uint).cast(),
+            null_mut(),
+        ));
+    }
+    let align = u64::from(align_bits / 8);
+    assert!(align >= 128, "{align_bits} bits");
+    let p = env.program(
+        "kernel void k(global ulong *r, global char *a, global short2 *b, global int4 *c,
+                       global long4 *d, global long8 *e, global long16 *f) {
+           r[0] = (ulong)a; r[1] = (ulong)b; r[2] = (ulong)c;
+           r[3] = (ulong)d; r[4] = (ulong)e; r[5] = (ulong)f;
+         }",
+        "",
+    );
+    let mut err = 0;
+    let k = unsafe { clCreateKernel(p, c"k".as_ptr(), &mut err) };
+    ok(err);
+    let results = env.buffer(CL_MEM_READ_WRITE, 48, null_mut());
+    let small: Vec<H> = [8usize, 16, 32, 32, 64, 128]
+        .iter()
+        .map(|&n| env.buffer(CL_MEM_READ_WRITE, n, null_mut()))
+        .collect();
+    unsafe {
+        set_arg(k, 0, &results);
+        for (i, b) in small.iter().enumerate() {
+            set_arg(k, i as u32 + 1, b);
+        }
+        let global = 1usize;
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            null_mut(),
+        ));
+    }
+    let addresses = env.read::<u64>(results, 0, 6);
+    for (i, a) in addresses.iter().enumerate() {
+        assert_eq!(a % align, 0, "buffer {i} at {a:#x}");
+    }
+    unsafe {
+        for b in small {
+            ok(clReleaseMemObject(b));
+        }
+        ok(clReleaseMemObject(results));
+        ok(clReleaseKernel(k));
+        ok(clReleaseProgram(p));
+    }
+    check_validation();
+}

@@ -214,7 +214,11 @@ fn backing(state: &mut State, root: &Mem, index: usize) -> Result<Arc<Buffer>, c
     let device = root.context.devices[index].backend()?;
     let buffer = Arc::new(
         device
-            .create_buffer(root.buffer.size(), MemoryLocation::DeviceLocal)
+            .create_aligned_buffer(
+                root.buffer.size(),
+                MemoryLocation::DeviceLocal,
+                crate::memory::base_alignment(&root.context.devices[index]),
+            )
             .map_err(vk_error)?,
     );
     *slot = Some(buffer.clone());

@@ -136,7 +136,7 @@ impl Device {
 
     /// [`Device::create_buffer`] with the device address a multiple of
     /// `min_alignment` (a power of two).
-    fn create_aligned_buffer(
+    pub fn create_aligned_buffer(
         &self,
         size: u64,
         location: MemoryLocation,
