@@ -6,6 +6,7 @@
 pub mod api;
 pub mod cl;
 pub mod context;
+pub mod copy_pool;
 pub mod device;
 pub mod event;
 pub mod image;

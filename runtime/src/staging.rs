@@ -117,52 +117,19 @@ pub fn host_import_requested() -> bool {
 /// chunks at 26.1-26.3 GB/s.
 const PARALLEL_COPY_CHUNK: usize = 2 << 20;
 
-/// Threads a large host copy may use: one core moves about 10 GB/s, short
-/// of what PCIe 5 and a GPU's copy engine take (about 50 GB/s).
-fn copy_threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(8)
-    })
-}
-
 /// `copy_nonoverlapping` of `len` bytes, spread over several threads when
-/// large: host copies into and out of staging (and into write-combined
-/// device memory) are then no longer the slow half of a transfer.
+/// large (`crate::copy_pool`): host copies into and out of staging (and
+/// into write-combined device memory) are then no longer the slow half of
+/// a transfer.
 ///
 /// # Safety
 ///
 /// As for `std::ptr::copy_nonoverlapping`: `src` readable and `dst`
 /// writable for `len` bytes, the two ranges disjoint.
 pub unsafe fn host_copy(src: *const u8, dst: *mut u8, len: usize) {
-    let threads = (len / PARALLEL_COPY_CHUNK).min(copy_threads());
-    if threads <= 1 {
-        // SAFETY: the caller's contract.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
-        return;
-    }
-    // Whole pages per thread, so no two threads write the same cache line.
-    let per = len.div_ceil(threads).next_multiple_of(4096);
-    let (src, dst) = (src as usize, dst as usize);
-    std::thread::scope(|scope| {
-        for start in (per..len).step_by(per) {
-            let n = per.min(len - start);
-            scope.spawn(move || {
-                // SAFETY: a disjoint piece of the caller's ranges.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        (src + start) as *const u8,
-                        (dst + start) as *mut u8,
-                        n,
-                    )
-                }
-            });
-        }
-        // SAFETY: the first piece, on the calling thread.
-        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, per.min(len)) };
-    });
+    let threads = (len / PARALLEL_COPY_CHUNK).min(crate::copy_pool::max_threads());
+    // SAFETY: the caller's contract.
+    unsafe { crate::copy_pool::copy(src, dst, len, threads) };
 }
 
 /// The application's bytes `[ptr, ptr + len)` as a buffer the GPU can copy
