@@ -195,8 +195,22 @@ pub struct FuncDef {
     pub span: Span,
 }
 
+/// An unroll hint on a loop: `#pragma unroll [N]`, `#pragma nounroll`,
+/// `__attribute__((opencl_unroll_hint[(N)]))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopHint {
+    /// Unroll fully (no count given).
+    Full,
+    /// Unroll by this many (2 or more).
+    Count(u32),
+    /// Do not unroll (`nounroll`, or a count of 1).
+    Never,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TranslationUnit {
+    /// Unroll hints, by the span of the loop statement they precede.
+    pub loop_hints: std::collections::HashMap<Span, LoopHint>,
     pub funcs: Vec<FuncDef>,
     /// Program-scope variables (`__constant` data and `__global`
     /// variables).

@@ -44,6 +44,12 @@ pub struct Parser<'a> {
     untagged_structs: Vec<(usize, u32)>,
     /// Where the parameter list just parsed had `...`.
     variadic_at: Option<Span>,
+    /// An unroll hint just read (`#pragma unroll`, `opencl_unroll_hint`),
+    /// where it was written, and whether it was an attribute: the next
+    /// statement must be a loop.
+    pending_hint: Option<(LoopHint, Span, bool)>,
+    /// Unroll hints by the span of their loop statement.
+    loop_hints: HashMap<Span, LoopHint>,
 }
 
 /// What declaration specifiers said.
@@ -113,6 +119,8 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         unit_statics: HashSet::new(),
         untagged_structs: Vec::new(),
         variadic_at: None,
+        pending_hint: None,
+        loop_hints: HashMap::new(),
     };
     let mut tu = TranslationUnit::default();
     while !p.at_eof() {
@@ -126,7 +134,35 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         p.end_translation_unit(&mut tu);
     }
     tu.types = std::mem::take(&mut p.types);
+    tu.loop_hints = std::mem::take(&mut p.loop_hints);
     tu
+}
+
+/// The unroll hint of a `#pragma unroll [N]`, `#pragma unroll(N)` or
+/// `#pragma nounroll` (the text after `#pragma`); `None` for other
+/// pragmas, `Some(Err)` for an unroll pragma with a bad count.
+fn pragma_loop_hint(text: &str) -> Option<Result<LoopHint, ()>> {
+    let text = text.trim();
+    if text == "nounroll" {
+        return Some(Ok(LoopHint::Never));
+    }
+    let rest = text.strip_prefix("unroll")?;
+    if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let count = rest
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    if count.is_empty() {
+        return Some(Ok(LoopHint::Full));
+    }
+    Some(match count.parse::<u32>() {
+        Ok(1) => Ok(LoopHint::Never),
+        Ok(n) if n > 1 => Ok(LoopHint::Count(n)),
+        _ => Err(()),
+    })
 }
 
 impl<'a> Parser<'a> {
@@ -1406,9 +1442,37 @@ impl<'a> Parser<'a> {
     fn statement_inner(&mut self) -> Stmt {
         let span = self.span();
         let mk = |kind| Stmt { kind, span };
-        if let TokenKind::Pragma(_) = self.peek().kind {
+        if let TokenKind::Pragma(text) = &self.peek().kind {
+            match pragma_loop_hint(text) {
+                Some(Ok(hint)) => self.pending_hint = Some((hint, span, false)),
+                Some(Err(())) => self.diags.warning(
+                    span,
+                    "unroll pragma ignored: the count must be a positive integer",
+                ),
+                None => {}
+            }
             self.bump();
             return mk(StmtKind::Empty);
+        }
+        // An unroll hint read just before belongs to this statement, which
+        // must be a loop (attributes in between keep it for the statement
+        // after them).
+        if !self.is_ident("__attribute__") && !self.is_ident("__attribute") {
+            if let Some((hint, at, attribute)) = self.pending_hint.take() {
+                if matches!(self.ident_text(), Some("for" | "while" | "do")) {
+                    self.loop_hints.insert(span, hint);
+                } else if attribute {
+                    self.diags.error(
+                        at,
+                        "'opencl_unroll_hint' must appear immediately before a for, while or do loop",
+                    );
+                } else {
+                    self.diags.warning(
+                        at,
+                        "unroll pragma ignored: it must precede a for, while or do loop",
+                    );
+                }
+            }
         }
         if self.is_punct("{") {
             return self.compound_statement();
@@ -1416,12 +1480,18 @@ impl<'a> Parser<'a> {
         if self.eat(";") {
             return mk(StmtKind::Empty);
         }
-        // Statement attributes (`opencl_unroll_hint`) are hints: parsed and
-        // dropped. Attributes before a declaration belong to it.
+        // Statement attributes: `opencl_unroll_hint` is kept for the loop
+        // that follows; the others are dropped. Attributes before a
+        // declaration belong to it.
         if self.is_ident("__attribute__") || self.is_ident("__attribute") {
             let start = self.pos;
-            self.attributes();
+            let attrs = self.attributes();
             if !self.starts_type() {
+                for a in attrs.iter().filter(|a| a.name == "opencl_unroll_hint") {
+                    if let Some(hint) = self.unroll_hint_attribute(a) {
+                        self.pending_hint = Some((hint, a.span, true));
+                    }
+                }
                 return self.statement();
             }
             self.pos = start;
@@ -1578,6 +1648,28 @@ impl<'a> Parser<'a> {
                     self.recover();
                 }
                 mk(StmtKind::Expr(e))
+            }
+        }
+    }
+
+    /// The hint of `opencl_unroll_hint` (no count: the compiler chooses)
+    /// or `opencl_unroll_hint(n)`; an error unless `n` is a positive
+    /// integer constant (OpenCL C 6.11.3).
+    fn unroll_hint_attribute(&mut self, a: &Attr) -> Option<LoopHint> {
+        let count = match a.args.as_slice() {
+            [] => return None,
+            [n] => consteval::eval(n, &self.types).map(|v| v.as_i64()),
+            _ => None,
+        };
+        match count {
+            Some(1) => Some(LoopHint::Never),
+            Some(n) if n > 1 => Some(LoopHint::Count(n.min(i64::from(u32::MAX)) as u32)),
+            _ => {
+                self.diags.error(
+                    a.span,
+                    "'opencl_unroll_hint' takes a positive integer constant",
+                );
+                None
             }
         }
     }

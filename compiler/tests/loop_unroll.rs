@@ -215,3 +215,95 @@ fn the_loop_of_the_iterations_left_is_not_unrolled_by_the_driver() {
         merges[1]
     );
 }
+
+/// The loop controls of each loop, in order.
+fn loop_controls(src: &str) -> Vec<String> {
+    let p = build_cl20(src);
+    let text = common::disassemble(&p.spirv);
+    text.lines()
+        .filter(|l| l.contains("OpLoopMerge"))
+        .map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn unroll_hints_choose_the_factor_or_keep_a_loop_rolled() {
+    let counted = "for (uint i = 0; i < n; ++i) acc += popcount(i);";
+    let cases = [
+        ("#pragma unroll 8\n", 9, vec!["None", "DontUnroll"]),
+        ("#pragma unroll(2)\n", 3, vec!["None", "DontUnroll"]),
+        (
+            "__attribute__((opencl_unroll_hint(3)))\n",
+            4,
+            vec!["None", "DontUnroll"],
+        ),
+        ("#pragma unroll 1\n", 1, vec!["DontUnroll"]),
+        ("#pragma nounroll\n", 1, vec!["DontUnroll"]),
+        (
+            "__attribute__((opencl_unroll_hint(1)))\n",
+            1,
+            vec!["DontUnroll"],
+        ),
+        // No count: the compiler chooses (four here); `#pragma unroll`
+        // asks for full unrolling, passed on to the driver.
+        (
+            "__attribute__((opencl_unroll_hint))\n",
+            5,
+            vec!["None", "DontUnroll"],
+        ),
+        ("#pragma unroll\n", 5, vec!["None", "DontUnroll"]),
+    ];
+    for (hint, copies, controls) in cases {
+        let src = kernel("", &format!("{hint}{counted}"));
+        assert_eq!(copies_of_body(&src), copies, "{hint}");
+        assert_eq!(loop_controls(&src), controls, "{hint}");
+    }
+    // A constant bound is left to the driver, which gets the hint.
+    let constant = kernel(
+        "",
+        "#pragma unroll 4\nfor (uint i = 0; i < 64u; ++i) acc += popcount(i);",
+    );
+    assert_eq!(loop_controls(&constant), vec!["Unroll"]);
+    let never = kernel(
+        "",
+        "#pragma nounroll\nfor (uint i = 0; i < 64u; ++i) acc += popcount(i);",
+    );
+    assert_eq!(loop_controls(&never), vec!["DontUnroll"]);
+}
+
+#[test]
+fn misplaced_or_bad_unroll_hints_are_diagnosed() {
+    let p = build_cl20(&kernel("", "#pragma unroll 4\nacc += 1u;"));
+    assert!(
+        p.log.contains("unroll pragma ignored: it must precede"),
+        "{}",
+        p.log
+    );
+    let p = build_cl20(&kernel(
+        "",
+        "#pragma unroll 0\nfor (uint i = 0; i < n; ++i) acc += i;",
+    ));
+    assert!(
+        p.log.contains("the count must be a positive integer"),
+        "{}",
+        p.log
+    );
+    for src in [
+        kernel(
+            "",
+            "__attribute__((opencl_unroll_hint(-1)))\nfor (uint i = 0; i < n; ++i) acc += i;",
+        ),
+        kernel("", "__attribute__((opencl_unroll_hint(2)))\nacc += 1u;"),
+    ] {
+        let request = CompileRequest {
+            source: &src,
+            options: "",
+            headers: &[],
+        };
+        let log = match compile(&request, &common::caps()) {
+            Ok(_) => panic!("expected an error for:\n{src}"),
+            Err(e) => e.log,
+        };
+        assert!(log.contains("opencl_unroll_hint"), "{log}");
+    }
+}

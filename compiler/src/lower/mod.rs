@@ -331,6 +331,8 @@ pub(crate) struct Lowerer<'a> {
     /// Names whose address the program takes, and its functions: what
     /// loop unrolling needs to know of the whole program.
     program_names: unroll::ProgramNames<'a>,
+    /// The program's unroll hints, by loop statement.
+    loop_hints: &'a HashMap<Span, LoopHint>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
     /// Image library functions emitted as SPIR-V functions of this module.
@@ -451,6 +453,7 @@ fn lower_once(
     let mut l = Lowerer {
         m,
         program_names: unroll::ProgramNames::of(tu),
+        loop_hints: &tu.loop_hints,
         types: &tu.types,
         funcs,
         diags,
@@ -2457,11 +2460,25 @@ impl<'a> Lowerer<'a> {
                 }
                 self.f.begin(m);
             }
-            StmtKind::While(c, body) => self.loop_stmt(None, Some(c), None, body, false),
-            StmtKind::DoWhile(body, c) => self.loop_stmt(None, Some(c), None, body, true),
+            StmtKind::While(c, body) => {
+                let hint = self.loop_hints.get(&s.span).copied();
+                self.loop_stmt(None, Some(c), None, body, false, hint)
+            }
+            StmtKind::DoWhile(body, c) => {
+                let hint = self.loop_hints.get(&s.span).copied();
+                self.loop_stmt(None, Some(c), None, body, true, hint)
+            }
             StmtKind::For(init, c, step, body) => {
+                let hint = self.loop_hints.get(&s.span).copied();
                 self.scopes.push(HashMap::new());
-                self.loop_stmt(init.as_deref(), c.as_ref(), step.as_ref(), body, false);
+                self.loop_stmt(
+                    init.as_deref(),
+                    c.as_ref(),
+                    step.as_ref(),
+                    body,
+                    false,
+                    hint,
+                );
                 self.scopes.pop();
             }
             StmtKind::Break => {
@@ -2748,15 +2765,17 @@ impl<'a> Lowerer<'a> {
         step: Option<&'a Expr>,
         body: &'a Stmt,
         do_while: bool,
+        hint: Option<LoopHint>,
     ) {
         if let Some(i) = init {
             self.stmt(i);
         }
         // An unrolled loop first, when this one qualifies; the loop below
         // then runs the iterations it leaves.
-        let unrolled = match (do_while, cond, step) {
-            (false, Some(c), Some(s)) => self
-                .unroll_plan(cond, step, body)
+        let unrolled = match (do_while, cond, step, hint) {
+            (_, _, _, Some(LoopHint::Never)) => None,
+            (false, Some(c), Some(s), _) => self
+                .unroll_plan(cond, step, body, hint)
                 .map(|plan| self.unrolled_loop(&plan, c, s, body)),
             _ => None,
         };
@@ -2765,11 +2784,13 @@ impl<'a> Lowerer<'a> {
         self.begin(header);
         // The loop after an unrolled one runs fewer iterations than the
         // unroll factor: NVIDIA's compiler unrolled it too, which cost the
-        // unrolled loop most of its gain (unroll.rs).
-        let control = if unrolled.is_some() {
-            unroll::DONT_UNROLL
-        } else {
-            0
+        // unrolled loop most of its gain (unroll.rs). A hint the compiler
+        // could not follow itself is passed on to the driver.
+        let control = match hint {
+            _ if unrolled.is_some() => unroll::DONT_UNROLL,
+            Some(LoopHint::Never) => unroll::DONT_UNROLL,
+            Some(LoopHint::Full | LoopHint::Count(_)) => unroll::UNROLL,
+            None => 0,
         };
         self.op_void(Op::LoopMerge, &[merge, cont, control]);
         if do_while || cond.is_none() {

@@ -48,6 +48,13 @@ const MAX_STEP: u64 = 1 << 12;
 /// SPIR-V's `DontUnroll` loop control, which the loop running the
 /// iterations left over carries.
 pub(super) const DONT_UNROLL: u32 = 0x2;
+/// SPIR-V's `Unroll` loop control: a hint the compiler passes on where it
+/// cannot follow it itself.
+pub(super) const UNROLL: u32 = 0x1;
+/// The largest unroll factor a hint gets, and the most expression nodes
+/// of body copies it may make.
+const MAX_REQUESTED_FACTOR: u32 = 16;
+const MAX_REQUESTED_NODES: usize = 4 * MAX_NODES;
 
 /// A loop to unroll: its counter and bound as the condition names them.
 pub(super) struct Unroll<'a> {
@@ -277,6 +284,7 @@ impl<'a> Lowerer<'a> {
         cond: Option<&'a Expr>,
         step: Option<&'a Expr>,
         body: &'a Stmt,
+        hint: Option<LoopHint>,
     ) -> Option<Unroll<'a>> {
         if self.in_library > 0 || self.dead > 0 || !self.f.is_open() {
             return None;
@@ -299,9 +307,16 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let nodes = body_size(body, &[i, n], &self.program_names.functions)?;
-        let factor = match nodes {
-            0..=SMALL_NODES => 4,
-            _ if nodes <= MAX_NODES => 2,
+        let factor = match (hint, nodes) {
+            (Some(LoopHint::Count(asked)), _) => {
+                let factor = asked.min(MAX_REQUESTED_FACTOR);
+                if nodes * factor as usize > MAX_REQUESTED_NODES {
+                    return None;
+                }
+                factor
+            }
+            (_, 0..=SMALL_NODES) => 4,
+            (_, _) if nodes <= MAX_NODES => 2,
             _ => return None,
         };
         Some(Unroll {
