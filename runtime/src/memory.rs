@@ -397,6 +397,14 @@ pub fn enqueue_read(
             return Ok(event);
         }
     }
+    let read = HostRead {
+        mem: mem.clone(),
+        buffer,
+        src,
+        dst_ptr,
+        dst,
+        region,
+    };
     let linear = region[1] == 1 && region[2] == 1;
     if blocking
         && linear
@@ -405,42 +413,24 @@ pub fn enqueue_read(
         && !staging::host_import_requested()
         && mapped_staging_region(queue, dst_ptr, dst, region).is_none()
     {
-        return read_in_chunks(
-            queue,
-            mem,
-            &buffer,
-            src,
-            dst_ptr,
-            dst,
-            region[0],
-            wait_list,
-            command_type,
-        );
+        return read_in_chunks(queue, &read, wait_list, command_type);
     }
-    if let Some(event) = read_into_imported(
-        queue,
-        mem,
-        &buffer,
-        src,
-        dst_ptr,
-        dst,
-        region,
-        wait_list,
-        command_type,
-    )? {
+    if let Some(event) = read_into_imported(queue, &read, wait_list, command_type)? {
         return Ok(event);
     }
-    staged_read(
-        queue,
-        mem,
-        &buffer,
-        src,
-        dst_ptr,
-        dst,
-        region,
-        wait_list,
-        command_type,
-    )
+    staged_read(queue, read, wait_list, command_type)
+}
+
+/// What a read moves: `region` from `mem` (its device copy `buffer`) at
+/// `src`, into the application's memory at `dst_ptr` laid out as `dst`.
+#[derive(Clone)]
+struct HostRead {
+    mem: Arc<Mem>,
+    buffer: Arc<Buffer>,
+    src: Rect,
+    dst_ptr: usize,
+    dst: Rect,
+    region: [usize; 3],
 }
 
 /// A blocking linear read of twice this many bytes or more runs as chunks
@@ -462,18 +452,13 @@ const READ_CHUNKS_IN_FLIGHT: usize = 3;
 /// application's pages instead (7.7 GB/s for clpeak's 2 GiB, below
 /// NVIDIA's 9.5). The returned event is the last chunk's, carrying the
 /// first chunk's queued, submit and start times.
-#[allow(clippy::too_many_arguments)]
 fn read_in_chunks(
     queue: &Arc<Queue>,
-    mem: &Arc<Mem>,
-    buffer: &Arc<Buffer>,
-    src: Rect,
-    dst_ptr: usize,
-    dst: Rect,
-    size: usize,
+    read: &HostRead,
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
+    let size = read.region[0];
     let mut pending = std::collections::VecDeque::with_capacity(READ_CHUNKS_IN_FLIGHT + 1);
     let mut first: Option<Arc<Event>> = None;
     let mut result = Ok(());
@@ -482,20 +467,14 @@ fn read_in_chunks(
             origin: [r.origin[0] + at, r.origin[1], r.origin[2]],
             ..r
         };
+        let chunk = HostRead {
+            src: shift(read.src),
+            dst: shift(read.dst),
+            region: [READ_CHUNK.min(size - at), 1, 1],
+            ..read.clone()
+        };
         let waits = if at == 0 { wait_list } else { &[] };
-        let region = [READ_CHUNK.min(size - at), 1, 1];
-        let chunk = staged_read(
-            queue,
-            mem,
-            buffer,
-            shift(src),
-            dst_ptr,
-            shift(dst),
-            region,
-            waits,
-            command_type,
-        );
-        let event = match chunk {
+        let event = match staged_read(queue, chunk, waits, command_type) {
             Ok(event) => event,
             Err(code) => {
                 result = Err(code);
@@ -532,20 +511,20 @@ fn read_in_chunks(
 
 /// A read through a staging buffer: the device copies the region into it,
 /// and the host copies it out into `dst` when the command completes.
-#[allow(clippy::too_many_arguments)]
 fn staged_read(
     queue: &Arc<Queue>,
-    mem: &Arc<Mem>,
-    buffer: &Arc<Buffer>,
-    src: Rect,
-    dst_ptr: usize,
-    dst: Rect,
-    region: [usize; 3],
+    read: HostRead,
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
-    let mem = mem.clone();
-    let buffer = buffer.clone();
+    let HostRead {
+        mem,
+        buffer,
+        src,
+        dst_ptr,
+        dst,
+        region,
+    } = read;
     // Staging memory is the command's own until it completes: only the
     // memory object counts for hazards.
     let access = Access::Buffers {
@@ -638,28 +617,27 @@ fn mapped_staging_region(
 
 /// `clEnqueueReadBuffer` of a large linear region: a GPU copy into the
 /// application's imported pages; `None` when they cannot be imported.
-#[allow(clippy::too_many_arguments)]
 fn read_into_imported(
     queue: &Arc<Queue>,
-    mem: &Arc<Mem>,
-    buffer: &Arc<Buffer>,
-    src: Rect,
-    dst_ptr: usize,
-    dst: Rect,
-    region: [usize; 3],
+    read: &HostRead,
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Option<Arc<Event>>, cl_int> {
-    let Some((host, at)) = imported_host_region(queue, dst_ptr, dst, region)? else {
+    let Some((host, at)) = imported_host_region(queue, read.dst_ptr, read.dst, read.region)? else {
         return Ok(None);
     };
-    let (mem, buffer) = (mem.clone(), buffer.clone());
+    let (mem, buffer, src, len) = (
+        read.mem.clone(),
+        read.buffer.clone(),
+        read.src,
+        read.region[0],
+    );
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(host.clone());
         let from = (mem.offset + src.offset(0, 0, 0)) as u64;
         r.stream
-            .copy_buffer(&buffer, from, &host, at, region[0] as u64)
+            .copy_buffer(&buffer, from, &host, at, len as u64)
             .map_err(vk_error)
     };
     queue.enqueue(command_type, wait_list, record).map(Some)
