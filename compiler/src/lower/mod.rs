@@ -167,6 +167,14 @@ struct LocalPool {
     static_bytes: u32,
 }
 
+/// The blocks of a loop opened by `Lowerer::open_checked_loop`.
+struct CheckedLoop {
+    header: Word,
+    body: Word,
+    cont: Word,
+    merge: Word,
+}
+
 /// A construct that `break` leaves.
 struct Breakable {
     merge: Word,
@@ -821,6 +829,24 @@ impl<'a> Lowerer<'a> {
         self.m.id()
     }
 
+    /// Opens a structured loop whose condition is checked first: the
+    /// header (with its loop merge) branches to the check block, which is
+    /// left open for the caller to end with a branch to `body` or `merge`.
+    fn open_checked_loop(&mut self) -> CheckedLoop {
+        let l = CheckedLoop {
+            header: self.label(),
+            body: self.label(),
+            cont: self.label(),
+            merge: self.label(),
+        };
+        let check = self.label();
+        self.begin(l.header);
+        self.op_void(Op::LoopMerge, &[l.merge, l.cont, 0]);
+        self.branch(check);
+        self.f.begin(check);
+        l
+    }
+
     /// `for (; index < end; index += step) body(index)`: a structured
     /// loop over the unsigned integer in `Function` variable `index` (of
     /// type `ty`), which the caller has initialized. `body` gets the
@@ -833,17 +859,12 @@ impl<'a> Lowerer<'a> {
         step: Word,
         body: impl FnOnce(&mut Self, Word) -> R<()>,
     ) -> R<()> {
-        let (header, check, body_l, cont, merge) = (
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-        );
-        self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
+        let CheckedLoop {
+            header,
+            body: body_l,
+            cont,
+            merge,
+        } = self.open_checked_loop();
         let i = self.op(Op::Load, ty, &[index]);
         let bt = self.bool_ty(1);
         let more = self.op(Op::ULessThan, bt, &[i, end]);

@@ -356,17 +356,12 @@ impl<'a> Lowerer<'a> {
         step: &'a Expr,
         body: &'a Stmt,
     ) -> usize {
-        let (header, check, body_l, cont, merge) = (
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-            self.label(),
-        );
-        self.begin(header);
-        self.op_void(Op::LoopMerge, &[merge, cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
+        let CheckedLoop {
+            header,
+            body: body_l,
+            cont,
+            merge,
+        } = self.open_checked_loop();
         let enough = self.enough_left(plan, cond);
         let enough = enough.unwrap_or_else(|| self.m.constant(ConstKey::False));
         self.term(Op::BranchConditional, &[enough, body_l, merge]);
