@@ -67,9 +67,9 @@ pub fn max_threads() -> usize {
 
 /// The pool, its `max_threads() - 1` workers started on first use.
 fn pool() -> &'static Pool {
-    let workers = max_threads() - 1;
     static POOL: OnceLock<&'static Pool> = OnceLock::new();
     POOL.get_or_init(|| {
+        let workers = max_threads() - 1;
         let pool: &'static Pool = Box::leak(Box::new(Pool {
             queue: Mutex::new(VecDeque::new()),
             work: Condvar::new(),
@@ -128,14 +128,13 @@ pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize, threads: usize) {
         return;
     }
     let (src, dst) = (src as usize, dst as usize);
-    let others: Vec<usize> = (per..len).step_by(per).collect();
     let done = Arc::new(Latch {
-        left: Mutex::new(others.len()),
+        left: Mutex::new(len.div_ceil(per) - 1),
         zero: Condvar::new(),
     });
     {
         let mut queue = pool.queue.lock();
-        for &start in &others {
+        for start in (per..len).step_by(per) {
             queue.push_back(Piece {
                 src: src + start,
                 dst: dst + start,

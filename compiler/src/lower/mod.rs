@@ -336,11 +336,12 @@ pub(crate) struct Lowerer<'a> {
     /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
     /// yet, by variable (root, pool slot).
     generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
-    /// Names whose address the program takes, and its functions: what
-    /// loop unrolling needs to know of the whole program.
-    program_names: unroll::ProgramNames<'a>,
-    /// The program's unroll hints, by loop statement.
-    loop_hints: &'a HashMap<Span, LoopHint>,
+    /// The translation unit being lowered (its unroll hints, and what
+    /// loop unrolling needs to know of the whole program).
+    tu: &'a TranslationUnit,
+    /// Names whose address the program takes, and its functions: made
+    /// from `tu` when the first loop that may be unrolled is met.
+    program_names: std::cell::OnceCell<unroll::ProgramNames<'a>>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
     /// Image library functions emitted as SPIR-V functions of this module.
@@ -460,8 +461,8 @@ fn lower_once(
     let entry = m.id();
     let mut l = Lowerer {
         m,
-        program_names: unroll::ProgramNames::of(tu),
-        loop_hints: &tu.loop_hints,
+        tu,
+        program_names: std::cell::OnceCell::new(),
         types: &tu.types,
         funcs,
         diags,
@@ -2481,24 +2482,17 @@ impl<'a> Lowerer<'a> {
                 }
                 self.f.begin(m);
             }
-            StmtKind::While(c, body) => {
-                let hint = self.loop_hints.get(&s.span).copied();
-                self.loop_stmt(None, Some(c), None, body, false, hint)
-            }
-            StmtKind::DoWhile(body, c) => {
-                let hint = self.loop_hints.get(&s.span).copied();
-                self.loop_stmt(None, Some(c), None, body, true, hint)
-            }
+            StmtKind::While(c, body) => self.loop_stmt(s.span, None, Some(c), None, body, false),
+            StmtKind::DoWhile(body, c) => self.loop_stmt(s.span, None, Some(c), None, body, true),
             StmtKind::For(init, c, step, body) => {
-                let hint = self.loop_hints.get(&s.span).copied();
                 self.scopes.push(HashMap::new());
                 self.loop_stmt(
+                    s.span,
                     init.as_deref(),
                     c.as_ref(),
                     step.as_ref(),
                     body,
                     false,
-                    hint,
                 );
                 self.scopes.pop();
             }
@@ -2781,13 +2775,14 @@ impl<'a> Lowerer<'a> {
     /// continue block (the step), merge.
     fn loop_stmt(
         &mut self,
+        span: Span,
         init: Option<&'a Stmt>,
         cond: Option<&'a Expr>,
         step: Option<&'a Expr>,
         body: &'a Stmt,
         do_while: bool,
-        hint: Option<LoopHint>,
     ) {
+        let hint = self.tu.loop_hints.get(&span).copied();
         if let Some(i) = init {
             self.stmt(i);
         }

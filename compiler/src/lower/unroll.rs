@@ -77,7 +77,7 @@ pub(super) struct ProgramNames<'a> {
 }
 
 impl<'a> ProgramNames<'a> {
-    pub(super) fn of(tu: &'a TranslationUnit) -> ProgramNames<'a> {
+    fn of(tu: &'a TranslationUnit) -> ProgramNames<'a> {
         let mut names = ProgramNames::default();
         for f in &tu.funcs {
             names.functions.insert(f.name.as_str());
@@ -306,7 +306,7 @@ impl<'a> Lowerer<'a> {
         if self.unrollable_variable(n)? != ty {
             return None;
         }
-        let nodes = body_size(body, &[i, n], &self.program_names.functions)?;
+        let nodes = body_size(body, &[i, n], &self.program_names().functions)?;
         let factor = match (hint, nodes) {
             (Some(LoopHint::Count(asked)), _) => {
                 let factor = asked.min(MAX_REQUESTED_FACTOR);
@@ -328,11 +328,15 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    fn program_names(&self) -> &ProgramNames<'a> {
+        self.program_names.get_or_init(|| ProgramNames::of(self.tu))
+    }
+
     /// The type of the variable `name` if it may be a counter or bound: a
     /// 32- or 64-bit integer in a `Function` variable whose address the
     /// program never takes.
     fn unrollable_variable(&self, name: &str) -> Option<Type> {
-        if self.program_names.addressed.contains(name) {
+        if self.program_names().addressed.contains(name) {
             return None;
         }
         let sym = self.lookup(name)?;
