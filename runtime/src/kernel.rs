@@ -23,9 +23,10 @@ use ferrocl_compiler::{
     ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE,
     HEADER_GROUP_BASE, HEADER_WORK_DIM, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_WORK_GROUP_SIZE,
 };
-use ferrocl_vk::Pipeline;
+use ferrocl_vk::{Pipeline, PipelineOptions};
 use parking_lot::Mutex;
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
@@ -340,10 +341,34 @@ impl Kernel {
         }
         // Built outside the lock: pipeline creation is slow, and a racing
         // launch that builds the same one only wastes time.
-        let pipeline = device
-            .backend()?
-            .create_pipeline(&exe.spirv, &self.info.name, push_size(&self.info), &spec)
+        let backend = device.backend()?;
+        let report = pipeline_report_level().filter(|_| {
+            let offered = backend.info().features.pipeline_statistics;
+            if !offered && !NO_STATISTICS_TOLD.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "ferrocl: FERROCL_PIPELINE_STATS: {} does not offer \
+                     VK_KHR_pipeline_executable_properties",
+                    backend.info().name
+                );
+            }
+            offered
+        });
+        let options = PipelineOptions {
+            capture_statistics: report.is_some(),
+            ..PipelineOptions::default()
+        };
+        let pipeline = backend
+            .create_pipeline_with_options(
+                &exe.spirv,
+                &self.info.name,
+                push_size(&self.info),
+                &spec,
+                &options,
+            )
             .map_err(vk_error)?;
+        if let Some(level) = report {
+            report_pipeline(&self.info.name, key.work_group_size, &pipeline, level);
+        }
         let pipeline = Arc::new(pipeline);
         let mut list = self.pipelines.lock();
         if let Some(p) = cached(&list) {
@@ -358,6 +383,53 @@ impl Drop for Kernel {
     fn drop(&mut self) {
         self.program.kernel_count.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// How much `FERROCL_PIPELINE_STATS` asks to be told of each pipeline the
+/// driver compiles: 1, its statistics (registers, instructions, spills:
+/// whatever the driver reports); 2, also its internal representations
+/// (the driver's IR or machine code, where it gives them). Unset or 0:
+/// nothing, and pipelines are created without the capture flags.
+fn pipeline_report_level() -> Option<u32> {
+    static LEVEL: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        std::env::var("FERROCL_PIPELINE_STATS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|&level| level > 0)
+    })
+}
+
+static NO_STATISTICS_TOLD: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Writes what the driver made of a kernel's pipeline to stderr.
+fn report_pipeline(name: &str, work_group_size: [u32; 3], pipeline: &Pipeline, level: u32) {
+    let [x, y, z] = work_group_size;
+    let executables = match pipeline.executables() {
+        Ok(executables) => executables,
+        Err(e) => {
+            eprintln!("ferrocl: kernel {name} ({x}x{y}x{z}): no pipeline statistics: {e}");
+            return;
+        }
+    };
+    let mut text = String::new();
+    for exe in executables {
+        let _ = writeln!(
+            text,
+            "ferrocl: kernel {name} ({x}x{y}x{z}): {} (subgroup {})",
+            exe.name, exe.subgroup_size
+        );
+        for (stat, value) in &exe.statistics {
+            let _ = writeln!(text, "    {stat}: {value}");
+        }
+        if level >= 2 {
+            for (rep, body) in &exe.representations {
+                let _ = writeln!(text, "  -- {rep} --\n{body}");
+            }
+        }
+    }
+    eprint!("{text}");
 }
 
 /// Bytes of the push-constant range of a kernel.

@@ -37,6 +37,8 @@ pub(crate) struct DeviceShared {
     pub host_visible_device_local_types: u32,
     pub calibration: Option<(ash::ext::calibrated_timestamps::Device, vk::TimeDomainEXT)>,
     pub external_memory_host: Option<ash::ext::external_memory_host::Device>,
+    /// VK_KHR_pipeline_executable_properties, where the device has it.
+    pub executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     /// Property flags of each memory type, by index.
     pub memory_types: Vec<vk::MemoryPropertyFlags>,
     pub query_pools: Mutex<QueryPools>,
@@ -276,6 +278,10 @@ impl Instance {
             .support
             .external_memory_host
             .then(|| ash::ext::external_memory_host::Device::new(&raw.instance, &device));
+        let executable_properties = candidate
+            .support
+            .pipeline_executable_info
+            .then(|| ash::khr::pipeline_executable_properties::Device::new(&raw.instance, &device));
         // SAFETY: `physical` belongs to the live instance.
         let memory = unsafe {
             raw.instance
@@ -301,6 +307,7 @@ impl Instance {
                 host_visible_device_local_types: candidate.host_visible_device_local_types,
                 calibration,
                 external_memory_host,
+                executable_properties,
                 memory_types,
                 query_pools: Mutex::new(QueryPools::default()),
                 physical: candidate.physical,
@@ -381,6 +388,8 @@ fn create_logical_device(
         .workgroup_memory_explicit_layout_scalar_block_layout(wg.scalar_block_layout)
         .workgroup_memory_explicit_layout8_bit_access(wg.access_8bit)
         .workgroup_memory_explicit_layout16_bit_access(wg.access_16bit);
+    let mut pep_features = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
 
     let mut extensions: Vec<&CStr> = Vec::new();
     let optional_subgroup_size = s.subgroup_size_control || s.compute_full_subgroups;
@@ -409,6 +418,9 @@ fn create_logical_device(
     }
     if s.calibrated_timestamps {
         extensions.push(ash::ext::calibrated_timestamps::NAME);
+    }
+    if s.pipeline_executable_info {
+        extensions.push(ash::khr::pipeline_executable_properties::NAME);
     }
     // The spec requires enabling it wherever a driver lists it.
     if s.portability_subset {
@@ -444,6 +456,9 @@ fn create_logical_device(
     }
     if s.workgroup_explicit_layout.is_some() {
         info = info.push_next(&mut wg_features);
+    }
+    if s.pipeline_executable_info {
+        info = info.push_next(&mut pep_features);
     }
     // SAFETY: every feature enabled was reported by the device, every
     // extension is listed by it, and every chained struct outlives the call.

@@ -125,6 +125,10 @@ pub struct Features {
     pub denorm_preserve_float16: bool,
     pub denorm_preserve_float32: bool,
     pub denorm_preserve_float64: bool,
+    /// VK_KHR_pipeline_executable_properties: a pipeline may be created
+    /// with `PipelineOptions::capture_statistics` and report what the
+    /// driver compiled (`Pipeline::executables`).
+    pub pipeline_statistics: bool,
 }
 
 /// A Vulkan physical device that qualifies for ferrocl.
@@ -199,6 +203,8 @@ pub(crate) struct FeatureSupport {
     pub external_memory_host: bool,
     pub calibrated_timestamps: bool,
     pub portability_subset: bool,
+    /// VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
+    pub pipeline_executable_info: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -294,6 +300,8 @@ pub(crate) fn probe(
     let mut af = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
     let mut af2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
     let mut wg = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default();
+    let mut pep = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let has_pep = ext(ash::khr::pipeline_executable_properties::NAME);
     let has_sgc_ext = ext(ash::ext::subgroup_size_control::NAME);
     let has_idp_ext = ext(ash::khr::shader_integer_dot_product::NAME);
     let has_af = ext(ash::ext::shader_atomic_float::NAME);
@@ -321,6 +329,9 @@ pub(crate) fn probe(
         }
         if has_wg {
             f2 = f2.push_next(&mut wg);
+        }
+        if has_pep {
+            f2 = f2.push_next(&mut pep);
         }
         // SAFETY: every chained struct is core in `effective_api` or belongs
         // to an extension the device lists; all outlive the call.
@@ -353,6 +364,7 @@ pub(crate) fn probe(
         push_descriptor: ext(ash::khr::push_descriptor::NAME),
         external_memory_host: ext(ash::ext::external_memory_host::NAME),
         portability_subset: ext(ash::khr::portability_subset::NAME),
+        pipeline_executable_info: has_pep && flag(pep.pipeline_executable_info),
         ..FeatureSupport::default()
     };
     if core13 {
@@ -635,6 +647,7 @@ pub(crate) fn probe(
             denorm_preserve_float16: flag(p12.shader_denorm_preserve_float16),
             denorm_preserve_float32: flag(p12.shader_denorm_preserve_float32),
             denorm_preserve_float64: flag(p12.shader_denorm_preserve_float64),
+            pipeline_statistics: support.pipeline_executable_info,
         },
         device_local_heap_size,
         host_visible_device_local: host_visible_device_local_types != 0,

@@ -62,7 +62,7 @@ pub use error::{Error, Result};
 pub use info::{DeviceType, Features, Limits, PhysicalDeviceInfo};
 pub use instance::{validation_message_count, Instance};
 pub use memory::{Buffer, MemoryLocation, SvmHostView};
-pub use pipeline::{Pipeline, PipelineOptions};
+pub use pipeline::{Pipeline, PipelineExecutable, PipelineOptions};
 pub use sync::Timeline;
 pub use timestamp::Timestamp;
 

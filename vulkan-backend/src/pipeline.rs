@@ -22,6 +22,25 @@ pub struct PipelineOptions {
     /// size must be a multiple of the subgroup size. Needs
     /// `Features::compute_full_subgroups`.
     pub full_subgroups: bool,
+    /// Keep what the driver compiled for [`Pipeline::executables`]
+    /// (CAPTURE_STATISTICS and CAPTURE_INTERNAL_REPRESENTATIONS). Needs
+    /// `Features::pipeline_statistics`.
+    pub capture_statistics: bool,
+}
+
+/// One executable the driver compiled a pipeline into, as
+/// VK_KHR_pipeline_executable_properties reports it: for a compute pipeline
+/// usually one, with statistics such as registers per thread.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PipelineExecutable {
+    pub name: String,
+    pub description: String,
+    pub subgroup_size: u32,
+    /// Each statistic's name and value, in the driver's order.
+    pub statistics: Vec<(String, String)>,
+    /// Each internal representation the driver gives as text (an IR or
+    /// the machine code), by name.
+    pub representations: Vec<(String, String)>,
 }
 
 /// A compute pipeline; destroyed on drop.
@@ -31,6 +50,7 @@ pub struct Pipeline {
     /// Owned by the device's layout cache.
     pub(crate) layout: vk::PipelineLayout,
     push_constant_size: u32,
+    captured: bool,
 }
 
 impl Pipeline {
@@ -38,6 +58,116 @@ impl Pipeline {
     pub fn push_constant_size(&self) -> u32 {
         self.push_constant_size
     }
+
+    /// What the driver compiled this pipeline into. The pipeline must have
+    /// been created with `PipelineOptions::capture_statistics`.
+    pub fn executables(&self) -> Result<Vec<PipelineExecutable>> {
+        let ext = match (&self.device.executable_properties, self.captured) {
+            (Some(ext), true) => ext,
+            _ => {
+                return Err(Error::Other(
+                    "the pipeline was not created to capture its statistics".to_string(),
+                ))
+            }
+        };
+        let info = vk::PipelineInfoKHR::default().pipeline(self.raw);
+        // SAFETY: the pipeline is alive and was created with the capture
+        // flags on a device with pipelineExecutableInfo enabled.
+        let properties = unsafe { ext.get_pipeline_executable_properties(&info) }
+            .map_err(|e| vk_error("vkGetPipelineExecutablePropertiesKHR", e))?;
+        let mut executables = Vec::with_capacity(properties.len());
+        for (index, p) in properties.iter().enumerate() {
+            let which = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(self.raw)
+                .executable_index(index as u32);
+            // SAFETY: as above; `index` is below the count just returned.
+            let statistics = unsafe { ext.get_pipeline_executable_statistics(&which) }
+                .map_err(|e| vk_error("vkGetPipelineExecutableStatisticsKHR", e))?
+                .iter()
+                .map(|s| (text(s.name_as_c_str()), statistic_value(s)))
+                .collect();
+            executables.push(PipelineExecutable {
+                name: text(p.name_as_c_str()),
+                description: text(p.description_as_c_str()),
+                subgroup_size: p.subgroup_size,
+                statistics,
+                representations: representations(ext, &which)?,
+            });
+        }
+        Ok(executables)
+    }
+}
+
+fn text(s: std::result::Result<&std::ffi::CStr, std::ffi::FromBytesUntilNulError>) -> String {
+    s.map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn statistic_value(s: &vk::PipelineExecutableStatisticKHR<'_>) -> String {
+    // SAFETY: the union member read is the one `format` names.
+    unsafe {
+        match s.format {
+            vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                (s.value.b32 == vk::TRUE).to_string()
+            }
+            vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64.to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64.to_string(),
+            vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => s.value.f64.to_string(),
+            other => format!("(format {})", other.as_raw()),
+        }
+    }
+}
+
+/// The textual internal representations of one executable, read with the
+/// two calls the extension asks for: sizes first, then the text.
+fn representations(
+    ext: &ash::khr::pipeline_executable_properties::Device,
+    which: &vk::PipelineExecutableInfoKHR<'_>,
+) -> Result<Vec<(String, String)>> {
+    let fail = |e| vk_error("vkGetPipelineExecutableInternalRepresentationsKHR", e);
+    // SAFETY: as in `executables`; with no data pointers the driver only
+    // reports each representation's size.
+    let sized =
+        unsafe { ext.get_pipeline_executable_internal_representations(which) }.map_err(fail)?;
+    let mut buffers: Vec<Vec<u8>> = sized.iter().map(|r| vec![0u8; r.data_size]).collect();
+    let mut reps: Vec<vk::PipelineExecutableInternalRepresentationKHR<'_>> = sized
+        .iter()
+        .zip(buffers.iter_mut())
+        .map(|(r, buffer)| {
+            let mut rep = vk::PipelineExecutableInternalRepresentationKHR::default();
+            rep.data_size = r.data_size;
+            rep.p_data = buffer.as_mut_ptr().cast();
+            rep
+        })
+        .collect();
+    let mut count = reps.len() as u32;
+    // SAFETY: each `p_data` points at `data_size` writable bytes that
+    // outlive the call; `count` is the length of `reps`.
+    unsafe {
+        (ext.fp()
+            .get_pipeline_executable_internal_representations_khr)(
+            ext.device(),
+            which,
+            &mut count,
+            reps.as_mut_ptr(),
+        )
+    }
+    .result()
+    .map_err(fail)?;
+    Ok(reps
+        .iter()
+        .zip(&buffers)
+        .take(count as usize)
+        .filter(|(r, _)| r.is_text == vk::TRUE)
+        .map(|(r, buffer)| {
+            let used = &buffer[..r.data_size.min(buffer.len())];
+            let end = used.iter().position(|&b| b == 0).unwrap_or(used.len());
+            (
+                text(r.name_as_c_str()),
+                String::from_utf8_lossy(&used[..end]).into_owned(),
+            )
+        })
+        .collect())
 }
 
 impl Drop for Pipeline {
@@ -108,6 +238,7 @@ impl Device {
             raw,
             layout,
             push_constant_size,
+            captured: options.capture_statistics,
         })
     }
 }
@@ -139,6 +270,11 @@ pub(crate) fn create_raw_pipeline(
                 "subgroup size {size} is not a power of two in {range:?}"
             )));
         }
+    }
+    if options.capture_statistics && shared.executable_properties.is_none() {
+        return Err(Error::Other(
+            "the device cannot report pipeline statistics".to_string(),
+        ));
     }
     if options.full_subgroups && !info.features.compute_full_subgroups {
         return Err(Error::Other(
@@ -204,8 +340,13 @@ pub(crate) fn create_raw_pipeline(
     if options.required_subgroup_size.is_some() {
         stage = stage.push_next(&mut required_size);
     }
+    let mut flags = vk::PipelineCreateFlags::DISPATCH_BASE;
+    if options.capture_statistics {
+        flags |= vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+            | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+    }
     let info = [vk::ComputePipelineCreateInfo::default()
-        .flags(vk::PipelineCreateFlags::DISPATCH_BASE)
+        .flags(flags)
         .stage(stage)
         .layout(layout)];
     // SAFETY: module, layout and cache belong to this device; the cache

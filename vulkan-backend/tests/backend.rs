@@ -709,6 +709,7 @@ fn pipelines_with_a_required_subgroup_size() {
                 .subgroup_size_control
                 .then_some(limits.min_subgroup_size),
             full_subgroups: features.compute_full_subgroups,
+            ..PipelineOptions::default()
         };
         let pipeline = device
             .create_pipeline_with_options(&words, "store_ids", 12, &[(0, local)], &options)
@@ -732,11 +733,47 @@ fn pipelines_with_a_required_subgroup_size() {
         // Sizes outside the device's range are refused before Vulkan sees them.
         let too_big = PipelineOptions {
             required_subgroup_size: Some(limits.max_subgroup_size * 2),
-            full_subgroups: false,
+            ..PipelineOptions::default()
         };
         assert!(device
             .create_pipeline_with_options(&words, "store_ids", 12, &[(0, local)], &too_big)
             .is_err());
+    });
+}
+
+/// A pipeline made to capture its statistics reports what the driver
+/// compiled where the device offers VK_KHR_pipeline_executable_properties,
+/// and cannot be made where it does not; a pipeline made without the
+/// flags reports nothing either way.
+#[test]
+fn pipeline_statistics_where_the_driver_reports_them() {
+    with_device(|device| {
+        let Some(words) = assemble("store_ids_statistics", STORE_KERNEL) else {
+            return;
+        };
+        let capture = PipelineOptions {
+            capture_statistics: true,
+            ..PipelineOptions::default()
+        };
+        let made =
+            device.create_pipeline_with_options(&words, "store_ids", 12, &[(0, 64)], &capture);
+        if device.info().features.pipeline_statistics {
+            let executables = made
+                .expect("pipeline with captured statistics")
+                .executables()
+                .unwrap();
+            assert!(!executables.is_empty());
+            assert!(
+                executables.iter().any(|e| !e.statistics.is_empty()),
+                "{executables:?}"
+            );
+        } else {
+            assert!(made.is_err());
+        }
+        let plain = device
+            .create_pipeline(&words, "store_ids", 12, &[(0, 64)])
+            .unwrap();
+        assert!(plain.executables().is_err());
     });
 }
 
