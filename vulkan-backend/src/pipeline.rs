@@ -133,12 +133,13 @@ fn representations(
     let mut reps: Vec<vk::PipelineExecutableInternalRepresentationKHR<'_>> = sized
         .iter()
         .zip(buffers.iter_mut())
-        .map(|(r, buffer)| {
-            let mut rep = vk::PipelineExecutableInternalRepresentationKHR::default();
-            rep.data_size = r.data_size;
-            rep.p_data = buffer.as_mut_ptr().cast();
-            rep
-        })
+        .map(
+            |(r, buffer)| vk::PipelineExecutableInternalRepresentationKHR {
+                data_size: r.data_size,
+                p_data: buffer.as_mut_ptr().cast(),
+                ..Default::default()
+            },
+        )
         .collect();
     let mut count = reps.len() as u32;
     // SAFETY: each `p_data` points at `data_size` writable bytes that
