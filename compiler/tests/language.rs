@@ -312,6 +312,37 @@ fn ternary_with_side_effects_and_short_circuit() {
     );
 }
 
+/// A read through a pointer that `&&`, `||` or `?:` guards is made only
+/// where the guard lets it: the guard usually keeps it inside the buffer,
+/// and a read outside one faults on a GPU. No global load may sit in the
+/// kernel's entry block, before the first branch.
+#[test]
+fn guarded_reads_are_not_made_ahead_of_their_guard() {
+    let p = build(
+        "kernel void k(global const int *p, global int *o, uint n) {\n\
+           uint i = get_global_id(0);\n\
+           int a = (i < n && p[i] > 0) ? 1 : 0;\n\
+           int b = i >= n || p[i] < 0;\n\
+           int c = i < n ? p[i] : 7;\n\
+           int d = i < n ? *(p + i) : 0;\n\
+           o[0] = a + b + c + d;\n\
+         }\n",
+    );
+    let text = common::disassemble(&p.spirv);
+    let mut labels = 0;
+    let mut guarded = 0;
+    for line in text.lines() {
+        if line.contains("OpLabel") {
+            labels += 1;
+        }
+        if line.contains("OpLoad") && line.contains("Aligned") {
+            assert!(labels > 1, "a global read ahead of its guard:\n{text}");
+            guarded += 1;
+        }
+    }
+    assert_eq!(guarded, 4, "{text}");
+}
+
 #[test]
 fn switch_default_in_the_middle_falls_through() {
     build(

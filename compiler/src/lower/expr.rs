@@ -109,6 +109,28 @@ pub(super) fn has_side_effects(e: &Expr) -> bool {
     }
 }
 
+/// Must `e` be evaluated only where the program evaluates it, as an arm
+/// of `?:` or the right operand of `&&` and `||`? It must when it changes
+/// anything, and when it reads memory through a pointer or an index: the
+/// guard before it is often what keeps that read in bounds (`i < n &&
+/// p[i] > 0`, `g < n ? in[g] : 0`), and a read outside a buffer faults on
+/// a GPU.
+pub(super) fn needs_guard(e: &Expr) -> bool {
+    has_side_effects(e) || reads_memory(e)
+}
+
+/// Does evaluating `e` read memory through a pointer (`*p`, `p->m`) or an
+/// index (`p[i]`, `array[i]`)? `sizeof` and `vec_step` evaluate nothing.
+fn reads_memory(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Index(..) | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member(_, _, true) => {
+            true
+        }
+        ExprKind::SizeofExpr(_) | ExprKind::VecStepExpr(_) => false,
+        _ => e.any_operand(reads_memory),
+    }
+}
+
 impl<'a> Lowerer<'a> {
     /// The word pool that pointers into `space` index, if this kernel has
     /// one.
@@ -1651,11 +1673,11 @@ impl<'a> Lowerer<'a> {
         // evaluated and the operator applies component-wise, a scalar
         // being widened first; only scalar operands short-circuit.
         let op = if and { BinOp::LogAnd } else { BinOp::LogOr };
-        if x.ty.is_vector() || has_side_effects(b) && self.is_vector_expr(b) {
+        if x.ty.is_vector() || needs_guard(b) && self.is_vector_expr(b) {
             let y = self.expr(b)?;
             return self.binary(op, x, y, span);
         }
-        if !has_side_effects(b) {
+        if !needs_guard(b) {
             let y = self.expr(b)?;
             if y.ty.is_vector() {
                 return self.binary(op, x, y, span);
@@ -1716,7 +1738,7 @@ impl<'a> Lowerer<'a> {
             return self.vector_select(cv, x, y, span);
         }
         let cb = self.truth_value(cv, c.span)?;
-        if !has_side_effects(a) && !has_side_effects(b) {
+        if !needs_guard(a) && !needs_guard(b) {
             let x = self.expr(a)?;
             let y = self.expr(b)?;
             let (x, y) = self.unify(x, y, span)?;
@@ -1731,7 +1753,7 @@ impl<'a> Lowerer<'a> {
             let id = self.op(Op::Select, t, &[cb, x.id, y.id]);
             return Some(Val { id, ty: x.ty, base });
         }
-        // Arms with side effects: run one of them; their values meet in
+        // Arms with side effects or reads: run one of them; their values meet in
         // variables so the result type can be chosen after both are typed.
         let (tl, el, merge) = (self.label(), self.label(), self.label());
         self.op_void(Op::SelectionMerge, &[merge, 0]);
