@@ -46,6 +46,10 @@ __kernel void compute(__global {v} *out, float seed, uint iters) {{
 /// A kernel that does nothing, for launch overhead.
 pub const EMPTY: &str = "__kernel void empty(__global uint *unused) { }\n";
 
+/// A kernel that reads what the launch before it wrote: a stream of them
+/// is a chain of dependent launches, each waiting for the last to finish.
+pub const STEP: &str = "__kernel void step(__global uint *counter) { counter[0] += 1u; }\n";
+
 /// Five kernels for the cold-build measurement; the caller prefixes a
 /// unique comment so that no compiler cache can answer.
 pub const BUILD_FIVE: &str = r#"

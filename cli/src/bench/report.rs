@@ -23,7 +23,13 @@ pub fn goal(row: &Row) -> Option<Goal> {
         "compute" => ratio(1.0, true),
         "transfer" => ratio(3.0, true),
         "enqueue" if row.name.contains("round trip") => ratio(0.7, false),
-        "enqueue" if row.name.contains("threads") || row.name.contains("calls") => None,
+        "enqueue"
+            if row.name.contains("threads")
+                || row.name.contains("calls")
+                || row.name.starts_with("dependent") =>
+        {
+            None
+        }
         "enqueue" => ratio(0.5, false),
         "build" => ratio(0.025, false),
         _ => None,
@@ -375,6 +381,10 @@ mod tests {
                 bound: 0.025,
                 at_least: false
             })
+        );
+        assert_eq!(
+            goal(&row("enqueue", "dependent launches, per kernel")),
+            None
         );
         assert_eq!(
             goal(&row("compute", "fp16 compute (mad)")),

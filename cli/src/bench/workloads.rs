@@ -588,6 +588,7 @@ pub fn enqueue(t: &Target<'_>) -> Vec<Row> {
         "pipelined enqueue, per kernel".to_string(),
         "  of which clEnqueueNDRangeKernel calls".to_string(),
         format!("pipelined enqueue from {threads} threads, per kernel"),
+        "dependent launches, per kernel".to_string(),
     ];
     let values = match enqueue_all(t) {
         Ok(e) => vec![
@@ -595,8 +596,9 @@ pub fn enqueue(t: &Target<'_>) -> Vec<Row> {
             Outcome::Value(e.pipelined),
             Outcome::Value(e.host_per_call),
             measured(e.threaded),
+            measured(e.dependent),
         ],
-        Err(e) => vec![Outcome::Failed(e); 4],
+        Err(e) => vec![Outcome::Failed(e); 5],
     };
     names
         .into_iter()
@@ -607,12 +609,14 @@ pub fn enqueue(t: &Target<'_>) -> Vec<Row> {
 
 /// Microseconds per empty kernel: one at a time to completion, a stream of
 /// them to completion, the calls alone of that stream, and streams from
-/// several threads.
+/// several threads; and per kernel of a stream where each launch reads the
+/// one before it (what ordering launches costs the device).
 struct Enqueue {
     round: f64,
     pipelined: f64,
     host_per_call: f64,
     threaded: Result<f64, String>,
+    dependent: Result<f64, String>,
 }
 
 fn enqueue_all(t: &Target<'_>) -> Result<Enqueue, String> {
@@ -652,7 +656,42 @@ fn enqueue_all(t: &Target<'_>) -> Result<Enqueue, String> {
         pipelined,
         host_per_call: median(host) * 1e6,
         threaded: threaded_enqueue(t, &program_kernels(t, &unused)?),
+        dependent: dependent_launches(t),
     })
+}
+
+/// Microseconds per launch of a stream of one-work-item kernels, each
+/// incrementing the counter the one before it wrote, to `clFinish`. The
+/// device must finish each launch before the next may start: the gap the
+/// in-order queue costs between dependent kernels, which every row of
+/// chained application kernels pays (prefix scan, radix sort).
+fn dependent_launches(t: &Target<'_>) -> Result<f64, String> {
+    let ctx = t.ctx;
+    let counter = ctx.upload(&[0u32])?;
+    let program = ctx.program(kernels::STEP, "")?;
+    let kernel = program.kernel("step")?;
+    kernel.mem(0, &counter)?;
+    let n = t.sizes.launches;
+    let mut launched = 0usize;
+    let mut stream = |count: usize| -> Result<(), String> {
+        for _ in 0..count {
+            ctx.run(&kernel, &[1], Some(&[1]))?;
+        }
+        launched += count;
+        ctx.finish()
+    };
+    stream(10)?;
+    let mut samples = Vec::with_capacity(t.sizes.repeats);
+    for _ in 0..t.sizes.repeats {
+        let start = Instant::now();
+        stream(n)?;
+        samples.push(start.elapsed().as_secs_f64() / n as f64);
+    }
+    let got: Vec<u32> = ctx.read(&counter, 1)?;
+    if got[0] as usize != launched {
+        return Err(format!("counter {} after {launched} launches", got[0]));
+    }
+    Ok(median(samples) * 1e6)
 }
 
 /// One kernel object per thread: clSetKernelArg is the one call the
