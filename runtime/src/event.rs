@@ -209,13 +209,13 @@ impl Event {
         self.state.lock().timeline_value
     }
 
-    /// The queue put the command's batch on the GPU; the callbacks for
-    /// `CL_SUBMITTED` run later from the completion thread, outside the
-    /// queue's lock.
-    pub(crate) fn mark_submitted(&self, value: u64) {
+    /// The queue put the command's batch on the GPU, having begun to at
+    /// `submit_ns`; the callbacks for `CL_SUBMITTED` run later from the
+    /// completion thread, outside the queue's lock.
+    pub(crate) fn mark_submitted(&self, value: u64, submit_ns: u64) {
         let mut state = self.state.lock();
         state.timeline_value = Some(value);
-        state.times[1] = host_time_ns();
+        state.times[1] = submit_ns.max(state.times[0]);
         if state.status > CL_SUBMITTED as cl_int {
             state.status = CL_SUBMITTED as cl_int;
         }

@@ -809,6 +809,11 @@ impl Queue {
             .unwrap_or_default();
         let mut batch = std::mem::replace(&mut state.batch, next);
         state.hazards.clear();
+        // Taken before the submission: the device may run the batch, and
+        // even finish it, before `vkQueueSubmit` returns to this thread,
+        // and a command's CL_PROFILING_COMMAND_SUBMIT may not come after
+        // its START.
+        let submit_ns = host_time_ns();
         // The stream ends each submission with a full barrier.
         let result = {
             let waits: Vec<(&Timeline, u64)> =
@@ -819,7 +824,7 @@ impl Queue {
             Ok(()) => {
                 state.submitted_value = value;
                 for e in &batch.events {
-                    e.mark_submitted(value);
+                    e.mark_submitted(value, submit_ns);
                 }
                 batch.waits.clear();
                 let mut pending = self.completion.pending.lock();
