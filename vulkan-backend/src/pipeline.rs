@@ -34,7 +34,6 @@ pub struct PipelineOptions {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PipelineExecutable {
     pub name: String,
-    pub description: String,
     pub subgroup_size: u32,
     /// Each statistic's name and value, in the driver's order.
     pub statistics: Vec<(String, String)>,
@@ -88,7 +87,6 @@ impl Pipeline {
                 .collect();
             executables.push(PipelineExecutable {
                 name: text(p.name_as_c_str()),
-                description: text(p.description_as_c_str()),
                 subgroup_size: p.subgroup_size,
                 statistics,
                 representations: representations(ext, &which)?,

@@ -1673,11 +1673,12 @@ impl<'a> Lowerer<'a> {
         // evaluated and the operator applies component-wise, a scalar
         // being widened first; only scalar operands short-circuit.
         let op = if and { BinOp::LogAnd } else { BinOp::LogOr };
-        if x.ty.is_vector() || needs_guard(b) && self.is_vector_expr(b) {
+        let guarded = needs_guard(b);
+        if x.ty.is_vector() || guarded && self.is_vector_expr(b) {
             let y = self.expr(b)?;
             return self.binary(op, x, y, span);
         }
-        if !needs_guard(b) {
+        if !guarded {
             let y = self.expr(b)?;
             if y.ty.is_vector() {
                 return self.binary(op, x, y, span);

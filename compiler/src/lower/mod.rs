@@ -167,7 +167,7 @@ struct LocalPool {
     static_bytes: u32,
 }
 
-/// The blocks of a loop opened by `Lowerer::open_checked_loop`.
+/// The blocks of a loop opened by `Lowerer::enter_checked_loop`.
 struct CheckedLoop {
     header: Word,
     body: Word,
@@ -831,20 +831,24 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Opens a structured loop whose condition is checked first: the
-    /// header (with its loop merge) branches to the check block, which is
-    /// left open for the caller to end with a branch to `body` or `merge`.
-    fn open_checked_loop(&mut self) -> CheckedLoop {
+    /// header (with its loop merge) branches to a check block, where
+    /// `check` computes the condition, which enters the body or leaves by
+    /// the merge. Returns the loop's blocks with the body begun.
+    fn enter_checked_loop(&mut self, check: impl FnOnce(&mut Self) -> Word) -> CheckedLoop {
         let l = CheckedLoop {
             header: self.label(),
             body: self.label(),
             cont: self.label(),
             merge: self.label(),
         };
-        let check = self.label();
+        let check_l = self.label();
         self.begin(l.header);
         self.op_void(Op::LoopMerge, &[l.merge, l.cont, 0]);
-        self.branch(check);
-        self.f.begin(check);
+        self.branch(check_l);
+        self.f.begin(check_l);
+        let go = check(self);
+        self.term(Op::BranchConditional, &[go, l.body, l.merge]);
+        self.f.begin(l.body);
         l
     }
 
@@ -860,26 +864,20 @@ impl<'a> Lowerer<'a> {
         step: Word,
         body: impl FnOnce(&mut Self, Word) -> R<()>,
     ) -> R<()> {
-        let CheckedLoop {
-            header,
-            body: body_l,
-            cont,
-            merge,
-        } = self.open_checked_loop();
-        let i = self.op(Op::Load, ty, &[index]);
-        let bt = self.bool_ty(1);
-        let more = self.op(Op::ULessThan, bt, &[i, end]);
-        self.term(Op::BranchConditional, &[more, body_l, merge]);
-        self.f.begin(body_l);
+        let l = self.enter_checked_loop(|s| {
+            let i = s.op(Op::Load, ty, &[index]);
+            let bt = s.bool_ty(1);
+            s.op(Op::ULessThan, bt, &[i, end])
+        });
         let i = self.op(Op::Load, ty, &[index]);
         let done = body(self, i);
-        self.branch(cont);
-        self.f.begin(cont);
+        self.branch(l.cont);
+        self.f.begin(l.cont);
         let i = self.op(Op::Load, ty, &[index]);
         let next = self.op(Op::IAdd, ty, &[i, step]);
         self.op_void(Op::Store, &[index, next]);
-        self.term(Op::Branch, &[header]);
-        self.f.begin(merge);
+        self.term(Op::Branch, &[l.header]);
+        self.f.begin(l.merge);
         done
     }
 

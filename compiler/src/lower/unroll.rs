@@ -360,19 +360,13 @@ impl<'a> Lowerer<'a> {
         step: &'a Expr,
         body: &'a Stmt,
     ) -> usize {
-        let CheckedLoop {
-            header,
-            body: body_l,
-            cont,
-            merge,
-        } = self.open_checked_loop();
-        let enough = self.enough_left(plan, cond);
-        let enough = enough.unwrap_or_else(|| self.m.constant(ConstKey::False));
-        self.term(Op::BranchConditional, &[enough, body_l, merge]);
-        self.f.begin(body_l);
+        let l = self.enter_checked_loop(|s| {
+            let enough = s.enough_left(plan, cond);
+            enough.unwrap_or_else(|| s.m.constant(ConstKey::False))
+        });
         self.breakables.push(Breakable {
-            merge,
-            cont: Some(cont),
+            merge: l.merge,
+            cont: Some(l.cont),
             kind: Construct::Loop,
         });
         let mut keep = None;
@@ -382,10 +376,10 @@ impl<'a> Lowerer<'a> {
             keep.get_or_insert(self.diags.list.len());
         }
         self.breakables.pop();
-        self.branch(cont);
-        self.f.begin(cont);
-        self.term(Op::Branch, &[header]);
-        self.f.begin(merge);
+        self.branch(l.cont);
+        self.f.begin(l.cont);
+        self.term(Op::Branch, &[l.header]);
+        self.f.begin(l.merge);
         keep.unwrap_or(self.diags.list.len())
     }
 
