@@ -307,3 +307,48 @@ fn misplaced_or_bad_unroll_hints_are_diagnosed() {
         assert!(log.contains("opencl_unroll_hint"), "{log}");
     }
 }
+
+#[test]
+fn loops_of_a_few_constant_trips_ask_the_driver_to_unroll_them() {
+    for body in [
+        // The prefix scan's loop: eight trips holding barriers.
+        "local uint a[256]; uint l = get_local_id(0); a[l] = l;\n\
+         for (uint off = 1; off < 256; off <<= 1) {\n\
+             barrier(CLK_LOCAL_MEM_FENCE); acc += popcount(a[l] >> off);\n\
+         }",
+        "for (uint k = 0; k < 16; ++k) acc += popcount(k);",
+        "for (int d = -2; d <= 2; ++d) acc += popcount((uint)d);",
+        "for (uint s = 128; s > 0; s >>= 1) acc += popcount(s);",
+        "for (int i = 10; i != 0; i -= 2) acc += popcount((uint)i);",
+        "uint i; for (i = 1; i < 1000; i *= 3) acc += popcount(i);",
+        "for (uint i = 0; i < 32; i = i + 1) acc += popcount(i);",
+        // 32 trips: the counter wraps to 0 after 1u << 31.
+        "for (uint b = 1; b > 0; b <<= 1) acc += popcount(b);",
+    ] {
+        assert_eq!(loop_controls(&kernel("", body)), vec!["Unroll"], "{body}");
+    }
+    for body in [
+        // Too many trips, one trip, none, a bound or step not constant,
+        // a body that moves the counter, a body with a loop in it.
+        "for (uint k = 0; k < 33; ++k) acc += popcount(k);",
+        "for (uint k = 0; k < 1; ++k) acc += popcount(k);",
+        "for (uint k = 5; k < 2; ++k) acc += popcount(k);",
+        "for (uint k = 0; k < 8; k += n) acc += popcount(k);",
+        "for (uint k = 0; k < 8; ++k) { acc += popcount(k); k += acc & 1; }",
+        "for (uint k = 0; k < 4; ++k) do acc += popcount(k); while (acc < 9);",
+        // 64 trips before the counter wraps to 0.
+        "for (ulong b = 1; b > 0; b <<= 1) acc += popcount((uint)b);",
+    ] {
+        let controls = loop_controls(&kernel("", body));
+        assert!(
+            !controls.contains(&"Unroll".to_string()),
+            "{body}: {controls:?}"
+        );
+    }
+    // A body that, copied for every trip, passes the size limit.
+    let big = format!(
+        "for (uint k = 0; k < 32; ++k) acc += popcount(k{});",
+        " * (acc + k)".repeat(40)
+    );
+    assert_eq!(loop_controls(&kernel("", &big)), vec!["None"]);
+}

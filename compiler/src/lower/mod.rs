@@ -2804,6 +2804,7 @@ impl<'a> Lowerer<'a> {
             _ if unrolled.is_some() => unroll::DONT_UNROLL,
             Some(LoopHint::Never) => unroll::DONT_UNROLL,
             Some(LoopHint::Full | LoopHint::Count(_)) => unroll::UNROLL,
+            None if !do_while && self.constant_trip_hint(init, cond, step, body) => unroll::UNROLL,
             None => 0,
         };
         self.op_void(Op::LoopMerge, &[merge, cont, control]);

@@ -109,7 +109,8 @@ pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
     })
 }
 
-fn binary(op: BinOp, x: ConstVal, y: ConstVal) -> Option<ConstVal> {
+/// `x op y` as constant folding computes it (in 64 bits).
+pub(crate) fn binary(op: BinOp, x: ConstVal, y: ConstVal) -> Option<ConstVal> {
     use ConstVal::*;
     if let (Int(a), Int(b)) = (x, y) {
         let r = match op {
