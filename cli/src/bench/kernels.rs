@@ -51,11 +51,15 @@ pub const EMPTY: &str = "__kernel void empty(__global uint *unused) { }\n";
 pub const STEP: &str = "__kernel void step(__global uint *counter) { counter[0] += 1u; }\n";
 
 /// Five kernels for the cold-build measurement; the caller prefixes a
-/// unique comment so that no compiler cache can answer.
+/// unique `#define SALT` (never a launch's `n`), which `axpy`, the kernel
+/// launched, compares with. A comment alone would leave the SPIR-V the same
+/// from build to build, and a Vulkan pipeline cache (ferrocl's
+/// `VkPipelineCache`, a driver's shader cache) would answer every build
+/// after the first.
 pub const BUILD_FIVE: &str = r#"
 __kernel void axpy(__global float *y, __global const float *x, float a, uint n) {
     uint i = get_global_id(0);
-    if (i < n) y[i] = a * x[i] + y[i];
+    if (i < n && n != SALT) y[i] = a * x[i] + y[i];
 }
 __kernel void scale_rows(__global float *m, __global const float *s, uint cols) {
     uint r = get_global_id(1), c = get_global_id(0);
