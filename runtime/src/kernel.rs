@@ -357,6 +357,7 @@ impl Kernel {
             capture_statistics: report.is_some(),
             ..PipelineOptions::default()
         };
+        let started = std::time::Instant::now();
         let pipeline = backend
             .create_pipeline_with_options(
                 &exe.spirv,
@@ -367,7 +368,14 @@ impl Kernel {
             )
             .map_err(vk_error)?;
         if let Some(level) = report {
-            report_pipeline(&self.info.name, key.work_group_size, &pipeline, level);
+            let created = started.elapsed();
+            report_pipeline(
+                &self.info.name,
+                key.work_group_size,
+                &pipeline,
+                created,
+                level,
+            );
         }
         let pipeline = Arc::new(pipeline);
         let mut list = self.pipelines.lock();
@@ -403,9 +411,20 @@ fn pipeline_report_level() -> Option<u32> {
 static NO_STATISTICS_TOLD: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// Writes what the driver made of a kernel's pipeline to stderr.
-fn report_pipeline(name: &str, work_group_size: [u32; 3], pipeline: &Pipeline, level: u32) {
+/// Writes what the driver made of a kernel's pipeline, and how long
+/// `vkCreateComputePipelines` took, to stderr.
+fn report_pipeline(
+    name: &str,
+    work_group_size: [u32; 3],
+    pipeline: &Pipeline,
+    created: std::time::Duration,
+    level: u32,
+) {
     let [x, y, z] = work_group_size;
+    eprintln!(
+        "ferrocl: kernel {name} ({x}x{y}x{z}): pipeline created in {:.3} ms",
+        created.as_secs_f64() * 1e3
+    );
     let executables = match pipeline.executables() {
         Ok(executables) => executables,
         Err(e) => {
