@@ -188,10 +188,15 @@ fn init_exprs<'a>(i: &'a Init, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// Whether `e` is the variable `name`.
+fn names(e: &Expr, name: &str) -> bool {
+    matches!(&e.kind, ExprKind::Ident(n) if n == name)
+}
+
 /// The constant step of `step` on `counter` (`++i`, `i++`, `i += c`,
 /// `i = i + c`), if it is one.
 fn constant_step(step: &Expr, counter: &str) -> Option<u64> {
-    let is_counter = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == counter);
+    let is_counter = |e: &Expr| names(e, counter);
     let literal = |e: &Expr| match e.kind {
         ExprKind::IntLit(v, _) => Some(v),
         _ => None,
@@ -212,7 +217,7 @@ fn constant_step(step: &Expr, counter: &str) -> Option<u64> {
 /// The counter's value after `step` when it was `v`, for the steps
 /// [`Lowerer::constant_trip_hint`] follows.
 fn stepped(step: &Expr, counter: &str, v: i64, types: &TypeTable) -> Option<i64> {
-    let is_counter = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == counter);
+    let is_counter = |e: &Expr| names(e, counter);
     let constant = |e: &Expr| consteval::eval(e, types);
     let v = ConstVal::Int(v);
     let next = match &step.kind {
@@ -406,7 +411,7 @@ impl<'a> Lowerer<'a> {
             let ExprKind::Binary(op, a, b) = &cond.kind else {
                 return None;
             };
-            let is_counter = |e: &Expr| matches!(&e.kind, ExprKind::Ident(n) if n == counter);
+            let is_counter = |e: &Expr| names(e, counter);
             let v = ConstVal::Int(v);
             let truth = match (is_counter(a), is_counter(b)) {
                 (true, false) => consteval::binary(*op, v, consteval::eval(b, types)?)?,
