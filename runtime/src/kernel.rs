@@ -357,7 +357,7 @@ impl Kernel {
             capture_statistics: report.is_some(),
             ..PipelineOptions::default()
         };
-        let started = std::time::Instant::now();
+        let started = report.map(|_| std::time::Instant::now());
         let pipeline = backend
             .create_pipeline_with_options(
                 &exe.spirv,
@@ -367,7 +367,7 @@ impl Kernel {
                 &options,
             )
             .map_err(vk_error)?;
-        if let Some(level) = report {
+        if let (Some(level), Some(started)) = (report, started) {
             let created = started.elapsed();
             report_pipeline(
                 &self.info.name,

@@ -214,30 +214,49 @@ fn constant_step(step: &Expr, counter: &str) -> Option<u64> {
     (1..=MAX_STEP).contains(&c).then_some(c)
 }
 
-/// The counter's value after `step` when it was `v`, for the steps
-/// [`Lowerer::constant_trip_hint`] follows.
-fn stepped(step: &Expr, counter: &str, v: i64, types: &TypeTable) -> Option<i64> {
-    let is_counter = |e: &Expr| names(e, counter);
-    let constant = |e: &Expr| consteval::eval(e, types);
-    let v = ConstVal::Int(v);
-    let next = match &step.kind {
-        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) if is_counter(x) => {
-            consteval::binary(BinOp::Add, v, ConstVal::Int(1))?
-        }
-        ExprKind::Unary(UnOp::PreDec | UnOp::PostDec, x) if is_counter(x) => {
-            consteval::binary(BinOp::Sub, v, ConstVal::Int(1))?
-        }
-        ExprKind::Assign(Some(op), x, c) if is_counter(x) => {
-            consteval::binary(*op, v, constant(c)?)?
-        }
-        ExprKind::Assign(None, x, e) if is_counter(x) => match &e.kind {
-            ExprKind::Binary(op, a, b) if is_counter(a) => consteval::binary(*op, v, constant(b)?)?,
-            ExprKind::Binary(op, a, b) if is_counter(b) => consteval::binary(*op, constant(a)?, v)?,
-            _ => return None,
-        },
-        _ => return None,
+/// `counter op c` or `c op counter` with `c` constant: the operator, the
+/// constant, and whether the counter is the left operand.
+type CounterOp = (BinOp, ConstVal, bool);
+
+fn counter_op(e: &Expr, counter: &str, types: &TypeTable) -> Option<CounterOp> {
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return None;
     };
-    match next {
+    match (names(a, counter), names(b, counter)) {
+        (true, false) => Some((*op, consteval::eval(b, types)?, true)),
+        (false, true) => Some((*op, consteval::eval(a, types)?, false)),
+        _ => None,
+    }
+}
+
+/// The steps [`Lowerer::constant_trip_hint`] follows as a [`CounterOp`]:
+/// `++`, `--`, `i op= c`, `i = i op c`, `i = c op i`.
+fn step_op(step: &Expr, counter: &str, types: &TypeTable) -> Option<CounterOp> {
+    let one = ConstVal::Int(1);
+    match &step.kind {
+        ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) if names(x, counter) => {
+            Some((BinOp::Add, one, true))
+        }
+        ExprKind::Unary(UnOp::PreDec | UnOp::PostDec, x) if names(x, counter) => {
+            Some((BinOp::Sub, one, true))
+        }
+        ExprKind::Assign(Some(op), x, c) if names(x, counter) => {
+            Some((*op, consteval::eval(c, types)?, true))
+        }
+        ExprKind::Assign(None, x, e) if names(x, counter) => counter_op(e, counter, types),
+        _ => None,
+    }
+}
+
+/// `(op, c, counter_first)` applied to the counter's value `v`.
+fn apply((op, c, counter_first): CounterOp, v: i64) -> Option<i64> {
+    let v = ConstVal::Int(v);
+    let r = if counter_first {
+        consteval::binary(op, v, c)?
+    } else {
+        consteval::binary(op, c, v)?
+    };
+    match r {
         ConstVal::Int(n) => Some(n),
         ConstVal::Float(_) => None,
     }
@@ -406,33 +425,30 @@ impl<'a> Lowerer<'a> {
         let Some(nodes) = body_size(body, &[counter], &self.program_names().functions) else {
             return false;
         };
-        let types = self.types;
-        let holds = |v: i64| -> Option<bool> {
-            let ExprKind::Binary(op, a, b) = &cond.kind else {
-                return None;
-            };
-            let is_counter = |e: &Expr| names(e, counter);
-            let v = ConstVal::Int(v);
-            let truth = match (is_counter(a), is_counter(b)) {
-                (true, false) => consteval::binary(*op, v, consteval::eval(b, types)?)?,
-                (false, true) => consteval::binary(*op, consteval::eval(a, types)?, v)?,
-                _ => return None,
-            };
-            Some(truth.as_i64() != 0)
+        let (Some(test), Some(step)) = (
+            counter_op(cond, counter, self.types),
+            step_op(step, counter, self.types),
+        ) else {
+            return false;
         };
         let mut value = consteval::wrap_to(start, scalar);
         let mut trips = 0;
-        while holds(value) == Some(true) {
+        loop {
+            match apply(test, value) {
+                Some(0) => break,
+                Some(_) => {}
+                None => return false,
+            }
             trips += 1;
             if trips > MAX_HINTED_TRIPS {
                 return false;
             }
-            match stepped(step, counter, value, types) {
+            match apply(step, value) {
                 Some(next) => value = consteval::wrap_to(next, scalar),
                 None => return false,
             }
         }
-        trips >= 2 && holds(value).is_some() && nodes * trips as usize <= MAX_REQUESTED_NODES
+        trips >= 2 && nodes * trips as usize <= MAX_REQUESTED_NODES
     }
 
     /// The counter `init` sets and the constant it sets it to: `T i = c`
