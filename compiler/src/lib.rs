@@ -100,6 +100,7 @@ pub mod arg_writes;
 pub mod ast;
 pub mod diag;
 pub mod driver;
+pub mod entry_module;
 pub mod lower;
 pub mod options;
 pub mod parse;

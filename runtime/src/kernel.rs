@@ -28,7 +28,7 @@ use parking_lot::Mutex;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// The value of one argument.
 #[derive(Clone)]
@@ -147,6 +147,10 @@ pub struct Kernel {
     /// The executable per device of the program (None where the program is
     /// not built for that device).
     executables: Vec<Option<Arc<CompiledProgram>>>,
+    /// Per device of the program: the kernel's own module, cut from the
+    /// executable's on its first pipeline (`ferrocl_compiler::entry_module`);
+    /// `None` inside where the cut failed and the whole module serves.
+    entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
     spare_launches: Mutex<Vec<LaunchData>>,
@@ -215,6 +219,7 @@ impl Kernel {
             info,
             written,
             uniform_work_groups,
+            entry_modules: executables.iter().map(|_| OnceLock::new()).collect(),
             executables,
             args: Mutex::new(args),
             pipelines: Mutex::new(Vec::new()),
@@ -357,10 +362,15 @@ impl Kernel {
             capture_statistics: report.is_some(),
             ..PipelineOptions::default()
         };
+        let cut = self.entry_modules[key.device_index].get_or_init(|| {
+            ferrocl_compiler::entry_module::module_for_entry(&exe.spirv, &self.info.name)
+                .map(Arc::from)
+        });
+        let spirv: &[u32] = cut.as_deref().unwrap_or(&exe.spirv);
         let started = report.map(|_| std::time::Instant::now());
         let pipeline = backend
             .create_pipeline_with_options(
-                &exe.spirv,
+                spirv,
                 &self.info.name,
                 push_size(&self.info),
                 &spec,

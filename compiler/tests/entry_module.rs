@@ -1,0 +1,166 @@
+//! A kernel's own module cut from its program's: valid SPIR-V, one entry
+//! point, and nothing of the other kernels.
+
+mod common;
+
+use ferrocl_compiler::entry_module::module_for_entry;
+use rspirv::dr::{self, Operand};
+use rspirv::spirv::{ExecutionMode, Op};
+
+const PROGRAM: &str = r#"
+typedef struct { float scale; int shift; } params;
+
+float helper(float x, params p) { return x * p.scale + (float)p.shift; }
+
+__kernel void uses_helper(__global float *out, params p) {
+    size_t i = get_global_id(0);
+    out[i] = helper(out[i], p);
+}
+
+__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void fixed_group(__global int *out, __local int *tmp) {
+    uint l = get_local_id(0);
+    tmp[l] = (int)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tmp[63 - l];
+}
+
+__kernel void with_double(__global double *out) {
+    out[get_global_id(0)] = sqrt((double)get_global_id(0));
+}
+"#;
+
+fn entry_names(module: &dr::Module) -> Vec<String> {
+    module
+        .entry_points
+        .iter()
+        .filter_map(|e| match e.operands.get(2) {
+            Some(Operand::LiteralString(name)) => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn opcodes(module: &dr::Module, op: Op) -> usize {
+    module
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .chain(&module.types_global_values)
+        .filter(|i| i.class.opcode == op)
+        .count()
+}
+
+#[test]
+fn each_kernel_gets_a_valid_module_of_its_own() {
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    let program = common::build_caps(PROGRAM, &caps);
+    let whole = dr::load_words(&program.spirv).unwrap();
+    assert_eq!(entry_names(&whole).len(), 3);
+    for kernel in &program.kernels {
+        let cut = module_for_entry(&program.spirv, &kernel.name)
+            .unwrap_or_else(|| panic!("no module for {}", kernel.name));
+        common::validate(&cut);
+        assert!(
+            cut.len() < program.spirv.len(),
+            "{}: {} words, the whole module {}",
+            kernel.name,
+            cut.len(),
+            program.spirv.len()
+        );
+        let module = dr::load_words(&cut).unwrap();
+        assert_eq!(entry_names(&module), vec![kernel.name.clone()]);
+        assert_eq!(module.execution_modes.len(), {
+            let entry = whole
+                .entry_points
+                .iter()
+                .find(|e| entry_names_of(e) == kernel.name)
+                .and_then(|e| e.operands[1].id_ref_any())
+                .unwrap();
+            whole
+                .execution_modes
+                .iter()
+                .filter(|m| m.operands[0].id_ref_any() == Some(entry))
+                .count()
+        });
+    }
+}
+
+fn entry_names_of(e: &dr::Instruction) -> String {
+    match e.operands.get(2) {
+        Some(Operand::LiteralString(name)) => name.clone(),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn a_kernel_keeps_what_it_uses_and_loses_what_it_does_not() {
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    let program = common::build_caps(PROGRAM, &caps);
+    let whole = dr::load_words(&program.spirv).unwrap();
+    let module =
+        |name: &str| dr::load_words(&module_for_entry(&program.spirv, name).unwrap()).unwrap();
+
+    // The double-precision kernel's float64 type goes with it.
+    let float_types = |m: &dr::Module| {
+        m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::TypeFloat)
+            .filter(|i| i.operands.first() == Some(&Operand::LiteralBit32(64)))
+            .count()
+    };
+    assert_eq!(float_types(&whole), 1);
+    assert_eq!(float_types(&module("with_double")), 1);
+    assert_eq!(float_types(&module("uses_helper")), 0);
+
+    // Only the kernel with local memory keeps a Workgroup variable, and
+    // its fixed work-group size stays.
+    let workgroup_vars = |m: &dr::Module| {
+        m.types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == Op::Variable)
+            .filter(|i| {
+                i.operands.first()
+                    == Some(&Operand::StorageClass(
+                        rspirv::spirv::StorageClass::Workgroup,
+                    ))
+            })
+            .count()
+    };
+    assert!(workgroup_vars(&module("fixed_group")) >= 1);
+    assert_eq!(workgroup_vars(&module("uses_helper")), 0);
+    assert_eq!(workgroup_vars(&module("with_double")), 0);
+    let fixed = module("fixed_group");
+    let sizes: Vec<_> = fixed
+        .execution_modes
+        .iter()
+        .chain(&fixed.types_global_values)
+        .filter(|i| {
+            i.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::LocalSize))
+                || i.class.opcode == Op::SpecConstantComposite
+                || i.class.opcode == Op::ConstantComposite
+        })
+        .collect();
+    assert!(!sizes.is_empty(), "the fixed work-group size was lost");
+
+    // A kernel keeps as many barriers and calls as it had.
+    assert_eq!(opcodes(&fixed, Op::ControlBarrier), 1);
+    assert!(opcodes(&whole, Op::ControlBarrier) >= 1);
+}
+
+#[test]
+fn modules_it_cannot_cut_are_left_whole() {
+    let program = common::build("__kernel void k(__global int *p) { p[0] = 1; }");
+    assert!(module_for_entry(&program.spirv, "not_a_kernel").is_none());
+    assert!(module_for_entry(&[], "k").is_none());
+    assert!(module_for_entry(&[0x0723_0203, 1, 2, 3], "k").is_none());
+    let mut truncated = program.spirv.clone();
+    truncated.truncate(program.spirv.len() - 3);
+    assert!(module_for_entry(&truncated, "k").is_none());
+    // A one-kernel program cuts to a module as valid as the whole.
+    let cut = module_for_entry(&program.spirv, "k").unwrap();
+    common::validate(&cut);
+}
