@@ -102,7 +102,7 @@ fn a_kernel_keeps_what_it_uses_and_loses_what_it_does_not() {
     let program = common::build_caps(PROGRAM, &caps);
     let whole = dr::load_words(&program.spirv).unwrap();
     let module =
-        |name: &str| dr::load_words(&module_for_entry(&program.spirv, name).unwrap()).unwrap();
+        |name: &str| dr::load_words(module_for_entry(&program.spirv, name).unwrap()).unwrap();
 
     // The double-precision kernel's float64 type goes with it.
     let float_types = |m: &dr::Module| {
