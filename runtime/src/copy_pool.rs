@@ -12,12 +12,14 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// One piece of a copy: `len` bytes from `src` to `dst`, and the latch
-/// of the copy it belongs to.
+/// One piece of a copy: `len` bytes from `src` to `dst`, whether it
+/// bypasses the caches ([`STREAMING_MIN`]), and the latch of the copy it
+/// belongs to.
 struct Piece {
     src: usize,
     dst: usize,
     len: usize,
+    streaming: bool,
     done: Arc<Latch>,
 }
 
@@ -103,7 +105,12 @@ fn work(pool: &'static Pool) {
         // SAFETY: `copy` waits for this piece before it returns, and its
         // caller keeps both ranges valid and disjoint until then.
         unsafe {
-            std::ptr::copy_nonoverlapping(piece.src as *const u8, piece.dst as *mut u8, piece.len)
+            copy_piece(
+                piece.src as *const u8,
+                piece.dst as *mut u8,
+                piece.len,
+                piece.streaming,
+            )
         };
         piece.done.count_down();
     }
@@ -122,9 +129,10 @@ pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize, threads: usize) {
     let pool = pool();
     let threads = threads.min(pool.workers.load(Ordering::Acquire) + 1);
     let per = len.div_ceil(threads.max(1)).next_multiple_of(4096);
+    let streaming = len >= STREAMING_MIN;
     if threads <= 1 || per == 0 || per >= len || pool.pid != std::process::id() {
         // SAFETY: the caller's contract.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+        unsafe { copy_piece(src, dst, len, streaming) };
         return;
     }
     let (src, dst) = (src as usize, dst as usize);
@@ -139,14 +147,86 @@ pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize, threads: usize) {
                 src: src + start,
                 dst: dst + start,
                 len: per.min(len - start),
+                streaming,
                 done: done.clone(),
             });
         }
     }
     pool.work.notify_all();
     // SAFETY: the first piece, on the calling thread; the caller's contract.
-    unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, per.min(len)) };
+    unsafe { copy_piece(src as *const u8, dst as *mut u8, per.min(len), streaming) };
     done.wait();
+}
+
+/// A copy of this many bytes or more bypasses the caches on its way to
+/// `dst` (non-temporal stores): its destination is far larger than the
+/// caches, and is read next by the GPU (staging for a write) or much later
+/// by the application (a read's destination), so caching it only costs
+/// the read of every destination line before it is overwritten. On an
+/// H200 host (16 cores), 128 MiB pageable reads copied out of staging by
+/// eight threads ran at 24.8-29.8 GB/s with streaming stores against
+/// 16.9-21.9 GB/s with `copy_nonoverlapping`.
+const STREAMING_MIN: usize = 8 << 20;
+
+/// One piece of a copy, on the calling thread.
+///
+/// # Safety
+///
+/// As for `std::ptr::copy_nonoverlapping`.
+unsafe fn copy_piece(src: *const u8, dst: *mut u8, len: usize, streaming: bool) {
+    if streaming {
+        // SAFETY: the caller's contract.
+        unsafe { stream_copy(src, dst, len) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
+    }
+}
+
+/// `copy_nonoverlapping` with non-temporal 16-byte stores for the
+/// 16-byte-aligned part of `dst`; they are fenced before it returns, so
+/// the bytes are visible to whoever the caller then signals.
+///
+/// # Safety
+///
+/// As for `std::ptr::copy_nonoverlapping`.
+#[cfg(target_arch = "x86_64")]
+unsafe fn stream_copy(src: *const u8, dst: *mut u8, len: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    let head = dst.align_offset(16).min(len);
+    // SAFETY: `head <= len`; the caller's contract covers the ranges.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
+    let mut at = head;
+    while at + 64 <= len {
+        // SAFETY: `at + 64 <= len`, so all four 16-byte loads and stores
+        // lie inside the ranges; `dst + at` is 16-byte aligned (`head`),
+        // as `_mm_stream_si128` requires; SSE2 is part of x86-64.
+        unsafe {
+            let from = src.add(at).cast::<__m128i>();
+            let to = dst.add(at).cast::<__m128i>();
+            let a = _mm_loadu_si128(from);
+            let b = _mm_loadu_si128(from.add(1));
+            let c = _mm_loadu_si128(from.add(2));
+            let d = _mm_loadu_si128(from.add(3));
+            _mm_stream_si128(to, a);
+            _mm_stream_si128(to.add(1), b);
+            _mm_stream_si128(to.add(2), c);
+            _mm_stream_si128(to.add(3), d);
+        }
+        at += 64;
+    }
+    // SAFETY: orders the streaming stores before anything after; then the
+    // tail, `len - at < 64` bytes inside the ranges.
+    unsafe {
+        _mm_sfence();
+        std::ptr::copy_nonoverlapping(src.add(at), dst.add(at), len - at);
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn stream_copy(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
 }
 
 #[cfg(test)]
@@ -171,5 +251,49 @@ mod tests {
             }
         });
         assert!(pool().workers.load(Ordering::Acquire) < max_threads());
+    }
+
+    /// Streaming copies arrive whole whatever the alignment of either end
+    /// and whatever is left after the last 64 bytes.
+    #[test]
+    fn streaming_copies_arrive_whole_at_any_alignment() {
+        let src: Vec<u8> = (0..8192 + 200).map(|i| (i * 13 + 5) as u8).collect();
+        for (from, to, len) in [
+            (0, 0, 0),
+            (0, 0, 15),
+            (1, 3, 64),
+            (7, 0, 4096 + 63),
+            (0, 9, 8192),
+            (5, 11, 8000),
+        ] {
+            let mut dst = vec![0u8; len + 32];
+            // SAFETY: `src` holds `from + len` bytes and `dst` `to + len`.
+            unsafe { stream_copy(src.as_ptr().add(from), dst.as_mut_ptr().add(to), len) };
+            assert_eq!(
+                &dst[to..to + len],
+                &src[from..from + len],
+                "{from} {to} {len}"
+            );
+            assert!(
+                dst[..to].iter().all(|&b| b == 0),
+                "{from} {to} {len}: before"
+            );
+            assert!(
+                dst[to + len..].iter().all(|&b| b == 0),
+                "{from} {to} {len}: after"
+            );
+        }
+    }
+
+    /// A copy large enough to stream, spread over the pool, arrives whole.
+    #[test]
+    fn large_copies_stream_whole() {
+        let len = STREAMING_MIN + 4096 * 3 + 17;
+        let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let mut dst = vec![0u8; len + 1];
+        // SAFETY: both hold `len` bytes from offset 0 and 1.
+        unsafe { copy(src.as_ptr(), dst.as_mut_ptr().add(1), len, 4) };
+        assert!(src[..] == dst[1..], "{len} bytes");
+        assert_eq!(dst[0], 0);
     }
 }
