@@ -31,6 +31,7 @@
 //! functions the kernel's entry point reaches. It never fails: a module it
 //! cannot read answers "written" for every argument.
 
+use crate::spirv_words::{literal_string, Layouts};
 use crate::{ArgBlock, ArgKind, KernelInfo, ARGS_OFFSET};
 use rspirv::spirv::{Op, StorageClass, Word};
 use std::collections::HashMap;
@@ -148,44 +149,6 @@ struct Module<'a> {
     functions: HashMap<Word, Function>,
 }
 
-/// Whether an opcode's instruction has a result type and a result id,
-/// from the SPIR-V grammar, cached per opcode.
-struct Layouts(HashMap<u32, (bool, bool)>);
-
-impl Layouts {
-    fn get(&mut self, op: u32) -> (bool, bool) {
-        *self.0.entry(op).or_insert_with(|| {
-            use rspirv::grammar::OperandKind;
-            rspirv::grammar::INSTRUCTION_TABLE
-                .lookup_opcode(op)
-                .map_or((false, false), |g| {
-                    let kind = |i: usize| g.operands.get(i).map(|o| o.kind);
-                    match kind(0) {
-                        Some(OperandKind::IdResultType) => {
-                            (true, kind(1) == Some(OperandKind::IdResult))
-                        }
-                        Some(OperandKind::IdResult) => (false, true),
-                        _ => (false, false),
-                    }
-                })
-        })
-    }
-}
-
-/// The string literal starting at `words` (NUL-terminated, little-endian).
-fn literal_string(words: &[u32]) -> String {
-    let mut bytes = Vec::new();
-    'outer: for w in words {
-        for b in w.to_le_bytes() {
-            if b == 0 {
-                break 'outer;
-            }
-            bytes.push(b);
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 impl<'a> Module<'a> {
     fn read(words: &'a [u32]) -> Option<Module<'a>> {
         if words.len() < 5 || words[0] != 0x0723_0203 {
@@ -202,7 +165,7 @@ impl<'a> Module<'a> {
             entries: HashMap::new(),
             functions: HashMap::new(),
         };
-        let mut layouts = Layouts(HashMap::new());
+        let mut layouts = Layouts::default();
         let mut at = 5;
         let mut current: Option<(Word, Function)> = None;
         while at < words.len() {

@@ -2,184 +2,336 @@
 //!
 //! A program's module holds every kernel of the program and every function
 //! they call. A Vulkan driver reads, and may compile, the whole module for
-//! each pipeline: on an H100 (driver 580) creating the pipeline of a small
-//! kernel from the module of a five-kernel program took 6.1-8.1 ms, and
-//! 5.1-5.3 ms from a module holding that kernel alone. So each pipeline is
+//! each pipeline: on an H200 (driver 580) creating the pipeline of a small
+//! kernel took 5.1-5.5 ms from the module of a five-kernel program and
+//! 3.8-4.2 ms from a module holding that kernel alone. So each pipeline is
 //! made from a module holding only what its entry point reaches: its
-//! function and the functions it calls, the types, constants and variables
-//! those use, and the names and decorations of what is kept.
+//! function and the functions it calls, the types, constants and global
+//! variables those use, and the names and decorations of what is kept.
 //!
-//! The cut never changes what the kernel does: everything the entry point
-//! can reach stays, and so does a `WorkgroupSize` built-in, which sets the
-//! work-group size of every entry point whether or not code reads it.
+//! The cut works on the words, not on a parsed module, so that it costs
+//! little next to the driver's compile even for programs of many kernels;
+//! what it keeps of types, constants and variables may be a little more
+//! than needed (any word of a kept instruction that is an id of one keeps
+//! it), never less. It never changes what the kernel does: everything the
+//! entry point can reach stays, and so does a `WorkgroupSize` built-in,
+//! which sets the work-group size of every entry point whether or not code
+//! reads it.
 
-use rspirv::binary::Assemble;
-use rspirv::dr::{self, Instruction, Operand};
-use rspirv::spirv::{BuiltIn, Decoration, Op, Word};
-use std::collections::HashSet;
+use crate::spirv_words::{literal_string, Layouts};
 
-/// The module of `spirv` cut down to what the entry point named `entry`
-/// needs, as SPIR-V words; `None` when the words do not parse as a module
-/// or name no such entry point (then the whole module serves).
-pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
-    let mut module = dr::load_words(spirv).ok()?;
-    // Decoration groups apply decorations through ids the cut would have
-    // to follow separately; the compiler emits none, so such a module
-    // (from elsewhere) is left whole.
-    if module
-        .annotations
-        .iter()
-        .any(|a| a.class.opcode == Op::DecorationGroup)
-    {
-        return None;
-    }
-    let entry_point = module
-        .entry_points
-        .iter()
-        .find(|e| matches!(e.operands.get(2), Some(Operand::LiteralString(n)) if n == entry))?
-        .clone();
-    let function = entry_point.operands.get(1)?.id_ref_any()?;
+const MAGIC: u32 = 0x0723_0203;
 
-    let reached = reachable_functions(&module, function);
-    module
-        .functions
-        .retain(|f| function_id(f).is_some_and(|id| reached.contains(&id)));
-    module.entry_points = vec![entry_point];
-    module
-        .execution_modes
-        .retain(|m| m.operands.first().and_then(Operand::id_ref_any) == Some(function));
+// Opcodes and enumerants (SPIR-V 1.6 specification).
+const OP_SOURCE_CONTINUED: u32 = 2;
+const OP_SOURCE: u32 = 3;
+const OP_SOURCE_EXTENSION: u32 = 4;
+const OP_NAME: u32 = 5;
+const OP_MEMBER_NAME: u32 = 6;
+const OP_STRING: u32 = 7;
+const OP_EXTENSION: u32 = 10;
+const OP_EXT_INST_IMPORT: u32 = 11;
+const OP_MEMORY_MODEL: u32 = 14;
+const OP_ENTRY_POINT: u32 = 15;
+const OP_EXECUTION_MODE: u32 = 16;
+const OP_CAPABILITY: u32 = 17;
+const OP_TYPE_FORWARD_POINTER: u32 = 39;
+const OP_FUNCTION: u32 = 54;
+const OP_FUNCTION_END: u32 = 56;
+const OP_FUNCTION_CALL: u32 = 57;
+const OP_DECORATE: u32 = 71;
+const OP_MEMBER_DECORATE: u32 = 72;
+const OP_DECORATION_GROUP: u32 = 73;
+const OP_GROUP_DECORATE: u32 = 74;
+const OP_GROUP_MEMBER_DECORATE: u32 = 75;
+const OP_MODULE_PROCESSED: u32 = 330;
+const OP_EXECUTION_MODE_ID: u32 = 331;
+const OP_DECORATE_ID: u32 = 332;
+const OP_DECORATE_STRING: u32 = 5632;
+const OP_MEMBER_DECORATE_STRING: u32 = 5633;
+const DECORATION_BUILT_IN: u32 = 11;
+const BUILT_IN_WORKGROUP_SIZE: u32 = 25;
 
-    let mut kept = Kept::default();
-    for inst in module
-        .entry_points
-        .iter()
-        .chain(&module.execution_modes)
-        .chain(&module.ext_inst_imports)
-        .chain(&module.debug_string_source)
-    {
-        kept.mark_instruction(inst);
-    }
-    for f in &module.functions {
-        let body = f.def.iter().chain(&f.parameters).chain(f.end.iter());
-        let blocks = f
-            .blocks
-            .iter()
-            .flat_map(|b| b.label.iter().chain(&b.instructions));
-        for inst in body.chain(blocks) {
-            kept.mark_instruction(inst);
-        }
-    }
-    for a in &module.annotations {
-        if let Some(target) = workgroup_size_builtin(a) {
-            kept.ids.insert(target);
-        }
-    }
-    kept.close_over(&module);
-
-    module.types_global_values.retain(|inst| kept.global(inst));
-    module
-        .annotations
-        .retain(|a| kept.has(a.operands.first().and_then(Operand::id_ref_any)));
-    module
-        .debug_names
-        .retain(|n| kept.has(n.operands.first().and_then(Operand::id_ref_any)));
-    Some(module.assemble())
+/// Where one instruction lies in the module's words.
+#[derive(Clone, Copy)]
+struct Inst {
+    at: usize,
+    len: usize,
+    op: u32,
 }
 
-fn function_id(f: &dr::Function) -> Option<Word> {
-    f.def.as_ref().and_then(|d| d.result_id)
+/// What one instruction before the functions is, for the cut.
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    /// Capabilities, extensions, imports, the memory model, strings and
+    /// sources: always kept.
+    Kept,
+    EntryPoint,
+    ExecutionMode,
+    /// `OpName`, `OpMemberName`: kept with their target.
+    Name,
+    /// Decorations: kept with their target.
+    Annotation,
+    /// Types, constants, global variables: kept when used.
+    Global,
+}
+
+fn section(op: u32) -> Section {
+    match op {
+        OP_CAPABILITY | OP_EXTENSION | OP_EXT_INST_IMPORT | OP_MEMORY_MODEL | OP_STRING
+        | OP_SOURCE | OP_SOURCE_CONTINUED | OP_SOURCE_EXTENSION | OP_MODULE_PROCESSED => {
+            Section::Kept
+        }
+        OP_ENTRY_POINT => Section::EntryPoint,
+        OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID => Section::ExecutionMode,
+        OP_NAME | OP_MEMBER_NAME => Section::Name,
+        OP_DECORATE
+        | OP_MEMBER_DECORATE
+        | OP_DECORATE_ID
+        | OP_DECORATE_STRING
+        | OP_MEMBER_DECORATE_STRING => Section::Annotation,
+        _ => Section::Global,
+    }
+}
+
+/// The module of `spirv` cut down to what the entry point named `entry`
+/// needs, as SPIR-V words; `None` when the words do not read as a module,
+/// name no such entry point, or use decoration groups (which the compiler
+/// never emits): then the whole module serves.
+pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
+    if spirv.len() < 5 || spirv[0] != MAGIC {
+        return None;
+    }
+    let bound = spirv[3] as usize;
+    // Every id is defined by an instruction of two words or more, so a
+    // bound far past the length is not a module (and would size the id
+    // sets after it).
+    if bound > spirv.len() + 1 {
+        return None;
+    }
+    let insts = instructions(spirv)?;
+    let words = |i: &Inst| &spirv[i.at..i.at + i.len];
+    if insts.iter().any(|i| {
+        matches!(
+            i.op,
+            OP_DECORATION_GROUP | OP_GROUP_DECORATE | OP_GROUP_MEMBER_DECORATE
+        )
+    }) {
+        return None;
+    }
+    let entry_point = insts
+        .iter()
+        .find(|i| i.op == OP_ENTRY_POINT && i.len > 3 && literal_string(&words(i)[3..]) == entry)?;
+    let function = words(entry_point)[2];
+    let functions = functions(spirv, &insts)?;
+    let reached = reachable(spirv, &insts, &functions, function)?;
+    let first_function = functions.first().map_or(insts.len(), |f| f.start);
+    let (before, bodies) = insts.split_at(first_function);
+
+    let mut kept = Ids::new(bound);
+    let mut layouts = Layouts::default();
+    // The entry point's function and interface variables (after its name).
+    let name_words = words(entry_point)[3..]
+        .iter()
+        .position(|w| w.to_le_bytes().contains(&0))?
+        + 1;
+    for &id in &words(entry_point)[3 + name_words..] {
+        kept.mark(id);
+    }
+    kept.mark(function);
+    for i in before {
+        let w = words(i);
+        match section(i.op) {
+            Section::ExecutionMode if w.get(1) == Some(&function) => {
+                kept.mark_all(&w[1..]);
+            }
+            Section::Annotation
+                if i.op == OP_DECORATE
+                    && w.len() == 4
+                    && w[2] == DECORATION_BUILT_IN
+                    && w[3] == BUILT_IN_WORKGROUP_SIZE =>
+            {
+                kept.mark(w[1]);
+            }
+            _ => {}
+        }
+    }
+    // Every id a kept function's instructions name, and every id they
+    // define (decorations and names of those stay).
+    let mut defined = Ids::new(bound);
+    for f in functions.iter().filter(|f| reached.contains(&f.id)) {
+        for i in &insts[f.start..f.end] {
+            kept.mark_all(&words(i)[1..]);
+            if let Some(id) = layouts.result_id(words(i)) {
+                defined.mark(id);
+            }
+        }
+    }
+    // Types, constants and variables name each other; a pointer type may
+    // be used before its declaration (OpTypeForwardPointer), so one pass
+    // may not be enough.
+    let global_kept = |kept: &Ids, layouts: &mut Layouts, i: &Inst| {
+        let w = words(i);
+        if i.op == OP_TYPE_FORWARD_POINTER {
+            return w.get(1).is_some_and(|&id| kept.has(id));
+        }
+        layouts.result_id(w).is_none_or(|id| kept.has(id))
+    };
+    loop {
+        let mut grew = false;
+        for i in before.iter().rev() {
+            match section(i.op) {
+                Section::Global if global_kept(&kept, &mut layouts, i) => {
+                    grew |= kept.mark_all(&words(i)[1..]);
+                }
+                Section::Annotation if i.op == OP_DECORATE_ID => {
+                    let w = words(i);
+                    if w.len() > 3 && kept.has(w[1]) {
+                        grew |= kept.mark_all(&w[3..]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    for i in before {
+        if section(i.op) == Section::Global && global_kept(&kept, &mut layouts, i) {
+            if let Some(id) = layouts.result_id(words(i)) {
+                defined.mark(id);
+            }
+        }
+    }
+
+    let mut out = Vec::with_capacity(spirv.len());
+    out.extend_from_slice(&spirv[..5]);
+    for i in before {
+        let w = words(i);
+        let keep = match section(i.op) {
+            Section::Kept => true,
+            Section::EntryPoint => i.at == entry_point.at,
+            Section::ExecutionMode => w.get(1) == Some(&function),
+            Section::Name | Section::Annotation => w.get(1).is_some_and(|&id| defined.has(id)),
+            Section::Global => global_kept(&kept, &mut layouts, i),
+        };
+        if keep {
+            out.extend_from_slice(w);
+        }
+    }
+    for f in functions.iter().filter(|f| reached.contains(&f.id)) {
+        for i in &bodies[f.start - first_function..f.end - first_function] {
+            out.extend_from_slice(words(i));
+        }
+    }
+    Some(out)
+}
+
+/// The instructions after the header; `None` if a word count runs past
+/// the end or is zero.
+fn instructions(spirv: &[u32]) -> Option<Vec<Inst>> {
+    let mut insts = Vec::new();
+    let mut at = 5;
+    while at < spirv.len() {
+        let len = (spirv[at] >> 16) as usize;
+        if len == 0 || at + len > spirv.len() {
+            return None;
+        }
+        insts.push(Inst {
+            at,
+            len,
+            op: spirv[at] & 0xffff,
+        });
+        at += len;
+    }
+    Some(insts)
+}
+
+/// A function: its id and its instructions, `OpFunction` to
+/// `OpFunctionEnd`, as a range of instruction indices.
+struct Function {
+    id: u32,
+    start: usize,
+    end: usize,
+}
+
+fn functions(spirv: &[u32], insts: &[Inst]) -> Option<Vec<Function>> {
+    let mut functions = Vec::new();
+    let mut open: Option<(u32, usize)> = None;
+    for (k, i) in insts.iter().enumerate() {
+        match i.op {
+            OP_FUNCTION if i.len >= 3 && open.is_none() => open = Some((spirv[i.at + 2], k)),
+            OP_FUNCTION => return None,
+            OP_FUNCTION_END => {
+                let (id, start) = open.take()?;
+                functions.push(Function {
+                    id,
+                    start,
+                    end: k + 1,
+                });
+            }
+            _ if open.is_none() && !functions.is_empty() => return None,
+            _ => {}
+        }
+    }
+    open.is_none().then_some(functions)
 }
 
 /// The entry point's function and every function it calls, directly or
-/// not.
-fn reachable_functions(module: &dr::Module, entry: Word) -> HashSet<Word> {
-    let mut reached = HashSet::from([entry]);
+/// not; `None` if one of them is not defined in the module.
+fn reachable(
+    spirv: &[u32],
+    insts: &[Inst],
+    functions: &[Function],
+    entry: u32,
+) -> Option<Vec<u32>> {
+    let mut reached = vec![entry];
     let mut todo = vec![entry];
     while let Some(id) = todo.pop() {
-        let Some(f) = module.functions.iter().find(|f| function_id(f) == Some(id)) else {
-            continue;
-        };
-        for inst in f.blocks.iter().flat_map(|b| &b.instructions) {
-            if inst.class.opcode != Op::FunctionCall {
+        let f = functions.iter().find(|f| f.id == id)?;
+        for i in &insts[f.start..f.end] {
+            if i.op != OP_FUNCTION_CALL || i.len < 4 {
                 continue;
             }
-            if let Some(callee) = inst.operands.first().and_then(Operand::id_ref_any) {
-                if reached.insert(callee) {
-                    todo.push(callee);
-                }
+            let callee = spirv[i.at + 3];
+            if !reached.contains(&callee) {
+                reached.push(callee);
+                todo.push(callee);
             }
         }
     }
-    reached
+    Some(reached)
 }
 
-/// `OpDecorate %id BuiltIn WorkgroupSize`: the constant it decorates.
-fn workgroup_size_builtin(a: &Instruction) -> Option<Word> {
-    match a.operands.as_slice() {
-        [Operand::IdRef(id), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(BuiltIn::WorkgroupSize)] => {
-            Some(*id)
+/// A set of ids below the module's bound.
+struct Ids(Vec<bool>);
+
+impl Ids {
+    fn new(bound: usize) -> Ids {
+        Ids(vec![false; bound])
+    }
+
+    fn has(&self, id: u32) -> bool {
+        self.0.get(id as usize).copied().unwrap_or(false)
+    }
+
+    /// Adds `id` if it is one; true when it was not there yet.
+    fn mark(&mut self, id: u32) -> bool {
+        match self.0.get_mut(id as usize) {
+            Some(slot) if id != 0 && !*slot => {
+                *slot = true;
+                true
+            }
+            _ => false,
         }
-        _ => None,
-    }
-}
-
-/// The ids the cut module keeps.
-#[derive(Default)]
-struct Kept {
-    ids: HashSet<Word>,
-}
-
-impl Kept {
-    fn has(&self, id: Option<Word>) -> bool {
-        id.is_some_and(|id| self.ids.contains(&id))
     }
 
-    /// Keeps what `inst` defines and every id it refers to.
-    fn mark_instruction(&mut self, inst: &Instruction) -> bool {
+    fn mark_all(&mut self, words: &[u32]) -> bool {
         let mut grew = false;
-        let refs = inst
-            .result_id
-            .into_iter()
-            .chain(inst.result_type)
-            .chain(inst.operands.iter().filter_map(Operand::id_ref_any));
-        for id in refs {
-            grew |= self.ids.insert(id);
+        for &w in words {
+            grew |= self.mark(w);
         }
         grew
-    }
-
-    /// Whether a type, constant or global variable stays: one that defines
-    /// a kept id, or an `OpTypeForwardPointer` of a kept pointer type.
-    fn global(&self, inst: &Instruction) -> bool {
-        match inst.result_id {
-            Some(id) => self.ids.contains(&id),
-            None if inst.class.opcode == Op::TypeForwardPointer => {
-                self.has(inst.operands.first().and_then(Operand::id_ref_any))
-            }
-            None => true,
-        }
-    }
-
-    /// Adds what the kept types, constants, variables and decorations
-    /// refer to, until nothing more is added. A type may name a pointer
-    /// type declared after it (`OpTypeForwardPointer`), so one pass in
-    /// either order may not be enough.
-    fn close_over(&mut self, module: &dr::Module) {
-        loop {
-            let mut grew = false;
-            for inst in module.types_global_values.iter().rev() {
-                if self.global(inst) {
-                    grew |= self.mark_instruction(inst);
-                }
-            }
-            for a in &module.annotations {
-                if self.has(a.operands.first().and_then(Operand::id_ref_any)) {
-                    grew |= self.mark_instruction(a);
-                }
-            }
-            if !grew {
-                break;
-            }
-        }
     }
 }

@@ -107,6 +107,7 @@ pub mod parse;
 pub mod preprocess;
 pub mod sema;
 pub mod spirv;
+mod spirv_words;
 pub mod token;
 
 use std::fmt;

@@ -157,10 +157,58 @@ fn modules_it_cannot_cut_are_left_whole() {
     assert!(module_for_entry(&program.spirv, "not_a_kernel").is_none());
     assert!(module_for_entry(&[], "k").is_none());
     assert!(module_for_entry(&[0x0723_0203, 1, 2, 3], "k").is_none());
+    let mut unbounded = program.spirv.clone();
+    unbounded[3] = u32::MAX;
+    assert!(module_for_entry(&unbounded, "k").is_none());
+    // Instructions of every length the module's words can be cut into,
+    // read from any offset: never a panic.
+    for skip in 0..program.spirv.len().min(64) {
+        let mut shifted = program.spirv[..5].to_vec();
+        shifted.extend_from_slice(&program.spirv[5 + skip..]);
+        let _ = module_for_entry(&shifted, "k");
+    }
     let mut truncated = program.spirv.clone();
     truncated.truncate(program.spirv.len() - 3);
     assert!(module_for_entry(&truncated, "k").is_none());
     // A one-kernel program cuts to a module as valid as the whole.
     let cut = module_for_entry(&program.spirv, "k").unwrap();
     common::validate(&cut);
+}
+
+#[path = "../benches/programs/mod.rs"]
+#[allow(dead_code)]
+mod programs;
+
+/// Every kernel of larger programs (the compile benchmark's 48 kernels with
+/// structs, helpers, local memory and switches; the fuzzing seeds with
+/// printf, unions and async copies) cuts to a valid module whose entry point
+/// is that kernel, and together the cuts hold no more functions than the
+/// kernels reach.
+#[test]
+fn every_kernel_of_larger_programs_cuts_to_a_valid_module() {
+    let mut sources = vec![
+        programs::large_program(600),
+        programs::CTS_KERNEL.to_string(),
+    ];
+    for seed in ["memory.cl", "semantics.cl"] {
+        let path = format!("{}/tests/seeds/{seed}", env!("CARGO_MANIFEST_DIR"));
+        sources.push(std::fs::read_to_string(path).unwrap());
+    }
+    for source in &sources {
+        let program = common::build(source);
+        assert!(!program.kernels.is_empty());
+        for kernel in &program.kernels {
+            let cut = module_for_entry(&program.spirv, &kernel.name)
+                .unwrap_or_else(|| panic!("no module for {}", kernel.name));
+            common::validate(&cut);
+            let module = dr::load_words(&cut).unwrap();
+            assert_eq!(entry_names(&module), vec![kernel.name.clone()]);
+            if program.kernels.len() > 1 {
+                assert!(
+                    module.functions.len()
+                        < dr::load_words(&program.spirv).unwrap().functions.len()
+                );
+            }
+        }
+    }
 }

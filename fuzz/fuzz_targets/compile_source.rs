@@ -1,5 +1,7 @@
 //! Arbitrary bytes as OpenCL C source. The compiler must answer every input
 //! with a program or a build log: a panic, an abort or a hang is a bug.
+//! Every kernel of a program that builds is also cut to its own module
+//! (`entry_module`).
 //!
 //! The device capabilities alternate with the input's length so that both
 //! the minimal device (no fp64) and one with `cl_khr_fp64` are exercised
@@ -7,6 +9,7 @@
 
 #![no_main]
 
+use ferrocl_compiler::entry_module::module_for_entry;
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use libfuzzer_sys::fuzz_target;
 
@@ -31,5 +34,11 @@ fuzz_target!(|data: &[u8]| {
         options: "",
         headers: &[],
     };
-    let _ = compile(&request, &caps);
+    if let Ok(program) = compile(&request, &caps) {
+        // Each kernel's own module, which its pipelines are made from, is
+        // cut from every program that builds: that must not panic either.
+        for kernel in &program.kernels {
+            let _ = module_for_entry(&program.spirv, &kernel.name);
+        }
+    }
 });
