@@ -152,6 +152,13 @@ pub struct TargetCaps {
     /// which llvmpipe compiles to sequentially consistent CPU atomics: a
     /// full fence there (lower/atomic.rs, `memory_fence`).
     pub fences_as_atomics: bool,
+    /// The driver's `Trunc` and `RoundEven` of doubles are wrong (Mesa
+    /// 22.3's llvmpipe on CPUs without AVX-512: `trunc(-0.0)` is +0,
+    /// `rint(0.5000000000000001)` is 0, and values past 2^24 come back
+    /// unrounded): they are computed from `Floor` and `Ceil`, which are
+    /// right there. Can go when lavapipe passes `icd/tests/math_edges.rs`
+    /// and `conversions.rs` on such a CPU without it.
+    pub f64_rounding_from_floor: bool,
 }
 
 impl Default for TargetCaps {
@@ -170,6 +177,7 @@ impl Default for TargetCaps {
             extensions: Vec::new(),
             features: Vec::new(),
             fences_as_atomics: false,
+            f64_rounding_from_floor: false,
         }
     }
 }

@@ -199,3 +199,75 @@ fn half_and_native_forms_build() {
                + native_exp10(a) + native_log(a) + native_powr(a, b) + native_sin(a);\n}\n";
     build_opts(src, "", &common::caps());
 }
+
+/// Where the driver's double `Trunc` and `RoundEven` are wrong (lavapipe),
+/// `trunc`, `rint`, `round` and the `_rte` conversions of doubles, scalar
+/// and vector, use neither; floats keep them, and other devices keep both.
+#[test]
+fn double_rounding_comes_from_floor_where_the_driver_asks() {
+    let source = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global double *d, __global double3 *d3, __global double8 *d8,
+                __global float *f, __global int8 *i8) {
+    d[0] = trunc(d[1]) + rint(d[2]) + round(d[3]);
+    d3[0] = trunc(d3[1]) + rint(d3[2]);
+    d8[0] = rint(d8[1]) + trunc(d8[2]);
+    i8[0] = convert_int8_rte(d8[3]);
+    f[0] = trunc(f[1]) + rint(f[2]);
+}
+"#;
+    // (Trunc and RoundEven on doubles, on floats), by result type.
+    let rounding_of = |caps: &TargetCaps| {
+        use rspirv::dr::Operand;
+        use rspirv::spirv::Op;
+        let program = common::build_caps(source, caps);
+        let module = rspirv::dr::load_words(&program.spirv).unwrap();
+        let float_width = |ty: u32| {
+            let def = module
+                .types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(ty))?;
+            let scalar = match def.class.opcode {
+                Op::TypeVector => def.operands[0].id_ref_any()?,
+                _ => ty,
+            };
+            module
+                .types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(scalar) && i.class.opcode == Op::TypeFloat)
+                .and_then(|i| match i.operands[0] {
+                    Operand::LiteralBit32(w) => Some(w),
+                    _ => None,
+                })
+        };
+        let (mut double, mut float) = (0, 0);
+        for inst in module
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .filter(|i| i.class.opcode == Op::ExtInst)
+        {
+            // GLSL.std.450: RoundEven 2, Trunc 3.
+            if !matches!(inst.operands[1], Operand::LiteralExtInstInteger(2 | 3)) {
+                continue;
+            }
+            match inst.result_type.and_then(float_width) {
+                Some(64) => double += 1,
+                Some(32) => float += 1,
+                _ => {}
+            }
+        }
+        (double, float)
+    };
+    let (double, float) = rounding_of(&fp64_caps());
+    assert!(double >= 5, "{double} double roundings");
+    assert_eq!(float, 2);
+    let lavapipe = TargetCaps {
+        f64_rounding_from_floor: true,
+        ..fp64_caps()
+    };
+    let (double, float) = rounding_of(&lavapipe);
+    assert_eq!(double, 0);
+    assert_eq!(float, 2);
+}

@@ -610,6 +610,9 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         // breaks fences in loops that work-items leave at different times
         // (docs/conformance.md, "lavapipe's fences").
         fences_as_atomics: vk.driver_name == "llvmpipe",
+        // lavapipe's double `trunc` and `rint` are wrong where the CPU has
+        // no AVX-512 (compiler TargetCaps::f64_rounding_from_floor).
+        f64_rounding_from_floor: vk.driver_name == "llvmpipe",
     }
 }
 

@@ -31,6 +31,7 @@ mod workitem;
 
 use crate::ast::*;
 use crate::diag::Diagnostics;
+use crate::sema::builtins::glsl;
 use crate::sema::consteval::{self, ConstVal};
 use crate::sema::types::{AddrSpace, Scalar, Type, TypeTable};
 use crate::spirv::{
@@ -882,10 +883,81 @@ impl<'a> Lowerer<'a> {
     }
 
     fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Word {
+        if self.caps.f64_rounding_from_floor && matches!(inst, glsl::TRUNC | glsl::ROUND_EVEN) {
+            if let [x] = args {
+                if let Some(n) = self.m.f64_components(ty) {
+                    return self.f64_rounding_from_floor(ty, n, inst, *x);
+                }
+                // 8- and 16-component vectors, one double at a time.
+                if let Some(&(elem, n)) = self.wide_types.get(&ty) {
+                    if self.m.f64_components(elem) == Some(1) {
+                        let parts: Vec<Word> = (0..n)
+                            .map(|i| {
+                                let c = self.emit(Op::CompositeExtract, elem, &[*x, i]);
+                                self.f64_rounding_from_floor(elem, 1, inst, c)
+                            })
+                            .collect();
+                        return self.op(Op::CompositeConstruct, ty, &parts);
+                    }
+                }
+            }
+        }
         let set = self.m.glsl();
         let mut v = vec![set, inst];
         v.extend_from_slice(args);
         self.op(Op::ExtInst, ty, &v)
+    }
+
+    /// `trunc` or `rint` of doubles from `floor` and `ceil`, for drivers
+    /// whose own are wrong (`TargetCaps::f64_rounding_from_floor`). Exact:
+    /// `x - floor(x)` is exact for every double, and the sign of `x` is
+    /// put back, so -0 and values in (-1, 0) keep theirs; NaN and the
+    /// infinities come through `floor` and `ceil` unchanged.
+    fn f64_rounding_from_floor(&mut self, ty: Word, n: u32, inst: u32, x: Word) -> Word {
+        let t = if n == 1 {
+            Type::Scalar(Scalar::Double)
+        } else {
+            Type::Vector(Scalar::Double, n as u8)
+        };
+        let bt = self.bool_ty(n);
+        let set = self.m.glsl();
+        let floor = self.op(Op::ExtInst, ty, &[set, glsl::FLOOR, x]);
+        let rounded = if inst == glsl::TRUNC {
+            let ceil = self.op(Op::ExtInst, ty, &[set, glsl::CEIL, x]);
+            let zero = self.constant(&t, ConstVal::Float(0.0));
+            let negative = self.op(Op::FOrdLessThan, bt, &[x, zero]);
+            self.op(Op::Select, ty, &[negative, ceil, floor])
+        } else {
+            // Round half to even: up when the fraction is over one half,
+            // or exactly one half above an odd floor.
+            let half = self.constant(&t, ConstVal::Float(0.5));
+            let one = self.constant(&t, ConstVal::Float(1.0));
+            let two = self.constant(&t, ConstVal::Float(2.0));
+            let fraction = self.op(Op::FSub, ty, &[x, floor]);
+            let halved = self.op(Op::FMul, ty, &[floor, half]);
+            let halved = self.op(Op::ExtInst, ty, &[set, glsl::FLOOR, halved]);
+            let even = self.op(Op::FMul, ty, &[halved, two]);
+            let odd_part = self.op(Op::FSub, ty, &[floor, even]);
+            let zero = self.constant(&t, ConstVal::Float(0.0));
+            let odd = self.op(Op::FOrdNotEqual, bt, &[odd_part, zero]);
+            let over = self.op(Op::FOrdGreaterThan, bt, &[fraction, half]);
+            let tie = self.op(Op::FOrdEqual, bt, &[fraction, half]);
+            let tie_up = self.op(Op::LogicalAnd, bt, &[tie, odd]);
+            let up = self.op(Op::LogicalOr, bt, &[over, tie_up]);
+            let above = self.op(Op::FAdd, ty, &[floor, one]);
+            self.op(Op::Select, ty, &[up, above, floor])
+        };
+        // The sign of x, on the magnitude of the rounded value.
+        let ut = t.with_elem(Scalar::ULong);
+        let uty = self.sty(&ut);
+        let sign = self.constant(&ut, ConstVal::Int(i64::MIN));
+        let magnitude = self.op(Op::Not, uty, &[sign]);
+        let r = self.op(Op::Bitcast, uty, &[rounded]);
+        let r = self.op(Op::BitwiseAnd, uty, &[r, magnitude]);
+        let xs = self.op(Op::Bitcast, uty, &[x]);
+        let xs = self.op(Op::BitwiseAnd, uty, &[xs, sign]);
+        let r = self.op(Op::BitwiseOr, uty, &[r, xs]);
+        self.op(Op::Bitcast, ty, &[r])
     }
 
     fn error(&mut self, span: Span, msg: impl Into<String>) {

@@ -152,6 +152,16 @@ impl ModuleWriter {
         push_inst(&mut self.types_globals, op, &ops);
     }
 
+    /// The component count of `ty` when it is a 64-bit float or a vector
+    /// of them (SPIR-V vectors have 2 to 4 components).
+    pub fn f64_components(&self, ty: Word) -> Option<u32> {
+        let double = *self.types.get(&TypeKey::Float(64))?;
+        if ty == double {
+            return Some(1);
+        }
+        (2..=4).find(|&n| self.types.get(&TypeKey::Vector(double, n)) == Some(&ty))
+    }
+
     pub fn ty(&mut self, key: TypeKey) -> Word {
         if let Some(id) = self.types.get(&key) {
             return *id;
