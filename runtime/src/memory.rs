@@ -444,7 +444,7 @@ const READ_CHUNK: usize = 16 << 20;
 const READ_CHUNKS_IN_FLIGHT: usize = 3;
 
 /// A blocking linear read as commands of [`READ_CHUNK`] bytes, each
-/// submitted on its own, copied out by up to eight threads each
+/// submitted on its own, copied out by up to sixteen threads each
 /// (`staging::host_copy`). Before, the device copied the whole region into
 /// staging and the host then copied it out: on an H100 a 128 MiB read took
 /// 2.7 ms of PCIe transfer followed by 3.5-4 ms of host copy (about 20

@@ -112,10 +112,11 @@ pub fn host_import_requested() -> bool {
 
 /// Each thread of a parallel host copy moves at least this many bytes.
 /// Small enough that a 16 MiB chunk of a read (`memory::READ_CHUNK`) is
-/// copied out by eight threads: with 8 MiB per thread a 128 MiB read in
-/// 32 MiB chunks ran at 16.6 GB/s on an H100, with 2 MiB and 16 MiB
-/// chunks at 26.1-26.3 GB/s.
-const PARALLEL_COPY_CHUNK: usize = 2 << 20;
+/// copied out by sixteen threads (`copy_pool::max_threads`): with 8 MiB
+/// per thread a 128 MiB read in 32 MiB chunks ran at 16.6 GB/s on an
+/// H100, with 2 MiB and 16 MiB chunks at 26.1-26.3 GB/s; 512 KiB pieces
+/// of 8 MiB chunks were no faster than 1 MiB pieces of 16 MiB chunks.
+const PARALLEL_COPY_CHUNK: usize = 1 << 20;
 
 /// `copy_nonoverlapping` of `len` bytes, spread over several threads when
 /// large (`crate::copy_pool`): host copies into and out of staging (and
