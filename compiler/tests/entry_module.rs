@@ -4,6 +4,7 @@
 mod common;
 
 use ferrocl_compiler::entry_module::module_for_entry;
+use ferrocl_compiler::CompiledProgram;
 use rspirv::dr::{self, Operand};
 use rspirv::spirv::{ExecutionMode, Op};
 
@@ -30,15 +31,21 @@ __kernel void with_double(__global double *out) {
 }
 "#;
 
+fn build_program() -> CompiledProgram {
+    let mut caps = common::caps();
+    caps.fp64 = true;
+    common::build_caps(PROGRAM, &caps)
+}
+
 fn entry_names(module: &dr::Module) -> Vec<String> {
-    module
-        .entry_points
-        .iter()
-        .filter_map(|e| match e.operands.get(2) {
-            Some(Operand::LiteralString(name)) => Some(name.clone()),
-            _ => None,
-        })
-        .collect()
+    module.entry_points.iter().map(entry_name).collect()
+}
+
+fn entry_name(e: &dr::Instruction) -> String {
+    match e.operands.get(2) {
+        Some(Operand::LiteralString(name)) => name.clone(),
+        _ => String::new(),
+    }
 }
 
 fn opcodes(module: &dr::Module, op: Op) -> usize {
@@ -54,9 +61,7 @@ fn opcodes(module: &dr::Module, op: Op) -> usize {
 
 #[test]
 fn each_kernel_gets_a_valid_module_of_its_own() {
-    let mut caps = common::caps();
-    caps.fp64 = true;
-    let program = common::build_caps(PROGRAM, &caps);
+    let program = build_program();
     let whole = dr::load_words(&program.spirv).unwrap();
     assert_eq!(entry_names(&whole).len(), 3);
     for kernel in &program.kernels {
@@ -76,7 +81,7 @@ fn each_kernel_gets_a_valid_module_of_its_own() {
             let entry = whole
                 .entry_points
                 .iter()
-                .find(|e| entry_names_of(e) == kernel.name)
+                .find(|e| entry_name(e) == kernel.name)
                 .and_then(|e| e.operands[1].id_ref_any())
                 .unwrap();
             whole
@@ -88,18 +93,9 @@ fn each_kernel_gets_a_valid_module_of_its_own() {
     }
 }
 
-fn entry_names_of(e: &dr::Instruction) -> String {
-    match e.operands.get(2) {
-        Some(Operand::LiteralString(name)) => name.clone(),
-        _ => String::new(),
-    }
-}
-
 #[test]
 fn a_kernel_keeps_what_it_uses_and_loses_what_it_does_not() {
-    let mut caps = common::caps();
-    caps.fp64 = true;
-    let program = common::build_caps(PROGRAM, &caps);
+    let program = build_program();
     let whole = dr::load_words(&program.spirv).unwrap();
     let module =
         |name: &str| dr::load_words(module_for_entry(&program.spirv, name).unwrap()).unwrap();
