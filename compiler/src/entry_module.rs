@@ -125,11 +125,17 @@ pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
     let function = words(entry_point)[2];
     let functions = functions(spirv, &insts)?;
     let reached = reachable(spirv, &insts, &functions, function)?;
+    let kept_functions: Vec<&Function> = functions
+        .iter()
+        .filter(|f| reached.contains(&f.id))
+        .collect();
     let first_function = functions.first().map_or(insts.len(), |f| f.start);
-    let (before, bodies) = insts.split_at(first_function);
+    let before = &insts[..first_function];
 
     let mut kept = Ids::new(bound);
     let mut layouts = Layouts::default();
+    // The id each instruction before the functions defines, if any.
+    let results: Vec<Option<u32>> = before.iter().map(|i| layouts.result_id(words(i))).collect();
     // The entry point's function and interface variables (after its name).
     let name_words = words(entry_point)[3..]
         .iter()
@@ -159,7 +165,7 @@ pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
     // Every id a kept function's instructions name, and every id they
     // define (decorations and names of those stay).
     let mut defined = Ids::new(bound);
-    for f in functions.iter().filter(|f| reached.contains(&f.id)) {
+    for f in &kept_functions {
         for i in &insts[f.start..f.end] {
             kept.mark_all(&words(i)[1..]);
             if let Some(id) = layouts.result_id(words(i)) {
@@ -170,18 +176,18 @@ pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
     // Types, constants and variables name each other; a pointer type may
     // be used before its declaration (OpTypeForwardPointer), so one pass
     // may not be enough.
-    let global_kept = |kept: &Ids, layouts: &mut Layouts, i: &Inst| {
-        let w = words(i);
+    let global_kept = |kept: &Ids, k: usize| {
+        let i = &before[k];
         if i.op == OP_TYPE_FORWARD_POINTER {
-            return w.get(1).is_some_and(|&id| kept.has(id));
+            return words(i).get(1).is_some_and(|&id| kept.has(id));
         }
-        layouts.result_id(w).is_none_or(|id| kept.has(id))
+        results[k].is_none_or(|id| kept.has(id))
     };
     loop {
         let mut grew = false;
-        for i in before.iter().rev() {
+        for (k, i) in before.iter().enumerate().rev() {
             match section(i.op) {
-                Section::Global if global_kept(&kept, &mut layouts, i) => {
+                Section::Global if global_kept(&kept, k) => {
                     grew |= kept.mark_all(&words(i)[1..]);
                 }
                 Section::Annotation if i.op == OP_DECORATE_ID => {
@@ -197,31 +203,32 @@ pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
             break;
         }
     }
-    for i in before {
-        if section(i.op) == Section::Global && global_kept(&kept, &mut layouts, i) {
-            if let Some(id) = layouts.result_id(words(i)) {
-                defined.mark(id);
-            }
+    let globals: Vec<bool> = (0..before.len())
+        .map(|k| section(before[k].op) == Section::Global && global_kept(&kept, k))
+        .collect();
+    for (k, &global) in globals.iter().enumerate() {
+        if let (true, Some(id)) = (global, results[k]) {
+            defined.mark(id);
         }
     }
 
     let mut out = Vec::with_capacity(spirv.len());
     out.extend_from_slice(&spirv[..5]);
-    for i in before {
+    for (i, &global) in before.iter().zip(&globals) {
         let w = words(i);
         let keep = match section(i.op) {
             Section::Kept => true,
             Section::EntryPoint => i.at == entry_point.at,
             Section::ExecutionMode => w.get(1) == Some(&function),
             Section::Name | Section::Annotation => w.get(1).is_some_and(|&id| defined.has(id)),
-            Section::Global => global_kept(&kept, &mut layouts, i),
+            Section::Global => global,
         };
         if keep {
             out.extend_from_slice(w);
         }
     }
-    for f in functions.iter().filter(|f| reached.contains(&f.id)) {
-        for i in &bodies[f.start - first_function..f.end - first_function] {
+    for f in &kept_functions {
+        for i in &insts[f.start..f.end] {
             out.extend_from_slice(words(i));
         }
     }

@@ -1731,7 +1731,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The magnitude of `mag` with the sign of `sign` (float or double).
-    fn copysign_ids(&mut self, mag: Word, sign: Word, t: &Type) -> Word {
+    pub(super) fn copysign_ids(&mut self, mag: Word, sign: Word, t: &Type) -> Word {
         let (bits_scalar, sign_bit, magnitude) = if t.elem_scalar() == Some(Scalar::Double) {
             (Scalar::ULong, i64::MIN, i64::MAX)
         } else {

@@ -886,7 +886,7 @@ impl<'a> Lowerer<'a> {
         if self.caps.f64_rounding_from_floor && matches!(inst, glsl::TRUNC | glsl::ROUND_EVEN) {
             if let [x] = args {
                 if let Some(n) = self.m.f64_components(ty) {
-                    return self.f64_rounding_from_floor(ty, n, inst, *x);
+                    return self.f64_rounding_from_floor(n, inst, *x);
                 }
                 // 8- and 16-component vectors, one double at a time.
                 if let Some(&(elem, n)) = self.wide_types.get(&ty) {
@@ -894,7 +894,7 @@ impl<'a> Lowerer<'a> {
                         let parts: Vec<Word> = (0..n)
                             .map(|i| {
                                 let c = self.emit(Op::CompositeExtract, elem, &[*x, i]);
-                                self.f64_rounding_from_floor(elem, 1, inst, c)
+                                self.f64_rounding_from_floor(1, inst, c)
                             })
                             .collect();
                         return self.op(Op::CompositeConstruct, ty, &parts);
@@ -913,17 +913,17 @@ impl<'a> Lowerer<'a> {
     /// `x - floor(x)` is exact for every double, and the sign of `x` is
     /// put back, so -0 and values in (-1, 0) keep theirs; NaN and the
     /// infinities come through `floor` and `ceil` unchanged.
-    fn f64_rounding_from_floor(&mut self, ty: Word, n: u32, inst: u32, x: Word) -> Word {
+    fn f64_rounding_from_floor(&mut self, n: u32, inst: u32, x: Word) -> Word {
         let t = if n == 1 {
             Type::Scalar(Scalar::Double)
         } else {
             Type::Vector(Scalar::Double, n as u8)
         };
+        let ty = self.sty(&t);
         let bt = self.bool_ty(n);
-        let set = self.m.glsl();
-        let floor = self.op(Op::ExtInst, ty, &[set, glsl::FLOOR, x]);
+        let floor = self.glsl(ty, glsl::FLOOR, &[x]);
         let rounded = if inst == glsl::TRUNC {
-            let ceil = self.op(Op::ExtInst, ty, &[set, glsl::CEIL, x]);
+            let ceil = self.glsl(ty, glsl::CEIL, &[x]);
             let zero = self.constant(&t, ConstVal::Float(0.0));
             let negative = self.op(Op::FOrdLessThan, bt, &[x, zero]);
             self.op(Op::Select, ty, &[negative, ceil, floor])
@@ -935,7 +935,7 @@ impl<'a> Lowerer<'a> {
             let two = self.constant(&t, ConstVal::Float(2.0));
             let fraction = self.op(Op::FSub, ty, &[x, floor]);
             let halved = self.op(Op::FMul, ty, &[floor, half]);
-            let halved = self.op(Op::ExtInst, ty, &[set, glsl::FLOOR, halved]);
+            let halved = self.glsl(ty, glsl::FLOOR, &[halved]);
             let even = self.op(Op::FMul, ty, &[halved, two]);
             let odd_part = self.op(Op::FSub, ty, &[floor, even]);
             let zero = self.constant(&t, ConstVal::Float(0.0));
@@ -947,17 +947,7 @@ impl<'a> Lowerer<'a> {
             let above = self.op(Op::FAdd, ty, &[floor, one]);
             self.op(Op::Select, ty, &[up, above, floor])
         };
-        // The sign of x, on the magnitude of the rounded value.
-        let ut = t.with_elem(Scalar::ULong);
-        let uty = self.sty(&ut);
-        let sign = self.constant(&ut, ConstVal::Int(i64::MIN));
-        let magnitude = self.op(Op::Not, uty, &[sign]);
-        let r = self.op(Op::Bitcast, uty, &[rounded]);
-        let r = self.op(Op::BitwiseAnd, uty, &[r, magnitude]);
-        let xs = self.op(Op::Bitcast, uty, &[x]);
-        let xs = self.op(Op::BitwiseAnd, uty, &[xs, sign]);
-        let r = self.op(Op::BitwiseOr, uty, &[r, xs]);
-        self.op(Op::Bitcast, ty, &[r])
+        self.copysign_ids(rounded, x, &t)
     }
 
     fn error(&mut self, span: Span, msg: impl Into<String>) {
