@@ -41,6 +41,40 @@ pub fn host_time_ns() -> u64 {
     epoch.elapsed().as_nanos() as u64 + 1
 }
 
+/// The `CL_PROFILING_COMMAND_QUEUED` time of a new event: read from the
+/// clock only for a command of a profiling queue, as no other event's
+/// times can be queried (the clock read is a noticeable part of an
+/// enqueue call).
+fn queued_time(link: Option<&QueueLink>) -> u64 {
+    if link.is_some_and(|l| l.profiling) {
+        host_time_ns()
+    } else {
+        0
+    }
+}
+
+/// A profiled command's submit (when not yet set), start and end times as
+/// it completes now: the device's measurement where there is one, kept in
+/// order (queued <= submit <= start <= end).
+fn set_end_times(times: &mut [u64; 4], measured: Option<(u64, u64)>) {
+    let now = host_time_ns();
+    if times[1] == 0 {
+        times[1] = now;
+    }
+    match measured {
+        Some((start, end)) => {
+            times[2] = start.clamp(times[1], now);
+            times[3] = end.clamp(times[2], now);
+        }
+        None => {
+            if times[2] == 0 {
+                times[2] = now;
+            }
+            times[3] = now;
+        }
+    }
+}
+
 type Listener = Box<dyn FnOnce() + Send>;
 
 struct Registered {
@@ -94,6 +128,7 @@ impl Event {
         command_type: cl_uint,
         status: cl_int,
     ) -> Arc<Event> {
+        let queued = queued_time(queue.as_ref());
         Arc::new(Event {
             header: ApiHeader::new(Tag::Event),
             context,
@@ -104,7 +139,7 @@ impl Event {
                 timeline_value: None,
                 callbacks: Vec::new(),
                 listeners: Vec::new(),
-                times: [host_time_ns(), 0, 0, 0],
+                times: [queued, 0, 0, 0],
             }),
             changed: Condvar::new(),
         })
@@ -119,9 +154,10 @@ impl Event {
                 if let Some(link) = &mut e.queue {
                     link.profiling = queue.profiling();
                 }
+                let queued = queued_time(e.queue.as_ref());
                 let state = e.state.get_mut();
                 state.status = CL_QUEUED as cl_int;
-                state.times = [host_time_ns(), 0, 0, 0];
+                state.times = [queued, 0, 0, 0];
                 return event;
             }
         }
@@ -291,28 +327,15 @@ impl Event {
     /// The final status and end times; wakes the waiters. False when the
     /// event was already complete or failed.
     fn set_final_status(&self, status: cl_int, measured: Option<(u64, u64)>) -> bool {
+        let profiled = self.profiled();
         {
             let mut state = self.state.lock();
             if state.status <= CL_COMPLETE as cl_int {
                 return false;
             }
             state.status = status.min(CL_COMPLETE as cl_int);
-            let now = host_time_ns();
-            if state.times[1] == 0 {
-                state.times[1] = now;
-            }
-            match measured {
-                Some((start, end)) => {
-                    // Kept in order: queued <= submit <= start <= end.
-                    state.times[2] = start.clamp(state.times[1], now);
-                    state.times[3] = end.clamp(state.times[2], now);
-                }
-                None => {
-                    if state.times[2] == 0 {
-                        state.times[2] = now;
-                    }
-                    state.times[3] = now;
-                }
+            if profiled {
+                set_end_times(&mut state.times, measured);
             }
         }
         self.changed.notify_all();

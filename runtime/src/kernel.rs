@@ -153,7 +153,11 @@ pub struct Kernel {
     entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
-    spare_launches: Mutex<Vec<LaunchData>>,
+    /// Launch buffers kept for the next launch; boxed, as a launch moves
+    /// through several hands (this list, the recording closure, the queue)
+    /// and each move of the whole struct was a copy.
+    #[allow(clippy::vec_box)]
+    spare_launches: Mutex<Vec<Box<LaunchData>>>,
     /// `CL_KERNEL_EXEC_INFO_SVM_PTRS`: SVM allocations the kernel reaches
     /// through pointers stored in memory; each launch holds them and counts
     /// them as read and written.
@@ -670,7 +674,7 @@ pub fn enqueue_nd_range(
 
 /// Returns a launch's buffers to the kernel for the next launch, holding no
 /// memory object: steady-state launches then allocate nothing.
-fn recycle_launch(kernel: &Kernel, mut launch: LaunchData) {
+fn recycle_launch(kernel: &Kernel, mut launch: Box<LaunchData>) {
     launch.mems.clear();
     launch.read_only.clear();
     launch.pipelines.clear();
