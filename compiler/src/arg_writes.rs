@@ -41,21 +41,8 @@ use std::collections::HashMap;
 /// arguments that name no memory object (values, `__local` sizes,
 /// samplers) answer false.
 pub fn written_arguments(spirv: &[u32], kernel: &KernelInfo) -> Vec<bool> {
-    written_in(Module::read(spirv).as_ref(), kernel)
-}
-
-/// [`written_arguments`] for every kernel of `kernels`, reading the module
-/// once.
-pub fn written_arguments_of_all(spirv: &[u32], kernels: &[KernelInfo]) -> Vec<Vec<bool>> {
-    let module = Module::read(spirv);
-    kernels
-        .iter()
-        .map(|k| written_in(module.as_ref(), k))
-        .collect()
-}
-
-fn written_in(module: Option<&Module<'_>>, kernel: &KernelInfo) -> Vec<bool> {
-    let written = module
+    let written = Module::read(spirv)
+        .as_ref()
         .and_then(|m| Analysis::new(m, kernel)?.run())
         .unwrap_or(Written::All);
     kernel
@@ -803,14 +790,18 @@ mod tests {
             &TargetCaps::default(),
         )
         .expect("build");
-        let all = written_arguments_of_all(&program.spirv, &program.kernels);
-        for (kernel, written) in program.kernels.iter().zip(&all) {
+        for kernel in &program.kernels {
             let expected = if kernel.name == "k" {
                 [false, true]
             } else {
                 [true, false]
             };
-            assert_eq!(written, &expected, "{}", kernel.name);
+            assert_eq!(
+                written_arguments(&program.spirv, kernel),
+                expected,
+                "{}",
+                kernel.name
+            );
         }
         // An argument the kernel never uses, as in an empty kernel.
         let src = "__kernel void k(__global uint *unused) { }";
@@ -956,10 +947,6 @@ mod tests {
         let kernel = &program.kernels[0];
         assert_eq!(written_arguments(&program.spirv, kernel), [false]);
         assert_eq!(written_arguments(&program.spirv[..3], kernel), [true]);
-        assert_eq!(
-            written_arguments_of_all(&program.spirv[..3], &program.kernels),
-            [[true]]
-        );
         let mut renamed = kernel.clone();
         renamed.name = "other".into();
         assert_eq!(written_arguments(&program.spirv, &renamed), [true]);

@@ -3,6 +3,7 @@
 
 mod common;
 
+use ferrocl_compiler::arg_writes::written_arguments;
 use ferrocl_compiler::entry_module::module_for_entry;
 use ferrocl_compiler::CompiledProgram;
 use rspirv::dr::{self, Operand};
@@ -200,6 +201,14 @@ fn every_kernel_of_larger_programs_cuts_to_a_valid_module() {
             common::validate(&cut);
             let module = dr::load_words(&cut).unwrap();
             assert_eq!(entry_names(&module), vec![kernel.name.clone()]);
+            // The runtime reads which arguments a kernel writes from its
+            // cut: the answer must be the whole module's.
+            assert_eq!(
+                written_arguments(&cut, kernel),
+                written_arguments(&program.spirv, kernel),
+                "{}",
+                kernel.name
+            );
             if program.kernels.len() > 1 {
                 assert!(module.functions.len() < whole_functions);
             }

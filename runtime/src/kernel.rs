@@ -102,37 +102,6 @@ impl LaunchData {
     }
 }
 
-/// Per built executable, which arguments each of its kernels may write
-/// (`ferrocl_compiler::arg_writes`): analysed for all kernels at once, on
-/// the first `clCreateKernel`, as the analysis reads the whole module.
-/// Entries go when their executable does.
-type WrittenByKernel = Arc<Vec<Vec<bool>>>;
-static WRITTEN_ARGUMENTS: Mutex<Vec<(Weak<CompiledProgram>, WrittenByKernel)>> =
-    Mutex::new(Vec::new());
-
-fn written_arguments(exe: &Arc<CompiledProgram>) -> WrittenByKernel {
-    {
-        let mut cache = WRITTEN_ARGUMENTS.lock();
-        cache.retain(|(program, _)| program.strong_count() > 0);
-        if let Some((_, written)) = cache
-            .iter()
-            .find(|(program, _)| std::ptr::eq(program.as_ptr(), Arc::as_ptr(exe)))
-        {
-            return written.clone();
-        }
-    }
-    // Analysed outside the lock; two threads may both analyse one program,
-    // and both answers are the same.
-    let written = Arc::new(ferrocl_compiler::arg_writes::written_arguments_of_all(
-        &exe.spirv,
-        &exe.kernels,
-    ));
-    WRITTEN_ARGUMENTS
-        .lock()
-        .push((Arc::downgrade(exe), written.clone()));
-    written
-}
-
 /// A `cl_kernel`.
 #[repr(C)]
 pub struct Kernel {
@@ -148,8 +117,9 @@ pub struct Kernel {
     /// not built for that device).
     executables: Vec<Option<Arc<CompiledProgram>>>,
     /// Per device of the program: the kernel's own module, cut from the
-    /// executable's on its first pipeline (`ferrocl_compiler::entry_module`);
-    /// `None` inside where the cut failed and the whole module serves.
+    /// executable's when the kernel is created
+    /// (`ferrocl_compiler::entry_module`); `None` inside where the cut
+    /// failed and the whole module serves.
     entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
@@ -199,17 +169,30 @@ impl Kernel {
     ) -> Arc<Kernel> {
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
         let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
+        // Each device's module for this kernel is cut now: the analysis of
+        // which arguments the kernel writes reads it (a fifth of the
+        // five-kernel benchmark program's words: 75 µs where the whole
+        // module took 240-350), and its pipelines are made from it.
+        let entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>> =
+            executables.iter().map(|_| OnceLock::new()).collect();
         let mut written: Option<Vec<bool>> = None;
-        for exe in executables.iter().flatten() {
-            let Some(index) = exe.kernels.iter().position(|k| k.name == info.name) else {
+        for (cut, exe) in entry_modules.iter().zip(&executables) {
+            let Some(exe) = exe else {
                 continue;
             };
-            let analysed = written_arguments(exe);
-            let Some(on_device) = analysed.get(index) else {
+            let Some(compiled) = exe.kernels.iter().find(|k| k.name == info.name) else {
                 continue;
             };
+            let module = cut.get_or_init(|| {
+                ferrocl_compiler::entry_module::module_for_entry(&exe.spirv, &info.name)
+                    .map(Arc::from)
+            });
+            let on_device = ferrocl_compiler::arg_writes::written_arguments(
+                module.as_deref().unwrap_or(&exe.spirv),
+                compiled,
+            );
             let all = written.get_or_insert_with(|| vec![false; info.args.len()]);
-            for (w, d) in all.iter_mut().zip(on_device) {
+            for (w, d) in all.iter_mut().zip(&on_device) {
                 *w |= *d;
             }
         }
@@ -223,7 +206,7 @@ impl Kernel {
             info,
             written,
             uniform_work_groups,
-            entry_modules: executables.iter().map(|_| OnceLock::new()).collect(),
+            entry_modules,
             executables,
             args: Mutex::new(args),
             pipelines: Mutex::new(Vec::new()),
