@@ -99,140 +99,187 @@ fn section(op: u32) -> Section {
 /// name no such entry point, or use decoration groups (which the compiler
 /// never emits): then the whole module serves.
 pub fn module_for_entry(spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
-    if spirv.len() < 5 || spirv[0] != MAGIC {
-        return None;
-    }
-    let bound = spirv[3] as usize;
-    // Every id is defined by an instruction of two words or more, so a
-    // bound far past the length is not a module (and would size the id
-    // sets after it).
-    if bound > spirv.len() + 1 {
-        return None;
-    }
-    let insts = instructions(spirv)?;
-    let words = |i: &Inst| &spirv[i.at..i.at + i.len];
-    if insts.iter().any(|i| {
-        matches!(
-            i.op,
-            OP_DECORATION_GROUP | OP_GROUP_DECORATE | OP_GROUP_MEMBER_DECORATE
-        )
-    }) {
-        return None;
-    }
-    let entry_point = insts
-        .iter()
-        .find(|i| i.op == OP_ENTRY_POINT && i.len > 3 && literal_string(&words(i)[3..]) == entry)?;
-    let function = words(entry_point)[2];
-    let functions = functions(spirv, &insts)?;
-    let reached = reachable(spirv, &insts, &functions, function)?;
-    let kept_functions: Vec<&Function> = functions
-        .iter()
-        .filter(|f| reached.contains(&f.id))
-        .collect();
-    let first_function = functions.first().map_or(insts.len(), |f| f.start);
-    let before = &insts[..first_function];
+    ModuleIndex::new(spirv)?.cut(spirv, entry)
+}
 
-    let mut kept = Ids::new(bound);
-    let mut layouts = Layouts::default();
-    // The id each instruction before the functions defines, if any.
-    let results: Vec<Option<u32>> = before.iter().map(|i| layouts.result_id(words(i))).collect();
-    // The entry point's function and interface variables (after its name).
-    let name_words = words(entry_point)[3..]
-        .iter()
-        .position(|w| w.to_le_bytes().contains(&0))?
-        + 1;
-    for &id in &words(entry_point)[3 + name_words..] {
-        kept.mark(id);
-    }
-    kept.mark(function);
-    for i in before {
-        let w = words(i);
-        match section(i.op) {
-            Section::ExecutionMode if w.get(1) == Some(&function) => {
-                kept.mark_all(&w[1..]);
-            }
-            Section::Annotation
-                if i.op == OP_DECORATE
-                    && w.len() == 4
-                    && w[2] == DECORATION_BUILT_IN
-                    && w[3] == BUILT_IN_WORKGROUP_SIZE =>
-            {
-                kept.mark(w[1]);
-            }
-            _ => {}
+/// What every cut of one module reads the same way, read once: its
+/// instructions, its functions and the id each instruction before the
+/// functions defines. Cutting each kernel of a 48-kernel program from
+/// one index costs a fraction of cutting each from the words.
+pub struct ModuleIndex {
+    /// The length of the words indexed; a cut of other words is refused.
+    len: usize,
+    bound: usize,
+    insts: Vec<Inst>,
+    functions: Vec<Function>,
+    /// Per instruction before the first function: the id it defines.
+    results: Vec<Option<u32>>,
+}
+
+impl ModuleIndex {
+    /// `None` when the words do not read as a module or use decoration
+    /// groups.
+    pub fn new(spirv: &[u32]) -> Option<ModuleIndex> {
+        if spirv.len() < 5 || spirv[0] != MAGIC {
+            return None;
         }
-    }
-    // Every id a kept function's instructions name, and every id they
-    // define (decorations and names of those stay).
-    let mut defined = Ids::new(bound);
-    for f in &kept_functions {
-        for i in &insts[f.start..f.end] {
-            kept.mark_all(&words(i)[1..]);
-            if let Some(id) = layouts.result_id(words(i)) {
-                defined.mark(id);
-            }
+        let bound = spirv[3] as usize;
+        // Every id is defined by an instruction of two words or more, so a
+        // bound far past the length is not a module (and would size the id
+        // sets after it).
+        if bound > spirv.len() + 1 {
+            return None;
         }
-    }
-    // Types, constants and variables name each other; a pointer type may
-    // be used before its declaration (OpTypeForwardPointer), so one pass
-    // may not be enough.
-    let global_kept = |kept: &Ids, k: usize| {
-        let i = &before[k];
-        if i.op == OP_TYPE_FORWARD_POINTER {
-            return words(i).get(1).is_some_and(|&id| kept.has(id));
+        let insts = instructions(spirv)?;
+        if insts.iter().any(|i| {
+            matches!(
+                i.op,
+                OP_DECORATION_GROUP | OP_GROUP_DECORATE | OP_GROUP_MEMBER_DECORATE
+            )
+        }) {
+            return None;
         }
-        results[k].is_none_or(|id| kept.has(id))
-    };
-    loop {
-        let mut grew = false;
-        for (k, i) in before.iter().enumerate().rev() {
+        let functions = functions(spirv, &insts)?;
+        let first_function = functions.first().map_or(insts.len(), |f| f.start);
+        let mut layouts = Layouts::default();
+        let results = insts[..first_function]
+            .iter()
+            .map(|i| layouts.result_id(&spirv[i.at..i.at + i.len]))
+            .collect();
+        Some(ModuleIndex {
+            len: spirv.len(),
+            bound,
+            insts,
+            functions,
+            results,
+        })
+    }
+
+    /// [`module_for_entry`] from this index; `spirv` must be the words it
+    /// was made from (`None` if their length differs).
+    pub fn cut(&self, spirv: &[u32], entry: &str) -> Option<Vec<u32>> {
+        if spirv.len() != self.len {
+            return None;
+        }
+        let ModuleIndex {
+            bound,
+            insts,
+            functions,
+            results,
+            ..
+        } = self;
+        let words = |i: &Inst| &spirv[i.at..i.at + i.len];
+        let entry_point = insts.iter().find(|i| {
+            i.op == OP_ENTRY_POINT && i.len > 3 && literal_string(&words(i)[3..]) == entry
+        })?;
+        let function = words(entry_point)[2];
+        let reached = reachable(spirv, insts, functions, function)?;
+        let kept_functions: Vec<&Function> = functions
+            .iter()
+            .filter(|f| reached.contains(&f.id))
+            .collect();
+        let before = &insts[..results.len()];
+
+        let mut kept = Ids::new(*bound);
+        let mut layouts = Layouts::default();
+        // The entry point's function and interface variables (after its name).
+        let name_words = words(entry_point)[3..]
+            .iter()
+            .position(|w| w.to_le_bytes().contains(&0))?
+            + 1;
+        for &id in &words(entry_point)[3 + name_words..] {
+            kept.mark(id);
+        }
+        kept.mark(function);
+        for i in before {
+            let w = words(i);
             match section(i.op) {
-                Section::Global if global_kept(&kept, k) => {
-                    grew |= kept.mark_all(&words(i)[1..]);
+                Section::ExecutionMode if w.get(1) == Some(&function) => {
+                    kept.mark_all(&w[1..]);
                 }
-                Section::Annotation if i.op == OP_DECORATE_ID => {
-                    let w = words(i);
-                    if w.len() > 3 && kept.has(w[1]) {
-                        grew |= kept.mark_all(&w[3..]);
-                    }
+                Section::Annotation
+                    if i.op == OP_DECORATE
+                        && w.len() == 4
+                        && w[2] == DECORATION_BUILT_IN
+                        && w[3] == BUILT_IN_WORKGROUP_SIZE =>
+                {
+                    kept.mark(w[1]);
                 }
                 _ => {}
             }
         }
-        if !grew {
-            break;
+        // Every id a kept function's instructions name, and every id they
+        // define (decorations and names of those stay).
+        let mut defined = Ids::new(*bound);
+        for f in &kept_functions {
+            for i in &insts[f.start..f.end] {
+                kept.mark_all(&words(i)[1..]);
+                if let Some(id) = layouts.result_id(words(i)) {
+                    defined.mark(id);
+                }
+            }
         }
-    }
-    let globals: Vec<bool> = (0..before.len())
-        .map(|k| section(before[k].op) == Section::Global && global_kept(&kept, k))
-        .collect();
-    for (k, &global) in globals.iter().enumerate() {
-        if let (true, Some(id)) = (global, results[k]) {
-            defined.mark(id);
-        }
-    }
-
-    let mut out = Vec::with_capacity(spirv.len());
-    out.extend_from_slice(&spirv[..5]);
-    for (i, &global) in before.iter().zip(&globals) {
-        let w = words(i);
-        let keep = match section(i.op) {
-            Section::Kept => true,
-            Section::EntryPoint => i.at == entry_point.at,
-            Section::ExecutionMode => w.get(1) == Some(&function),
-            Section::Name | Section::Annotation => w.get(1).is_some_and(|&id| defined.has(id)),
-            Section::Global => global,
+        // Types, constants and variables name each other; a pointer type may
+        // be used before its declaration (OpTypeForwardPointer), so one pass
+        // may not be enough.
+        let global_kept = |kept: &Ids, k: usize| {
+            let i = &before[k];
+            if i.op == OP_TYPE_FORWARD_POINTER {
+                return words(i).get(1).is_some_and(|&id| kept.has(id));
+            }
+            results[k].is_none_or(|id| kept.has(id))
         };
-        if keep {
-            out.extend_from_slice(w);
+        loop {
+            let mut grew = false;
+            for (k, i) in before.iter().enumerate().rev() {
+                match section(i.op) {
+                    Section::Global if global_kept(&kept, k) => {
+                        grew |= kept.mark_all(&words(i)[1..]);
+                    }
+                    Section::Annotation if i.op == OP_DECORATE_ID => {
+                        let w = words(i);
+                        if w.len() > 3 && kept.has(w[1]) {
+                            grew |= kept.mark_all(&w[3..]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !grew {
+                break;
+            }
         }
-    }
-    for f in &kept_functions {
-        for i in &insts[f.start..f.end] {
-            out.extend_from_slice(words(i));
+        let globals: Vec<bool> = (0..before.len())
+            .map(|k| section(before[k].op) == Section::Global && global_kept(&kept, k))
+            .collect();
+        for (k, &global) in globals.iter().enumerate() {
+            if let (true, Some(id)) = (global, results[k]) {
+                defined.mark(id);
+            }
         }
+
+        let mut out = Vec::with_capacity(spirv.len());
+        out.extend_from_slice(&spirv[..5]);
+        for (i, &global) in before.iter().zip(&globals) {
+            let w = words(i);
+            let keep = match section(i.op) {
+                Section::Kept => true,
+                Section::EntryPoint => i.at == entry_point.at,
+                Section::ExecutionMode => w.get(1) == Some(&function),
+                Section::Name | Section::Annotation => w.get(1).is_some_and(|&id| defined.has(id)),
+                Section::Global => global,
+            };
+            if keep {
+                out.extend_from_slice(w);
+            }
+        }
+        for f in &kept_functions {
+            for i in &insts[f.start..f.end] {
+                out.extend_from_slice(words(i));
+            }
+        }
+        Some(out)
     }
-    Some(out)
 }
 
 /// The instructions after the header; `None` if a word count runs past

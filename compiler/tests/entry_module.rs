@@ -4,7 +4,7 @@
 mod common;
 
 use ferrocl_compiler::arg_writes::written_arguments;
-use ferrocl_compiler::entry_module::module_for_entry;
+use ferrocl_compiler::entry_module::{module_for_entry, ModuleIndex};
 use ferrocl_compiler::CompiledProgram;
 use rspirv::dr::{self, Operand};
 use rspirv::spirv::{ExecutionMode, Op};
@@ -170,6 +170,10 @@ fn modules_it_cannot_cut_are_left_whole() {
     // A one-kernel program cuts to a module as valid as the whole.
     let cut = module_for_entry(&program.spirv, "k").unwrap();
     common::validate(&cut);
+    // An index cuts only the words it was made from.
+    let index = ModuleIndex::new(&program.spirv).unwrap();
+    assert!(index.cut(&truncated, "k").is_none());
+    assert!(index.cut(&[], "k").is_none());
 }
 
 #[path = "../benches/programs/mod.rs"]
@@ -195,9 +199,16 @@ fn every_kernel_of_larger_programs_cuts_to_a_valid_module() {
         let program = common::build(source);
         assert!(!program.kernels.is_empty());
         let whole_functions = dr::load_words(&program.spirv).unwrap().functions.len();
+        // One index serves every kernel's cut, as in the runtime.
+        let index = ModuleIndex::new(&program.spirv).expect("index");
         for kernel in &program.kernels {
-            let cut = module_for_entry(&program.spirv, &kernel.name)
+            let cut = index
+                .cut(&program.spirv, &kernel.name)
                 .unwrap_or_else(|| panic!("no module for {}", kernel.name));
+            assert_eq!(
+                Some(&cut),
+                module_for_entry(&program.spirv, &kernel.name).as_ref()
+            );
             common::validate(&cut);
             let module = dr::load_words(&cut).unwrap();
             assert_eq!(entry_names(&module), vec![kernel.name.clone()]);

@@ -17,6 +17,7 @@ use crate::printf;
 use crate::program::{Program, ProgramSource};
 use crate::queue::{memory_key, Access, Queue, Recorder, UseList};
 use crate::vk_error;
+use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::options::{BuildOptions, ClStd};
 pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
 use ferrocl_compiler::{
@@ -102,6 +103,33 @@ impl LaunchData {
     }
 }
 
+/// Per built executable, its module read once for cutting
+/// (`ferrocl_compiler::entry_module::ModuleIndex`), made at the first
+/// `clCreateKernel`: each kernel's cut then reads only what it keeps, not
+/// the whole module again. Entries go when their executable does.
+type SharedIndex = Arc<Option<ModuleIndex>>;
+static MODULE_INDEXES: Mutex<Vec<(Weak<CompiledProgram>, SharedIndex)>> = Mutex::new(Vec::new());
+
+fn module_index(exe: &Arc<CompiledProgram>) -> SharedIndex {
+    {
+        let mut cache = MODULE_INDEXES.lock();
+        cache.retain(|(program, _)| program.strong_count() > 0);
+        if let Some((_, index)) = cache
+            .iter()
+            .find(|(program, _)| std::ptr::eq(program.as_ptr(), Arc::as_ptr(exe)))
+        {
+            return index.clone();
+        }
+    }
+    // Read outside the lock; two threads may both read one module, and
+    // both indexes are the same.
+    let index = Arc::new(ModuleIndex::new(&exe.spirv));
+    MODULE_INDEXES
+        .lock()
+        .push((Arc::downgrade(exe), index.clone()));
+    index
+}
+
 /// A `cl_kernel`.
 #[repr(C)]
 pub struct Kernel {
@@ -169,10 +197,11 @@ impl Kernel {
     ) -> Arc<Kernel> {
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
         let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
-        // Each device's module for this kernel is cut now: the analysis of
-        // which arguments the kernel writes reads it (a fifth of the
-        // five-kernel benchmark program's words: 75 µs where the whole
-        // module took 240-350), and its pipelines are made from it.
+        // Each device's module for this kernel is cut now, from the
+        // executable's index: the analysis of which arguments the kernel
+        // writes reads it (a fifth of the five-kernel benchmark program's
+        // words: 75 µs where the whole module took 240-350), and its
+        // pipelines are made from it.
         let entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>> =
             executables.iter().map(|_| OnceLock::new()).collect();
         let mut written: Option<Vec<bool>> = None;
@@ -184,8 +213,9 @@ impl Kernel {
                 continue;
             };
             let module = cut.get_or_init(|| {
-                ferrocl_compiler::entry_module::module_for_entry(&exe.spirv, &info.name)
-                    .map(Arc::from)
+                let index = module_index(exe);
+                let index = Option::as_ref(&index)?;
+                index.cut(&exe.spirv, &info.name).map(Arc::from)
             });
             let on_device = ferrocl_compiler::arg_writes::written_arguments(
                 module.as_deref().unwrap_or(&exe.spirv),
