@@ -1,8 +1,9 @@
 //! Arbitrary bytes as OpenCL C source. The compiler must answer every input
 //! with a program or a build log: a panic, an abort or a hang is a bug.
-//! Every kernel of a program that builds is also cut to its own module
-//! (`entry_module`), and the arguments it writes are read from that module
-//! (`arg_writes`), as the runtime does when the kernel is created.
+//! Every kernel of a program that builds is also cut to its own module,
+//! from one index of the program's (`entry_module`), and the arguments it
+//! writes are read from that module (`arg_writes`), as the runtime does
+//! when the kernel is created.
 //!
 //! The device capabilities alternate with the input's length so that both
 //! the minimal device (no fp64) and one with `cl_khr_fp64` are exercised
@@ -11,7 +12,7 @@
 #![no_main]
 
 use ferrocl_compiler::arg_writes::written_arguments;
-use ferrocl_compiler::entry_module::module_for_entry;
+use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use libfuzzer_sys::fuzz_target;
 
@@ -40,8 +41,11 @@ fuzz_target!(|data: &[u8]| {
         // Each kernel's own module, which its pipelines are made from, is
         // cut from every program that builds, and analysed for the
         // arguments it writes: neither may panic.
+        let index = ModuleIndex::new(&program.spirv);
         for kernel in &program.kernels {
-            let cut = module_for_entry(&program.spirv, &kernel.name);
+            let cut = index
+                .as_ref()
+                .and_then(|index| index.cut(&program.spirv, &kernel.name));
             let _ = written_arguments(cut.as_deref().unwrap_or(&program.spirv), kernel);
         }
     }
