@@ -10,15 +10,14 @@ use std::collections::HashMap;
 /// SipHash map for all of them was a sixth of the time of cutting a
 /// kernel's module.
 pub(crate) struct Layouts {
-    /// Per opcode: 0 not looked up yet, else 1 + has type + 2 x has result.
-    direct: [u8; Layouts::DIRECT],
+    direct: [Option<(bool, bool)>; Layouts::DIRECT],
     other: HashMap<u32, (bool, bool)>,
 }
 
 impl Default for Layouts {
     fn default() -> Layouts {
         Layouts {
-            direct: [0; Layouts::DIRECT],
+            direct: [None; Layouts::DIRECT],
             other: HashMap::new(),
         }
     }
@@ -28,15 +27,10 @@ impl Layouts {
     const DIRECT: usize = 512;
 
     pub(crate) fn get(&mut self, op: u32) -> (bool, bool) {
-        let Some(slot) = self.direct.get_mut(op as usize) else {
-            return *self.other.entry(op).or_insert_with(|| grammar_layout(op));
-        };
-        if *slot == 0 {
-            let (has_type, has_result) = grammar_layout(op);
-            *slot = 1 + u8::from(has_type) + 2 * u8::from(has_result);
+        match self.direct.get_mut(op as usize) {
+            Some(slot) => *slot.get_or_insert_with(|| grammar_layout(op)),
+            None => *self.other.entry(op).or_insert_with(|| grammar_layout(op)),
         }
-        let bits = *slot - 1;
-        (bits & 1 != 0, bits & 2 != 0)
     }
 
     /// The id an instruction defines, if any (`words` is the whole

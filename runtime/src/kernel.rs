@@ -29,7 +29,7 @@ use parking_lot::Mutex;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Weak};
 
 /// The value of one argument.
 #[derive(Clone)]
@@ -146,9 +146,9 @@ pub struct Kernel {
     executables: Vec<Option<Arc<CompiledProgram>>>,
     /// Per device of the program: the kernel's own module, cut from the
     /// executable's when the kernel is created
-    /// (`ferrocl_compiler::entry_module`); `None` inside where the cut
-    /// failed and the whole module serves.
-    entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>>,
+    /// (`ferrocl_compiler::entry_module`); `None` where the cut failed or
+    /// the device has no executable, and the whole module serves.
+    entry_modules: Vec<Option<Arc<[u32]>>>,
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
     /// Launch buffers kept for the next launch; boxed, as a launch moves
@@ -202,21 +202,23 @@ impl Kernel {
         // writes reads it (a fifth of the five-kernel benchmark program's
         // words: 75 µs where the whole module took 240-350), and its
         // pipelines are made from it.
-        let entry_modules: Vec<OnceLock<Option<Arc<[u32]>>>> =
-            executables.iter().map(|_| OnceLock::new()).collect();
+        let entry_modules: Vec<Option<Arc<[u32]>>> = executables
+            .iter()
+            .map(|exe| {
+                let exe = exe.as_ref()?;
+                let index = module_index(exe);
+                let cut = Option::as_ref(&index)?.cut(&exe.spirv, &info.name)?;
+                Some(Arc::from(cut))
+            })
+            .collect();
         let mut written: Option<Vec<bool>> = None;
-        for (cut, exe) in entry_modules.iter().zip(&executables) {
+        for (module, exe) in entry_modules.iter().zip(&executables) {
             let Some(exe) = exe else {
                 continue;
             };
             let Some(compiled) = exe.kernels.iter().find(|k| k.name == info.name) else {
                 continue;
             };
-            let module = cut.get_or_init(|| {
-                let index = module_index(exe);
-                let index = Option::as_ref(&index)?;
-                index.cut(&exe.spirv, &info.name).map(Arc::from)
-            });
             let on_device = ferrocl_compiler::arg_writes::written_arguments(
                 module.as_deref().unwrap_or(&exe.spirv),
                 compiled,
@@ -379,11 +381,9 @@ impl Kernel {
             capture_statistics: report.is_some(),
             ..PipelineOptions::default()
         };
-        let cut = self.entry_modules[key.device_index].get_or_init(|| {
-            ferrocl_compiler::entry_module::module_for_entry(&exe.spirv, &self.info.name)
-                .map(Arc::from)
-        });
-        let spirv: &[u32] = cut.as_deref().unwrap_or(&exe.spirv);
+        let spirv: &[u32] = self.entry_modules[key.device_index]
+            .as_deref()
+            .unwrap_or(&exe.spirv);
         let started = report.map(|_| std::time::Instant::now());
         let pipeline = backend
             .create_pipeline_with_options(

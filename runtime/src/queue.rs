@@ -254,7 +254,7 @@ impl Hasher for AddressHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.write_u64((self.0 << 8) | u64::from(b));
+            self.write_u64(u64::from(b));
         }
     }
 
