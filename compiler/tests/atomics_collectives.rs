@@ -160,3 +160,82 @@ fn sub_group_functions_need_the_extensions() {
     };
     assert!(log.contains("takes integers"), "{log}");
 }
+
+#[test]
+fn clustered_reductions_validate_and_need_a_constant_power_of_two() {
+    let mut caps = subgroup_caps();
+    caps.extensions
+        .push("cl_khr_subgroup_clustered_reduce".to_string());
+    let src = r#"
+        #define CLUSTER 8
+        kernel void k(global int *i, global uint *u, global long *l, global float *f,
+                      global double *d, global uchar *c) {
+            size_t g = get_global_id(0);
+            i[g] = sub_group_clustered_reduce_add(i[g], 4) + sub_group_clustered_reduce_mul(i[g], 2u)
+                 + sub_group_clustered_reduce_min(i[g], 1) + sub_group_clustered_reduce_max(i[g], CLUSTER)
+                 + sub_group_clustered_reduce_and(i[g], 2 * 2)
+                 + sub_group_clustered_reduce_logical_and(i[g], 4)
+                 + sub_group_clustered_reduce_logical_or(i[g] > 3, 16)
+                 + sub_group_clustered_reduce_logical_xor(i[g], 2);
+            u[g] = sub_group_clustered_reduce_or(u[g], 4) ^ sub_group_clustered_reduce_xor(u[g], 8);
+            l[g] = sub_group_clustered_reduce_max(l[g], 4);
+            f[g] = sub_group_clustered_reduce_add(f[g], 4) + sub_group_clustered_reduce_min(f[g], 2);
+            d[g] = sub_group_clustered_reduce_mul(d[g], 4);
+            c[g] = sub_group_clustered_reduce_add(c[g], 2);
+        }"#;
+    let words = common::build_caps(src, &caps).spirv;
+    let text = common::disassemble(&words);
+    assert!(
+        text.contains("OpCapability GroupNonUniformClustered"),
+        "{text}"
+    );
+    assert!(text.contains("ClusteredReduce"), "{text}");
+    // Without the extension the functions are unknown to the device.
+    let log = match common::build_with(src, &subgroup_caps()) {
+        Ok(_) => panic!("a clustered reduction built without the extension"),
+        Err(e) => e.log,
+    };
+    assert!(
+        log.contains("needs cl_khr_subgroup_clustered_reduce"),
+        "{log}"
+    );
+    for (size, what) in [
+        ("3", "not a power of two"),
+        ("0", "zero"),
+        ("-4", "negative"),
+        ("p[1]", "not a constant"),
+    ] {
+        let src = format!(
+            "kernel void k(global uint *p) {{ p[0] = sub_group_clustered_reduce_add(p[0], {size}); }}"
+        );
+        let log = match common::build_with(&src, &caps) {
+            Ok(_) => panic!("a cluster size that is {what} built"),
+            Err(e) => e.log,
+        };
+        assert!(
+            log.contains("integer constant expression and a power of two"),
+            "{what}: {log}"
+        );
+    }
+    // There are no clustered scans, and bitwise reductions take integers.
+    for (src, want) in [
+        (
+            "kernel void k(global uint *p) { p[0] = sub_group_clustered_scan_inclusive_add(p[0], 4); }",
+            "sub_group_clustered_scan_inclusive_add",
+        ),
+        (
+            "kernel void k(global float *p) { p[0] = sub_group_clustered_reduce_or(p[0], 4); }",
+            "takes integers",
+        ),
+        (
+            "kernel void k(global uint *p) { p[0] = sub_group_clustered_reduce_add(p[0]); }",
+            "takes 2 arguments",
+        ),
+    ] {
+        let log = match common::build_with(src, &caps) {
+            Ok(_) => panic!("built: {src}"),
+            Err(e) => e.log,
+        };
+        assert!(log.contains(want), "{src}: {log}");
+    }
+}

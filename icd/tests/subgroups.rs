@@ -548,3 +548,153 @@ fn rotations_within_the_sub_group_and_clusters() {
     }
     assert_same(&gpu.read::<i32>(&dout), &want, "rotations");
 }
+
+/// The reduction of `op` over the members of lane `lid`'s cluster of
+/// `size` lanes that `active` keeps.
+fn clustered<T: Copy>(
+    lanes: &[T],
+    lid: usize,
+    size: usize,
+    active: impl Fn(usize) -> bool,
+    op: impl Fn(T, T) -> T,
+) -> T {
+    let base = lid & !(size - 1);
+    (base..base + size)
+        .filter(|&l| active(l))
+        .map(|l| lanes[l])
+        .reduce(op)
+        .expect("the lane itself is active")
+}
+
+#[test]
+fn clustered_reductions_match_the_host_per_cluster() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __kernel void k(__global const int *in, __global const long *lin,
+                        __global const float *fin, __global int *out,
+                        __global long *lout, __global float *fout, __global uint *ids) {
+            size_t i = get_global_id(0);
+            size_t n = get_global_size(0);
+            uint lid = get_sub_group_local_id();
+            ids[i] = get_sub_group_id();
+            ids[n + i] = lid;
+            int x = in[i];
+            out[i] = sub_group_clustered_reduce_add(x, 4);
+            out[n + i] = sub_group_clustered_reduce_mul((x & 3) + 1, 2);
+            out[2 * n + i] = sub_group_clustered_reduce_min(x, MAXC);
+            out[3 * n + i] = sub_group_clustered_reduce_max(x, 1);
+            out[4 * n + i] = sub_group_clustered_reduce_and(x, 4);
+            out[5 * n + i] = sub_group_clustered_reduce_or(x, 2);
+            out[6 * n + i] = sub_group_clustered_reduce_xor(x, MAXC);
+            out[7 * n + i] = sub_group_clustered_reduce_logical_and(x & 1, 2);
+            out[8 * n + i] = sub_group_clustered_reduce_logical_or(x > 90, 4);
+            out[9 * n + i] = sub_group_clustered_reduce_logical_xor(x & 1, 4);
+            // Only the active work-items of a cluster take part.
+            out[10 * n + i] = lid % 3 != 0 ? sub_group_clustered_reduce_add(x, 4) : -1;
+            lout[i] = sub_group_clustered_reduce_add(lin[i], MAXC);
+            lout[n + i] = sub_group_clustered_reduce_min(lin[i], 2);
+            fout[i] = sub_group_clustered_reduce_add(fin[i], 4);
+            fout[n + i] = sub_group_clustered_reduce_max(fin[i], 2);
+        }"#;
+    if !has_extension(&gpu, "cl_khr_subgroup_clustered_reduce") {
+        // The device's Vulkan subgroups lack clustered operations: the
+        // functions are refused with a build log naming the extension.
+        let (status, log) = match gpu.try_program(&src.replace("MAXC", "4"), "") {
+            Ok(_) => panic!("clustered reductions built without the extension"),
+            Err(e) => e,
+        };
+        assert_eq!(status, CL_BUILD_PROGRAM_FAILURE);
+        assert!(
+            log.contains("cl_khr_subgroup_clustered_reduce"),
+            "build log: {log}"
+        );
+        eprintln!("the device lacks cl_khr_subgroup_clustered_reduce: checked the refusal only");
+        return;
+    }
+    let max = {
+        let probe = gpu.kernel(
+            "__kernel void k(__global uint *o) { o[0] = get_max_sub_group_size(); }",
+            "k",
+        );
+        let d = gpu.zeroed::<u32>(1);
+        probe.arg_buffer(0, &d);
+        gpu.run(&probe, &[1], None, None);
+        gpu.read::<u32>(&d)[0] as usize
+    };
+    assert!(max >= 4, "sub-groups of {max}");
+    let k = gpu.program(src, &format!("-D MAXC={max}")).kernel("k");
+    let (local, groups) = (4 * max, 2usize);
+    let n = local * groups;
+    let mut rng = XorShift::new(11);
+    let data: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 100) as i32 - 5).collect();
+    let ldata: Vec<i64> = (0..n)
+        .map(|_| (rng.next_u64() >> 8) as i64 - (1 << 54))
+        .collect();
+    // Small integers, so float sums are exact in any order.
+    let fdata: Vec<f32> = (0..n)
+        .map(|_| (rng.next_u32() % 64) as f32 - 20.0)
+        .collect();
+    let (din, dlin, dfin) = (gpu.buffer(&data), gpu.buffer(&ldata), gpu.buffer(&fdata));
+    let (dout, dlout, dfout, dids) = (
+        gpu.zeroed::<i32>(11 * n),
+        gpu.zeroed::<i64>(2 * n),
+        gpu.zeroed::<f32>(2 * n),
+        gpu.zeroed::<u32>(2 * n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dlin)
+        .arg_buffer(2, &dfin)
+        .arg_buffer(3, &dout)
+        .arg_buffer(4, &dlout)
+        .arg_buffer(5, &dfout)
+        .arg_buffer(6, &dids);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let ids = gpu.read::<u32>(&dids);
+    let mut want = vec![0i32; 11 * n];
+    let mut lwant = vec![0i64; 2 * n];
+    let mut fwant = vec![0f32; 2 * n];
+    for members in sub_groups(local, &ids[..n], &ids[n..]) {
+        assert_eq!(members.len(), max, "full sub-groups");
+        let x: Vec<i32> = members.iter().map(|&i| data[i]).collect();
+        let l: Vec<i64> = members.iter().map(|&i| ldata[i]).collect();
+        let f: Vec<f32> = members.iter().map(|&i| fdata[i]).collect();
+        let all = |_: usize| true;
+        let truth =
+            |v: &[i32], p: fn(i32) -> bool| v.iter().map(|&e| i32::from(p(e))).collect::<Vec<_>>();
+        let odd = truth(&x, |e| e & 1 != 0);
+        let big = truth(&x, |e| e > 90);
+        let factors: Vec<i32> = x.iter().map(|&e| (e & 3) + 1).collect();
+        for (lid, &i) in members.iter().enumerate() {
+            want[i] = clustered(&x, lid, 4, all, i32::wrapping_add);
+            want[n + i] = clustered(&factors, lid, 2, all, i32::wrapping_mul);
+            want[2 * n + i] = clustered(&x, lid, max, all, i32::min);
+            want[3 * n + i] = x[lid];
+            want[4 * n + i] = clustered(&x, lid, 4, all, |a, b| a & b);
+            want[5 * n + i] = clustered(&x, lid, 2, all, |a, b| a | b);
+            want[6 * n + i] = clustered(&x, lid, max, all, |a, b| a ^ b);
+            want[7 * n + i] = clustered(&odd, lid, 2, all, |a, b| a & b);
+            want[8 * n + i] = clustered(&big, lid, 4, all, |a, b| a | b);
+            want[9 * n + i] = clustered(&odd, lid, 4, all, |a, b| a ^ b);
+            want[10 * n + i] = if lid % 3 != 0 {
+                clustered(&x, lid, 4, |l| l % 3 != 0, i32::wrapping_add)
+            } else {
+                -1
+            };
+            lwant[i] = clustered(&l, lid, max, all, i64::wrapping_add);
+            lwant[n + i] = clustered(&l, lid, 2, all, i64::min);
+            fwant[i] = clustered(&f, lid, 4, all, |a, b| a + b);
+            fwant[n + i] = clustered(&f, lid, 2, all, f32::max);
+        }
+    }
+    assert_same(&gpu.read::<i32>(&dout), &want, "int clustered reductions");
+    assert_same(
+        &gpu.read::<i64>(&dlout),
+        &lwant,
+        "long clustered reductions",
+    );
+    assert_same(
+        &gpu.read::<f32>(&dfout),
+        &fwant,
+        "float clustered reductions",
+    );
+}

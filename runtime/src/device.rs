@@ -247,6 +247,10 @@ fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     if vk.features.subgroup_shuffle_relative {
         names.push("cl_khr_subgroup_shuffle_relative");
     }
+    // Reductions over clusters of a constant power-of-two size.
+    if vk.features.subgroup_clustered {
+        names.push("cl_khr_subgroup_clustered_reduce");
+    }
     // 8- and 16-bit integers and vectors in broadcasts, reductions and
     // scans (half too, where the device has it).
     if vk.features.int16 {
@@ -1146,6 +1150,15 @@ mod tests {
         assert!(!info.has_extension("cl_khr_subgroups"));
         assert!(info.has_extension("cl_khr_subgroup_shuffle_relative"));
         assert!(info.has_extension("cl_khr_subgroup_extended_types"));
+        // Clustered reductions need Vulkan's clustered operations.
+        assert!(!info.has_extension("cl_khr_subgroup_clustered_reduce"));
+        vk.features.subgroup_clustered = true;
+        let info = derive_device_info(&vk);
+        assert!(info.has_extension("cl_khr_subgroup_clustered_reduce"));
+        assert!(derive_target_caps(&vk)
+            .extensions
+            .iter()
+            .any(|e| e == "cl_khr_subgroup_clustered_reduce"));
 
         // A subgroup size that varies between pipelines is not offered.
         vk.limits.max_subgroup_size = 32;

@@ -1,5 +1,6 @@
 //! Sub-group functions (cl_khr_subgroups, and cl_khr_subgroup_ballot,
-//! _non_uniform_vote, _non_uniform_arithmetic, _shuffle, _shuffle_relative)
+//! _non_uniform_vote, _non_uniform_arithmetic, _shuffle, _shuffle_relative,
+//! _rotate, _clustered_reduce)
 //! as SPIR-V `GroupNonUniform*` instructions at `Subgroup` scope. An OpenCL
 //! sub-group is a Vulkan subgroup.
 
@@ -11,6 +12,7 @@ const SCOPE_SUBGROUP: u32 = 3;
 const GROUP_REDUCE: u32 = 0;
 const GROUP_INCLUSIVE_SCAN: u32 = 1;
 const GROUP_EXCLUSIVE_SCAN: u32 = 2;
+const GROUP_CLUSTERED_REDUCE: u32 = 3;
 
 impl<'a> Lowerer<'a> {
     /// A scalar `uint` (or `uint4` for the masks) sub-group built-in input.
@@ -102,6 +104,7 @@ impl<'a> Lowerer<'a> {
             SubGroupFn::Shuffle | SubGroupFn::ShuffleXor => "cl_khr_subgroup_shuffle",
             SubGroupFn::ShuffleUp | SubGroupFn::ShuffleDown => "cl_khr_subgroup_shuffle_relative",
             SubGroupFn::Rotate | SubGroupFn::ClusteredRotate => "cl_khr_subgroup_rotate",
+            SubGroupFn::ClusteredReduce(_) => "cl_khr_subgroup_clustered_reduce",
             _ => "cl_khr_subgroups",
         };
         self.require_extension(ext, name, span)?;
@@ -128,7 +131,8 @@ impl<'a> Lowerer<'a> {
             | SubGroupFn::ShuffleXor
             | SubGroupFn::ShuffleUp
             | SubGroupFn::ShuffleDown
-            | SubGroupFn::Rotate => 2,
+            | SubGroupFn::Rotate
+            | SubGroupFn::ClusteredReduce(_) => 2,
             SubGroupFn::ClusteredRotate => 3,
             _ => 1,
         };
@@ -307,7 +311,37 @@ impl<'a> Lowerer<'a> {
                 self.m.capability(Capability::GroupNonUniformArithmetic);
                 let v = vals.remove(0);
                 let t = self.subgroup_type(&v.ty, name, span)?;
-                self.sub_group_arithmetic(arith, group_op, v, &t, name, span)
+                self.sub_group_arithmetic(arith, (group_op, None), v, &t, name, span)
+            }
+            SubGroupFn::ClusteredReduce(arith) => {
+                // SPIR-V takes the cluster size only as a constant, and only
+                // a power of two; OpenCL leaves anything else undefined, so
+                // it is diagnosed here rather than passed on.
+                let size = consteval::eval(&args[1], self.types)
+                    .map(|c| c.as_i64())
+                    .filter(|&n| n > 0 && n <= i64::from(u32::MAX) && (n as u64).is_power_of_two());
+                let Some(size) = size else {
+                    self.error(
+                        args[1].span,
+                        format!(
+                            "'{name}' needs a cluster size that is an integer constant \
+                             expression and a power of two"
+                        ),
+                    );
+                    return None;
+                };
+                self.m.capability(Capability::GroupNonUniformClustered);
+                let v = vals.remove(0);
+                let t = self.subgroup_type(&v.ty, name, span)?;
+                let size = self.u32c(size as u32);
+                self.sub_group_arithmetic(
+                    arith,
+                    (GROUP_CLUSTERED_REDUCE, Some(size)),
+                    v,
+                    &t,
+                    name,
+                    span,
+                )
             }
             SubGroupFn::Ballot => {
                 self.m.capability(Capability::GroupNonUniformBallot);
@@ -485,10 +519,13 @@ impl<'a> Lowerer<'a> {
         self.op(Op::CompositeConstruct, ty, &comps)
     }
 
+    /// One `OpGroupNonUniform<arith>` at sub-group scope; `group_op` is
+    /// the `GroupOperation` and, for a clustered reduction, the id of the
+    /// constant cluster size.
     fn sub_group_arithmetic(
         &mut self,
         arith: GroupArith,
-        group_op: u32,
+        (group_op, cluster): (u32, Option<Word>),
         v: Val,
         t: &Type,
         name: &str,
@@ -524,14 +561,16 @@ impl<'a> Lowerer<'a> {
                 let p = self.truth(v);
                 let bt = self.bool_ty(1);
                 let scope = self.u32c(SCOPE_SUBGROUP);
-                let b = self.op(o, bt, &[scope, group_op, p]);
+                let operands = [scope, group_op, p];
+                let b = self.op(o, bt, &with_cluster(&operands, cluster));
                 return Some(self.bool_to_int(b));
             }
         };
         let scope = self.u32c(SCOPE_SUBGROUP);
         let ty = self.sty(t);
+        let operands = [scope, group_op, v.id];
         Some(Val::new(
-            self.op(op, ty, &[scope, group_op, v.id]),
+            self.op(op, ty, &with_cluster(&operands, cluster)),
             t.clone(),
         ))
     }
@@ -588,4 +627,12 @@ impl<'a> Lowerer<'a> {
         self.op_void(Op::ControlBarrier, &[exec, mem, sem]);
         Some(Val::new(0, Type::Void))
     }
+}
+
+/// A group operation's operands, with the cluster size last when there is
+/// one.
+fn with_cluster(operands: &[Word; 3], cluster: Option<Word>) -> Vec<Word> {
+    let mut all = operands.to_vec();
+    all.extend(cluster);
+    all
 }

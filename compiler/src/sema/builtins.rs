@@ -168,6 +168,10 @@ pub enum SubGroupFn {
     Collective(GroupOp),
     /// `sub_group_non_uniform_*`: over the active work-items only.
     NonUniform(GroupOp),
+    /// `sub_group_clustered_reduce_<op>(value, clustersize)`
+    /// (cl_khr_subgroup_clustered_reduce): over the active work-items of
+    /// each cluster of `clustersize` consecutive sub-group local ids.
+    ClusteredReduce(GroupArith),
     Elect,
     NonUniformAll,
     NonUniformAny,
@@ -945,10 +949,20 @@ fn synchronization_builtin(name: &str) -> Option<Builtin> {
         "shuffle_down" => SubGroupFn::ShuffleDown,
         "rotate" => SubGroupFn::Rotate,
         "clustered_rotate" => SubGroupFn::ClusteredRotate,
-        _ => match rest.strip_prefix("non_uniform_") {
-            Some(op) => SubGroupFn::NonUniform(group_op(op, true)?),
-            None => SubGroupFn::Collective(group_op(rest, false)?),
-        },
+        _ => {
+            if let Some(op) = rest.strip_prefix("non_uniform_") {
+                SubGroupFn::NonUniform(group_op(op, true)?)
+            } else if let Some(op) = rest.strip_prefix("clustered_") {
+                // Clustered reductions take every operation the
+                // non-uniform ones do; there are no clustered scans.
+                match group_op(op, true)? {
+                    GroupOp::Reduce(arith) => SubGroupFn::ClusteredReduce(arith),
+                    _ => return None,
+                }
+            } else {
+                SubGroupFn::Collective(group_op(rest, false)?)
+            }
+        }
     };
     Some(Builtin::SubGroup(f))
 }
