@@ -395,6 +395,23 @@ unsafe fn device_info(
             {
                 write_info(&(0 as cl_bitfield), size, ptr, size_ret)
             }
+            CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR
+                if info.has_extension("cl_khr_integer_dot_product") =>
+            {
+                let both = CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+                    | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR;
+                write_info(&both, size, ptr, size_ret)
+            }
+            // Plain integer arithmetic: no combination is accelerated (the
+            // six cl_bool members of the properties structure). The names
+            // are the specification's, `x` included.
+            #[allow(non_upper_case_globals)]
+            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+            | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR
+                if info.has_extension("cl_khr_integer_dot_product") =>
+            {
+                write_info(&[CL_FALSE; 6], size, ptr, size_ret)
+            }
             // Non-uniform NDRanges run as up to 8 regions of uniform
             // dispatches.
             CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => write_info(&true, size, ptr, size_ret),

@@ -206,3 +206,156 @@ fn integer_functions_on_every_type() {
     }
     check_generated(&int_inputs(), &rows, "", 0.0);
 }
+
+/// `dot(a, b)` of four bytes, each read signed or unsigned.
+fn dot4(a: u32, b: u32, a_signed: bool, b_signed: bool) -> i64 {
+    let byte = |w: u32, i: u32, signed: bool| {
+        let v = (w >> (8 * i)) as u8;
+        if signed {
+            i64::from(v as i8)
+        } else {
+            i64::from(v)
+        }
+    };
+    (0..4)
+        .map(|i| byte(a, i, a_signed) * byte(b, i, b_signed))
+        .sum()
+}
+
+#[test]
+fn integer_dot_products_match_the_host() {
+    use ferrocl_runtime::cl::*;
+    let gpu = common::Gpu::new();
+    let extensions = gpu.device_string(CL_DEVICE_EXTENSIONS);
+    assert!(
+        extensions
+            .split(' ')
+            .any(|e| e == "cl_khr_integer_dot_product"),
+        "{extensions}"
+    );
+    let both = CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+        | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR;
+    assert_eq!(
+        gpu.device_info::<cl_bitfield>(CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR),
+        both
+    );
+    // Plain arithmetic: nothing is reported as accelerated.
+    assert_eq!(
+        gpu.device_info::<[cl_bool; 6]>(
+            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+        ),
+        [CL_FALSE; 6]
+    );
+    let src = r#"
+        __kernel void k(__global const uint *w, __global const int *acc,
+                        __global const uint *uacc, __global uint *ou, __global int *oi) {
+            size_t g = get_global_id(0);
+            size_t n = get_global_size(0);
+            uint a = w[g], b = w[n + g];
+            uchar4 ua = as_uchar4(a), ub = as_uchar4(b);
+            char4 ca = as_char4(a), cb = as_char4(b);
+            ou[g] = dot(ua, ub);
+            ou[n + g] = dot_acc_sat(ua, ub, uacc[g]);
+            ou[2 * n + g] = dot_4x8packed_uu_uint(a, b);
+            ou[3 * n + g] = dot_acc_sat_4x8packed_uu_uint(a, b, uacc[g]);
+            oi[g] = dot(ca, cb);
+            oi[n + g] = dot(ua, cb);
+            oi[2 * n + g] = dot(ca, ub);
+            oi[3 * n + g] = dot_acc_sat(ca, cb, acc[g]);
+            oi[4 * n + g] = dot_acc_sat(ua, cb, acc[g]);
+            oi[5 * n + g] = dot_acc_sat(ca, ub, acc[g]);
+            oi[6 * n + g] = dot_4x8packed_ss_int(a, b);
+            oi[7 * n + g] = dot_4x8packed_us_int(a, b);
+            oi[8 * n + g] = dot_4x8packed_su_int(a, b);
+            oi[9 * n + g] = dot_acc_sat_4x8packed_ss_int(a, b, acc[g]);
+            oi[10 * n + g] = dot_acc_sat_4x8packed_us_int(a, b, acc[g]);
+            oi[11 * n + g] = dot_acc_sat_4x8packed_su_int(a, b, acc[g]);
+        }"#;
+    let k = gpu.kernel(src, "k");
+    let n = 4096usize;
+    let mut rng = common::XorShift::new(5);
+    let mut words = rng.u32s(2 * n);
+    // The extremes of every byte.
+    words[..8].copy_from_slice(&[
+        0xffff_ffff,
+        0x8080_8080,
+        0x7f7f_7f7f,
+        0,
+        0x8080_8080,
+        0xffff_ffff,
+        0x8080_8080,
+        0x7f80_ff01,
+    ]);
+    words[n..n + 8].copy_from_slice(&[
+        0xffff_ffff,
+        0x8080_8080,
+        0x7f7f_7f7f,
+        0x1234_5678,
+        0xffff_ffff,
+        0x8080_8080,
+        0x7f7f_7f7f,
+        0x01ff_807f,
+    ]);
+    // Accumulators near both ends, so that saturation happens both ways.
+    let acc: Vec<i32> = (0..n)
+        .map(|i| match i % 4 {
+            0 => i32::MAX - (rng.next_u32() % 200_000) as i32,
+            1 => i32::MIN + (rng.next_u32() % 200_000) as i32,
+            _ => rng.next_u32() as i32,
+        })
+        .collect();
+    let uacc: Vec<u32> = (0..n)
+        .map(|i| match i % 2 {
+            0 => u32::MAX - rng.next_u32() % 300_000,
+            _ => rng.next_u32(),
+        })
+        .collect();
+    let (dw, dacc, duacc) = (gpu.buffer(&words), gpu.buffer(&acc), gpu.buffer(&uacc));
+    let (dou, doi) = (gpu.zeroed::<u32>(4 * n), gpu.zeroed::<i32>(12 * n));
+    k.arg_buffer(0, &dw)
+        .arg_buffer(1, &dacc)
+        .arg_buffer(2, &duacc)
+        .arg_buffer(3, &dou)
+        .arg_buffer(4, &doi);
+    gpu.run(&k, &[n], None, None);
+    let sat_u = |d: i64, acc: u32| (d + i64::from(acc)).min(i64::from(u32::MAX)) as u32;
+    let sat_i = |d: i64, acc: i32| {
+        (d + i64::from(acc)).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    };
+    let mut want_u = vec![0u32; 4 * n];
+    let mut want_i = vec![0i32; 12 * n];
+    for g in 0..n {
+        let (a, b) = (words[g], words[n + g]);
+        let uu = dot4(a, b, false, false);
+        let (ss, us, su) = (
+            dot4(a, b, true, true),
+            dot4(a, b, false, true),
+            dot4(a, b, true, false),
+        );
+        want_u[g] = uu as u32;
+        want_u[n + g] = sat_u(uu, uacc[g]);
+        want_u[2 * n + g] = uu as u32;
+        want_u[3 * n + g] = sat_u(uu, uacc[g]);
+        for (j, v) in [
+            ss as i32,
+            us as i32,
+            su as i32,
+            sat_i(ss, acc[g]),
+            sat_i(us, acc[g]),
+            sat_i(su, acc[g]),
+            ss as i32,
+            us as i32,
+            su as i32,
+            sat_i(ss, acc[g]),
+            sat_i(us, acc[g]),
+            sat_i(su, acc[g]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            want_i[j * n + g] = v;
+        }
+    }
+    common::assert_same(&gpu.read::<u32>(&dou), &want_u, "unsigned dot products");
+    common::assert_same(&gpu.read::<i32>(&doi), &want_i, "signed dot products");
+}

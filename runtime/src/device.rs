@@ -149,12 +149,14 @@ impl DeviceInfo {
 
 /// The OpenCL C extensions ferrocl's compiler implements on every device.
 /// These are also the macros and pragmas the compiler accepts.
-const OPENCL_C_EXTENSIONS: [&str; 8] = [
+const OPENCL_C_EXTENSIONS: [&str; 9] = [
     "cl_khr_3d_image_writes",
     "cl_khr_byte_addressable_store",
     "cl_khr_depth_images",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
+    // In plain 32-bit integer arithmetic (compiler/src/lower/integer_dot.rs).
+    "cl_khr_integer_dot_product",
     "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics",
     "cl_khr_srgb_image_writes",
@@ -293,6 +295,9 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     if sub_group_size(vk).is_some() {
         names.push("__opencl_c_subgroups");
     }
+    // cl_khr_integer_dot_product, both forms.
+    names.push("__opencl_c_integer_dot_product_input_4x8bit");
+    names.push("__opencl_c_integer_dot_product_input_4x8bit_packed");
     // Images in software (docs/images.md): every type, written too, and
     // read_write images.
     names.push("__opencl_c_images");
@@ -356,7 +361,15 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
     let mut list: Vec<NameVersion> = opencl_c_extension_names(vk)
         .into_iter()
         .chain(API_EXTENSIONS)
-        .map(|name| NameVersion::new(name, v1))
+        .map(|name| {
+            // Version 2 added the acceleration queries, which are answered.
+            let version = if name == "cl_khr_integer_dot_product" {
+                make_version(2, 0, 0)
+            } else {
+                v1
+            };
+            NameVersion::new(name, version)
+        })
         .collect();
     if vk.pci_bus_info.is_some() {
         list.push(NameVersion::new("cl_khr_pci_bus_info", v1));

@@ -64,7 +64,7 @@ impl<'a> Lowerer<'a> {
             Builtin::VLoad(_) | Builtin::VLoadHalf(..) => Some(2),
             Builtin::VStoreHalf(..) => Some(3),
             Builtin::VStore(_) => Some(3),
-            Builtin::Special(n) => Some(match n {
+            Builtin::Special(n) => integer_dot::arity(n).or(Some(match n {
                 "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
                 "async_copy" => 4,
                 "mad_sat" => 3,
@@ -75,7 +75,7 @@ impl<'a> Lowerer<'a> {
                 | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit" | "any"
                 | "all" => 1,
                 _ => 2,
-            }),
+            })),
             Builtin::Fence(_)
             | Builtin::AtomicC11 { .. }
             | Builtin::WorkGroup(_)
@@ -1188,6 +1188,7 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(self.op(Op::BitwiseOr, ty, &[h, l]), wt))
             }
             "length" | "normalize" | "distance" => self.geometric(name, vals, span),
+            _ if integer_dot::is_integer_dot(name, &vals) => self.integer_dot(name, vals, span),
             "dot" | "cross" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;
@@ -2099,7 +2100,7 @@ impl<'a> Lowerer<'a> {
         r
     }
 
-    fn saturating(&mut self, add: bool, a: Word, b: Word, t: &Type) -> Word {
+    pub(super) fn saturating(&mut self, add: bool, a: Word, b: Word, t: &Type) -> Word {
         let s = t.elem_scalar().unwrap_or(Scalar::Int);
         let n = t.width();
         let ty = self.sty(t);

@@ -21,6 +21,7 @@ mod collective;
 mod expr;
 mod generic;
 mod image;
+mod integer_dot;
 mod program_data;
 mod reinterpret;
 pub(crate) use image::uses_image_library;

@@ -767,6 +767,27 @@ const TABLE: &[(&str, Builtin)] = {
         ("mad_hi", Special("mad_hi")),
         ("upsample", Special("upsample")),
         ("dot", Special("dot")),
+        ("dot_acc_sat", Special("dot_acc_sat")),
+        ("dot_4x8packed_uu_uint", Special("dot_4x8packed_uu_uint")),
+        ("dot_4x8packed_ss_int", Special("dot_4x8packed_ss_int")),
+        ("dot_4x8packed_us_int", Special("dot_4x8packed_us_int")),
+        ("dot_4x8packed_su_int", Special("dot_4x8packed_su_int")),
+        (
+            "dot_acc_sat_4x8packed_uu_uint",
+            Special("dot_acc_sat_4x8packed_uu_uint"),
+        ),
+        (
+            "dot_acc_sat_4x8packed_ss_int",
+            Special("dot_acc_sat_4x8packed_ss_int"),
+        ),
+        (
+            "dot_acc_sat_4x8packed_us_int",
+            Special("dot_acc_sat_4x8packed_us_int"),
+        ),
+        (
+            "dot_acc_sat_4x8packed_su_int",
+            Special("dot_acc_sat_4x8packed_su_int"),
+        ),
         ("cross", Special("cross")),
         ("length", Special("length")),
         ("normalize", Special("normalize")),

@@ -1,0 +1,152 @@
+//! cl_khr_integer_dot_product: `dot` and `dot_acc_sat` of two vectors of
+//! four 8-bit integers, and the `dot_*4x8packed_*` forms taking the four
+//! components packed into a `uint`, in plain 32-bit integer arithmetic
+//! (any Vulkan device runs it; no capability beyond `Shader`). Each
+//! component is sign- or zero-extended to 32 bits, the products summed:
+//! the sum cannot overflow, as 4 x 255 x 255 < 2^31.
+
+use super::*;
+
+/// The OpenCL C 3.0 features the two forms need.
+const FEATURE_VECTORS: &str = "__opencl_c_integer_dot_product_input_4x8bit";
+const FEATURE_PACKED: &str = "__opencl_c_integer_dot_product_input_4x8bit_packed";
+
+/// Is `name` with these arguments an integer dot product: `dot` of two
+/// 8-bit four-component vectors, `dot_acc_sat`, or a packed form?
+pub(super) fn is_integer_dot(name: &str, vals: &[Val]) -> bool {
+    let bytes4 = |v: &Val| matches!(v.ty, Type::Vector(Scalar::Char | Scalar::UChar, 4));
+    match name {
+        "dot" => vals.len() == 2 && vals.iter().all(bytes4),
+        "dot_acc_sat" => true,
+        _ => packed_signedness(name).is_some(),
+    }
+}
+
+/// How many arguments an integer dot product built-in takes; `None` for
+/// other names.
+pub(super) fn arity(name: &str) -> Option<usize> {
+    match name {
+        "dot_acc_sat" => Some(3),
+        _ => packed_signedness(name).map(|(_, _, acc)| if acc { 3 } else { 2 }),
+    }
+}
+
+/// The signedness of the two inputs of a packed form, from its name
+/// (`dot_4x8packed_su_int`: a signed, b unsigned), and whether it
+/// accumulates.
+fn packed_signedness(name: &str) -> Option<(bool, bool, bool)> {
+    let (rest, accumulate) = match name.strip_prefix("dot_acc_sat_4x8packed_") {
+        Some(rest) => (rest, true),
+        None => (name.strip_prefix("dot_4x8packed_")?, false),
+    };
+    let (a, b) = match rest {
+        "uu_uint" => (false, false),
+        "ss_int" => (true, true),
+        "us_int" => (false, true),
+        "su_int" => (true, false),
+        _ => return None,
+    };
+    Some((a, b, accumulate))
+}
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn integer_dot(&mut self, name: &str, mut vals: Vec<Val>, span: Span) -> R<Val> {
+        let packed = packed_signedness(name);
+        let feature = if packed.is_some() {
+            FEATURE_PACKED
+        } else {
+            FEATURE_VECTORS
+        };
+        if !self.caps.features.iter().any(|f| f == feature) {
+            self.error(
+                span,
+                format!("'{name}' needs cl_khr_integer_dot_product ({feature})"),
+            );
+            return None;
+        }
+        // The caller checked the count against `arity`.
+        let accumulate = packed.map_or(name == "dot_acc_sat", |p| p.2);
+        let acc = accumulate.then(|| vals.pop()).flatten();
+        let (a, b) = (vals.remove(0), vals.remove(0));
+        let (a_signed, b_signed, a, b) = match packed {
+            Some((sa, sb, _)) => {
+                let a = self.convert(a, &Type::UINT, span, false)?.id;
+                let b = self.convert(b, &Type::UINT, span, false)?.id;
+                (sa, sb, self.unpack_bytes(a, sa), self.unpack_bytes(b, sb))
+            }
+            None => {
+                let signed = |l: &mut Self, v: &Val| match v.ty {
+                    Type::Vector(Scalar::Char, 4) => Some(true),
+                    Type::Vector(Scalar::UChar, 4) => Some(false),
+                    _ => {
+                        l.error(span, format!("'{name}' takes two char4 or uchar4 vectors"));
+                        None
+                    }
+                };
+                let (sa, sb) = (signed(self, &a)?, signed(self, &b)?);
+                let wa = self.widen_bytes(a.id, sa);
+                let wb = self.widen_bytes(b.id, sb);
+                (sa, sb, wa, wb)
+            }
+        };
+        // Unsigned only when both inputs are: `uint dot(uchar4, uchar4)`.
+        let result = if a_signed || b_signed {
+            Type::INT
+        } else {
+            Type::UINT
+        };
+        // Summed as ints whatever the result: no sum overflows.
+        let int = self.sty(&Type::INT);
+        let mut sum = None;
+        for i in 0..4 {
+            let x = self.op(Op::CompositeExtract, int, &[a, i]);
+            let y = self.op(Op::CompositeExtract, int, &[b, i]);
+            let p = self.op(Op::IMul, int, &[x, y]);
+            sum = Some(match sum {
+                None => p,
+                Some(s) => self.op(Op::IAdd, int, &[s, p]),
+            });
+        }
+        let mut sum = sum?;
+        if result == Type::UINT {
+            let uint = self.sty(&Type::UINT);
+            sum = self.op(Op::Bitcast, uint, &[sum]);
+        }
+        let id = match acc {
+            Some(acc) => {
+                let acc = self.convert(acc, &result, span, false)?.id;
+                self.saturating(true, sum, acc, &result)
+            }
+            None => sum,
+        };
+        Some(Val::new(id, result))
+    }
+
+    /// A `char4` or `uchar4` as an `int4`, each component sign- or
+    /// zero-extended.
+    fn widen_bytes(&mut self, v: Word, signed: bool) -> Word {
+        let from = if signed { Scalar::Char } else { Scalar::UChar };
+        self.convert_elems(v, from, Scalar::Int, 4)
+    }
+
+    /// The four bytes of a `uint`, lowest first, sign- or zero-extended
+    /// to four 32-bit integers.
+    fn unpack_bytes(&mut self, word: Word, signed: bool) -> Word {
+        let int = self.sty(&Type::INT);
+        let eight = self.u32c(8);
+        let op = if signed {
+            Op::BitFieldSExtract
+        } else {
+            Op::BitFieldUExtract
+        };
+        let word = self.op(Op::Bitcast, int, &[word]);
+        let parts: Vec<Word> = (0..4)
+            .map(|i| {
+                let at = self.u32c(8 * i);
+                self.op(op, int, &[word, at, eight])
+            })
+            .collect();
+        let int4 = self.sty(&Type::Vector(Scalar::Int, 4));
+        self.op(Op::CompositeConstruct, int4, &parts)
+    }
+}
