@@ -42,6 +42,61 @@ fn sub_groups(local: usize, sg_id: &[u32], sg_lid: &[u32]) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// The sub-group size kernels run with on the device.
+fn max_sub_group_size(gpu: &Gpu) -> usize {
+    let probe = gpu.kernel(
+        "__kernel void k(__global uint *o) { o[0] = get_max_sub_group_size(); }",
+        "k",
+    );
+    let d = gpu.zeroed::<u32>(1);
+    probe.arg_buffer(0, &d);
+    gpu.run(&probe, &[1], None, None);
+    gpu.read::<u32>(&d)[0] as usize
+}
+
+/// What a kernel `k(in, lin, fin, out, lout, fout, ids)` wrote: the
+/// sub-group ids and local ids (`ids`), then `int_rows` rows of int
+/// results and two rows each of long and float results.
+struct TypedResults {
+    ids: Vec<u32>,
+    ints: Vec<i32>,
+    longs: Vec<i64>,
+    floats: Vec<f32>,
+}
+
+/// Runs such a kernel over `data`, `ldata` and `fdata` (one value per
+/// work-item) in work-groups of `local`.
+fn run_on_three_types(
+    gpu: &Gpu,
+    k: &Kernel<'_>,
+    local: usize,
+    (data, ldata, fdata): (&[i32], &[i64], &[f32]),
+    int_rows: usize,
+) -> TypedResults {
+    let n = data.len();
+    let (din, dl, df) = (gpu.buffer(data), gpu.buffer(ldata), gpu.buffer(fdata));
+    let (dout, dlout, dfout, dids) = (
+        gpu.zeroed::<i32>(int_rows * n),
+        gpu.zeroed::<i64>(2 * n),
+        gpu.zeroed::<f32>(2 * n),
+        gpu.zeroed::<u32>(2 * n),
+    );
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dl)
+        .arg_buffer(2, &df)
+        .arg_buffer(3, &dout)
+        .arg_buffer(4, &dlout)
+        .arg_buffer(5, &dfout)
+        .arg_buffer(6, &dids);
+    gpu.run(k, &[n], Some(&[local]), None);
+    TypedResults {
+        ids: gpu.read::<u32>(&dids),
+        ints: gpu.read::<i32>(&dout),
+        longs: gpu.read::<i64>(&dlout),
+        floats: gpu.read::<f32>(&dfout),
+    }
+}
+
 #[test]
 fn work_item_queries_describe_a_partition_of_the_work_group() {
     let gpu = Gpu::new();
@@ -131,22 +186,8 @@ fn collectives_match_the_host_per_sub_group() {
         .map(|_| (rng.next_u32() % 50) as f32 - 25.0)
         .collect();
     let k = gpu.kernel(src, "k");
-    let (din, dl, df) = (gpu.buffer(&data), gpu.buffer(&ldata), gpu.buffer(&fdata));
-    let (dout, dlout, dfout, dids) = (
-        gpu.zeroed::<i32>(9 * n),
-        gpu.zeroed::<i64>(2 * n),
-        gpu.zeroed::<f32>(2 * n),
-        gpu.zeroed::<u32>(2 * n),
-    );
-    k.arg_buffer(0, &din)
-        .arg_buffer(1, &dl)
-        .arg_buffer(2, &df)
-        .arg_buffer(3, &dout)
-        .arg_buffer(4, &dlout)
-        .arg_buffer(5, &dfout)
-        .arg_buffer(6, &dids);
-    gpu.run(&k, &[n], Some(&[local]), None);
-    let ids = gpu.read::<u32>(&dids);
+    let got = run_on_three_types(&gpu, &k, local, (&data, &ldata, &fdata), 9);
+    let ids = &got.ids;
     let (mut want, mut lwant, mut fwant) =
         (vec![0i32; 9 * n], vec![0i64; 2 * n], vec![0f32; 2 * n]);
     for members in sub_groups(local, &ids[..n], &ids[n..]) {
@@ -178,16 +219,15 @@ fn collectives_match_the_host_per_sub_group() {
             fexmax = fexmax.max(fdata[i]);
         }
     }
-    let got = gpu.read::<i32>(&dout);
     for f in 0..9 {
         assert_same(
-            &got[f * n..(f + 1) * n],
+            &got.ints[f * n..(f + 1) * n],
             &want[f * n..(f + 1) * n],
             &format!("int result {f}"),
         );
     }
-    assert_same(&gpu.read::<i64>(&dlout), &lwant, "long results");
-    assert_same(&gpu.read::<f32>(&dfout), &fwant, "float results");
+    assert_same(&got.longs, &lwant, "long results");
+    assert_same(&got.floats, &fwant, "float results");
 }
 
 #[test]
@@ -512,16 +552,7 @@ fn rotations_within_the_sub_group_and_clusters() {
         }"#;
     // Full sub-groups only: a rotation may read inactive work-items.
     let k = gpu.kernel(src, "k");
-    let max = {
-        let probe = gpu.kernel(
-            "__kernel void k(__global uint *o) { o[0] = get_max_sub_group_size(); }",
-            "k",
-        );
-        let d = gpu.zeroed::<u32>(1);
-        probe.arg_buffer(0, &d);
-        gpu.run(&probe, &[1], None, None);
-        gpu.read::<u32>(&d)[0] as usize
-    };
+    let max = max_sub_group_size(&gpu);
     let (local, groups) = (4 * max, 2usize);
     let n = local * groups;
     let data: Vec<i32> = (0..n as i32).map(|x| x * 7 + 1).collect();
@@ -611,16 +642,7 @@ fn clustered_reductions_match_the_host_per_cluster() {
         eprintln!("the device lacks cl_khr_subgroup_clustered_reduce: checked the refusal only");
         return;
     }
-    let max = {
-        let probe = gpu.kernel(
-            "__kernel void k(__global uint *o) { o[0] = get_max_sub_group_size(); }",
-            "k",
-        );
-        let d = gpu.zeroed::<u32>(1);
-        probe.arg_buffer(0, &d);
-        gpu.run(&probe, &[1], None, None);
-        gpu.read::<u32>(&d)[0] as usize
-    };
+    let max = max_sub_group_size(&gpu);
     assert!(max >= 4, "sub-groups of {max}");
     let k = gpu.program(src, &format!("-D MAXC={max}")).kernel("k");
     let (local, groups) = (4 * max, 2usize);
@@ -634,22 +656,8 @@ fn clustered_reductions_match_the_host_per_cluster() {
     let fdata: Vec<f32> = (0..n)
         .map(|_| (rng.next_u32() % 64) as f32 - 20.0)
         .collect();
-    let (din, dlin, dfin) = (gpu.buffer(&data), gpu.buffer(&ldata), gpu.buffer(&fdata));
-    let (dout, dlout, dfout, dids) = (
-        gpu.zeroed::<i32>(11 * n),
-        gpu.zeroed::<i64>(2 * n),
-        gpu.zeroed::<f32>(2 * n),
-        gpu.zeroed::<u32>(2 * n),
-    );
-    k.arg_buffer(0, &din)
-        .arg_buffer(1, &dlin)
-        .arg_buffer(2, &dfin)
-        .arg_buffer(3, &dout)
-        .arg_buffer(4, &dlout)
-        .arg_buffer(5, &dfout)
-        .arg_buffer(6, &dids);
-    gpu.run(&k, &[n], Some(&[local]), None);
-    let ids = gpu.read::<u32>(&dids);
+    let got = run_on_three_types(&gpu, &k, local, (&data, &ldata, &fdata), 11);
+    let ids = &got.ids;
     let mut want = vec![0i32; 11 * n];
     let mut lwant = vec![0i64; 2 * n];
     let mut fwant = vec![0f32; 2 * n];
@@ -686,15 +694,7 @@ fn clustered_reductions_match_the_host_per_cluster() {
             fwant[n + i] = clustered(&f, lid, 2, all, f32::max);
         }
     }
-    assert_same(&gpu.read::<i32>(&dout), &want, "int clustered reductions");
-    assert_same(
-        &gpu.read::<i64>(&dlout),
-        &lwant,
-        "long clustered reductions",
-    );
-    assert_same(
-        &gpu.read::<f32>(&dfout),
-        &fwant,
-        "float clustered reductions",
-    );
+    assert_same(&got.ints, &want, "int clustered reductions");
+    assert_same(&got.longs, &lwant, "long clustered reductions");
+    assert_same(&got.floats, &fwant, "float clustered reductions");
 }
