@@ -81,6 +81,18 @@ pub fn run() -> Result<(), String> {
             "  kernel arguments: {} bytes of push constants, {} bytes at most",
             caps.max_push_constants_size, info.max_parameter_size
         );
+        let dot = &info.integer_dot_acceleration;
+        println!(
+            "  integer dot products: {}; accelerated (signed, unsigned, mixed; \
+             then saturating): 4 x 8-bit {}, packed {}",
+            if caps.integer_dot_product {
+                "SPIR-V dot instructions"
+            } else {
+                "32-bit arithmetic"
+            },
+            flags(&dot.vectors),
+            flags(&dot.packed)
+        );
         println!("  extensions: {}", info.extensions);
     }
     let notes = platform.instance().notes();
@@ -91,4 +103,15 @@ pub fn run() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Six yes/no flags as a compact `ynn/nnn`.
+fn flags(bits: &[bool; 6]) -> String {
+    let mark = |b: &bool| if *b { 'y' } else { 'n' };
+    let (a, b) = bits.split_at(3);
+    format!(
+        "{}/{}",
+        a.iter().map(mark).collect::<String>(),
+        b.iter().map(mark).collect::<String>()
+    )
 }

@@ -130,6 +130,10 @@ pub struct TargetCaps {
     pub int64_atomics: bool,
     /// `__IMAGE_SUPPORT__`.
     pub images: bool,
+    /// shaderIntegerDotProduct: cl_khr_integer_dot_product's built-ins
+    /// become SPIR-V's dot instructions (`OpSDot` and kin) instead of
+    /// 32-bit multiplies and adds.
+    pub integer_dot_product: bool,
     /// shaderDenormPreserveFloat16/32/64: entry points declare
     /// `DenormPreserve` for these widths, so subnormals survive arithmetic
     /// (the device then reports `CL_FP_DENORM`).
@@ -171,6 +175,7 @@ impl Default for TargetCaps {
             int16: false,
             int64_atomics: false,
             images: false,
+            integer_dot_product: false,
             denorm_preserve_fp16: false,
             denorm_preserve_fp32: false,
             denorm_preserve_fp64: false,

@@ -56,6 +56,25 @@ fn every_form_validates() {
 }
 
 #[test]
+fn every_form_is_one_dot_instruction_where_the_device_has_them() {
+    let caps = TargetCaps {
+        integer_dot_product: true,
+        ..dot_caps()
+    };
+    let words = common::build_caps(EVERY_FORM, &caps).spirv;
+    let text = common::disassemble(&words);
+    assert!(
+        text.contains("OpCapability DotProductInput4x8BitPacked"),
+        "{text}"
+    );
+    // Per kernel call site, one instruction: 4 + 12 of the 16 calls.
+    let count = |op: &str| text.matches(&format!("= {op} ")).count();
+    assert_eq!(count("OpUDot") + count("OpUDotAccSat"), 4, "{text}");
+    assert_eq!(count("OpSDot") + count("OpSDotAccSat"), 4, "{text}");
+    assert_eq!(count("OpSUDot") + count("OpSUDotAccSat"), 8, "{text}");
+}
+
+#[test]
 fn the_forms_need_the_features_and_the_right_arguments() {
     let log = match common::build_with(
         "kernel void k(global uchar4 *u, global uint *o) { o[0] = dot(u[0], u[1]); }",

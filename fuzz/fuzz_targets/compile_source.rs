@@ -6,8 +6,8 @@
 //! when the kernel is created.
 //!
 //! The device capabilities alternate with the input's length so that both
-//! the minimal device (no fp64) and one with `cl_khr_fp64` are exercised
-//! without halving the execution rate.
+//! the minimal device (no fp64, no optional built-ins) and a rich one are
+//! exercised without halving the execution rate.
 
 #![no_main]
 
@@ -16,11 +16,25 @@ use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use libfuzzer_sys::fuzz_target;
 
-fn fp64_caps() -> TargetCaps {
+/// A device with `cl_khr_fp64`, sub-groups with clustered reductions, and
+/// integer dot products as SPIR-V dot instructions.
+fn rich_caps() -> TargetCaps {
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
     TargetCaps {
         fp64: true,
-        extensions: vec!["cl_khr_fp64".to_string()],
-        features: vec!["__opencl_c_fp64".to_string()],
+        integer_dot_product: true,
+        extensions: names(&[
+            "cl_khr_fp64",
+            "cl_khr_integer_dot_product",
+            "cl_khr_subgroup_non_uniform_arithmetic",
+            "cl_khr_subgroup_clustered_reduce",
+        ]),
+        features: names(&[
+            "__opencl_c_fp64",
+            "__opencl_c_subgroups",
+            "__opencl_c_integer_dot_product_input_4x8bit",
+            "__opencl_c_integer_dot_product_input_4x8bit_packed",
+        ]),
         ..TargetCaps::default()
     }
 }
@@ -30,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     let caps = if data.len().is_multiple_of(2) {
         TargetCaps::default()
     } else {
-        fp64_caps()
+        rich_caps()
     };
     let request = CompileRequest {
         source: &source,

@@ -402,15 +402,21 @@ unsafe fn device_info(
                     | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR;
                 write_info(&both, size, ptr, size_ret)
             }
-            // Plain integer arithmetic: no combination is accelerated (the
-            // six cl_bool members of the properties structure). The names
-            // are the specification's, `x` included.
-            #[allow(non_upper_case_globals)]
+            // The six cl_bool members of the properties structure, as the
+            // Vulkan driver reports its dot instructions.
             CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
-            | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR
                 if info.has_extension("cl_khr_integer_dot_product") =>
             {
-                write_info(&[CL_FALSE; 6], size, ptr, size_ret)
+                let bools = info.integer_dot_acceleration.vectors.map(cl_bool::from);
+                write_info(&bools, size, ptr, size_ret)
+            }
+            // The name is the specification's, `x` included.
+            #[allow(non_upper_case_globals)]
+            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR
+                if info.has_extension("cl_khr_integer_dot_product") =>
+            {
+                let bools = info.integer_dot_acceleration.packed.map(cl_bool::from);
+                write_info(&bools, size, ptr, size_ret)
             }
             // Non-uniform NDRanges run as up to 8 regions of uniform
             // dispatches.

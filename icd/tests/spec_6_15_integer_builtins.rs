@@ -239,13 +239,22 @@ fn integer_dot_products_match_the_host() {
         gpu.device_info::<cl_bitfield>(CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR),
         both
     );
-    // Plain arithmetic: nothing is reported as accelerated.
-    assert_eq!(
-        gpu.device_info::<[cl_bool; 6]>(
-            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
-        ),
-        [CL_FALSE; 6]
-    );
+    // What the driver says of its dot instructions; nothing is
+    // accelerated where the compiler writes the arithmetic itself.
+    let arithmetic = std::env::var_os("FERROCL_INTEGER_DOT").is_some_and(|v| v == "arith");
+    for query in [
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR,
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR,
+    ] {
+        let accelerated = gpu.device_info::<[cl_bool; 6]>(query);
+        assert!(
+            accelerated.iter().all(|&b| b == CL_TRUE || b == CL_FALSE),
+            "{accelerated:?}"
+        );
+        if arithmetic {
+            assert_eq!(accelerated, [CL_FALSE; 6]);
+        }
+    }
     let src = r#"
         __kernel void k(__global const uint *w, __global const int *acc,
                         __global const uint *uacc, __global uint *ou, __global int *oi) {
@@ -358,4 +367,29 @@ fn integer_dot_products_match_the_host() {
     }
     common::assert_same(&gpu.read::<u32>(&dou), &want_u, "unsigned dot products");
     common::assert_same(&gpu.read::<i32>(&doi), &want_i, "signed dot products");
+}
+
+/// The same products through both ways the compiler writes them, where
+/// the device's Vulkan has SPIR-V's dot instructions, whichever the
+/// runtime would choose: the test above, run again in a process for each
+/// value of `FERROCL_INTEGER_DOT` (read when the library starts).
+#[test]
+fn integer_dot_products_match_the_host_both_ways() {
+    if std::env::var_os("FERROCL_INTEGER_DOT").is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("path of the test executable");
+    for way in ["arith", "instructions"] {
+        let status = std::process::Command::new(&exe)
+            .env("FERROCL_INTEGER_DOT", way)
+            .args([
+                "--exact",
+                "integer_dot_products_match_the_host",
+                "--test-threads",
+                "1",
+            ])
+            .status()
+            .expect("the test executable runs again");
+        assert!(status.success(), "FERROCL_INTEGER_DOT={way}: {status}");
+    }
 }

@@ -11,7 +11,7 @@ use crate::cl::*;
 use crate::event::host_time_ns;
 use crate::platform::Platform;
 use ferrocl_compiler::TargetCaps;
-use ferrocl_vk::{DeviceType, PhysicalDeviceInfo};
+use ferrocl_vk::{DeviceType, IntegerDotAcceleration, PhysicalDeviceInfo};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// `CL_MAKE_VERSION(major, minor, patch)`: a packed `cl_version`.
@@ -124,6 +124,10 @@ pub struct DeviceInfo {
     pub atomic_fence_capabilities: cl_bitfield,
     /// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT`.
     pub single_fp_atomic_capabilities: cl_bitfield,
+    /// `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_{8BIT,
+    /// 4x8BIT_PACKED}_KHR`: what Vulkan says of its dot instructions where
+    /// the compiler emits them, nothing otherwise.
+    pub integer_dot_acceleration: IntegerDotAcceleration,
     /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`.
     pub work_group_collective_functions: bool,
     /// The size of every sub-group (cl_khr_subgroups), 0 without them.
@@ -259,6 +263,43 @@ fn subgroup_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         names.push("cl_khr_subgroup_extended_types");
     }
     names
+}
+
+/// Whether cl_khr_integer_dot_product's built-ins compile to SPIR-V's dot
+/// instructions: where the driver runs the packed 4 x 8-bit ones as its
+/// own instructions (it reports them accelerated: 4.9x the 32-bit
+/// arithmetic on the H100). A driver that does not runs arithmetic in
+/// their place, no faster than ferrocl's own (lavapipe: 29-40 GIOPS either
+/// way), so such a device gets the arithmetic every device runs alike.
+/// `FERROCL_INTEGER_DOT=arith` or `=instructions` (where the device has
+/// shaderIntegerDotProduct) chooses, to compare the two and to test both
+/// on any device.
+fn integer_dot_instructions(vk: &PhysicalDeviceInfo) -> bool {
+    let f = &vk.features;
+    if !f.integer_dot_product {
+        return false;
+    }
+    match std::env::var("FERROCL_INTEGER_DOT").as_deref() {
+        Ok("arith") => false,
+        Ok("instructions") => true,
+        _ => f.integer_dot_accelerated.packed[..3].iter().all(|&a| a),
+    }
+}
+
+/// What `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_*` answer:
+/// the driver's flags for the packed instructions, which `char4`/`uchar4`
+/// operands also compile to (bit-cast to a word), where the compiler emits
+/// them; nothing where it writes the arithmetic itself.
+fn integer_dot_acceleration(vk: &PhysicalDeviceInfo) -> IntegerDotAcceleration {
+    if integer_dot_instructions(vk) {
+        let packed = vk.features.integer_dot_accelerated.packed;
+        IntegerDotAcceleration {
+            vectors: packed,
+            packed,
+        }
+    } else {
+        IntegerDotAcceleration::default()
+    }
 }
 
 /// cl_khr_int64_{base,extended}_atomics cover `__global` and `__local`
@@ -585,6 +626,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
             | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
             | CL_DEVICE_ATOMIC_SCOPE_DEVICE,
         single_fp_atomic_capabilities: single_fp_atomic_capabilities(vk),
+        integer_dot_acceleration: integer_dot_acceleration(vk),
         work_group_collective_functions: true,
         sub_group_size: sub_group_size(vk).unwrap_or(0),
         max_num_sub_groups: sub_group_size(vk)
@@ -608,6 +650,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         fp64: vk.features.float64,
         fp16: vk.features.float16,
         int16: vk.features.int16,
+        integer_dot_product: integer_dot_instructions(vk),
         int64_atomics: int64_atomics(vk),
         denorm_preserve_fp16: vk.features.denorm_preserve_float16,
         denorm_preserve_fp32: vk.features.denorm_preserve_float32,
@@ -1178,6 +1221,35 @@ mod tests {
         let info = derive_device_info(&vk);
         assert!(!feature(&info, "__opencl_c_subgroups"));
         assert!(!info.has_extension("cl_khr_subgroup_ballot"));
+    }
+
+    #[test]
+    fn integer_dot_instructions_follow_the_vulkan_feature() {
+        let mut vk = lavapipe_like();
+        vk.features.integer_dot_product = false;
+        vk.features.integer_dot_accelerated.packed = [true; 6];
+        assert!(!derive_target_caps(&vk).integer_dot_product);
+        // Without the instructions nothing is accelerated, whatever the
+        // driver's properties say; the extension is offered either way.
+        let info = derive_device_info(&vk);
+        assert_eq!(
+            info.integer_dot_acceleration,
+            IntegerDotAcceleration::default()
+        );
+        assert!(info.has_extension("cl_khr_integer_dot_product"));
+        if std::env::var_os("FERROCL_INTEGER_DOT").is_none() {
+            // The instructions where the driver accelerates them; vectors
+            // compile to the packed ones.
+            vk.features.integer_dot_product = true;
+            assert!(derive_target_caps(&vk).integer_dot_product);
+            let info = derive_device_info(&vk);
+            assert_eq!(info.integer_dot_acceleration.packed, [true; 6]);
+            assert_eq!(info.integer_dot_acceleration.vectors, [true; 6]);
+            // A driver that has them but does not accelerate them gets the
+            // arithmetic.
+            vk.features.integer_dot_accelerated.packed[2] = false;
+            assert!(!derive_target_caps(&vk).integer_dot_product);
+        }
     }
 
     #[test]

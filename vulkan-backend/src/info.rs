@@ -99,7 +99,12 @@ pub struct Features {
     /// same on `Workgroup` memory.
     pub shared_float32_atomic_add: bool,
     pub shared_float32_atomic_min_max: bool,
+    /// shaderIntegerDotProduct: SPIR-V's `OpSDot`, `OpUDot`, `OpSUDot`
+    /// and their saturating accumulating forms.
     pub integer_dot_product: bool,
+    /// Which of those the hardware runs as its own dot instructions
+    /// (VkPhysicalDeviceShaderIntegerDotProductProperties, 8-bit inputs).
+    pub integer_dot_accelerated: IntegerDotAcceleration,
     pub workgroup_memory_explicit_layout: bool,
     pub push_descriptor: bool,
     pub external_memory_host: bool,
@@ -129,6 +134,18 @@ pub struct Features {
     /// with `PipelineOptions::capture_statistics` and report what the
     /// driver compiled (`Pipeline::executables`).
     pub pipeline_statistics: bool,
+}
+
+/// Accelerated 8-bit integer dot products, each list in the order of
+/// OpenCL's `cl_device_integer_dot_product_acceleration_properties_khr`:
+/// signed, unsigned, mixed signedness, then the same three accumulating
+/// with saturation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntegerDotAcceleration {
+    /// Four 8-bit components in a vector.
+    pub vectors: [bool; 6],
+    /// Four 8-bit components packed in a 32-bit word.
+    pub packed: [bool; 6],
 }
 
 /// A Vulkan physical device that qualifies for ferrocl.
@@ -467,6 +484,7 @@ pub(crate) fn probe(
     let mut sm = vk::PhysicalDeviceShaderSMBuiltinsPropertiesNV::default();
     let mut amd = vk::PhysicalDeviceShaderCorePropertiesAMD::default();
     let mut host_import = vk::PhysicalDeviceExternalMemoryHostPropertiesEXT::default();
+    let mut idp_props = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
     let has_m4 = core13 || ext(ash::khr::maintenance4::NAME);
     let has_sgcp = core13 || has_sgc_ext;
     let has_pci = ext(ash::ext::pci_bus_info::NAME);
@@ -493,6 +511,9 @@ pub(crate) fn probe(
         }
         if support.external_memory_host {
             p2 = p2.push_next(&mut host_import);
+        }
+        if support.shader_integer_dot_product {
+            p2 = p2.push_next(&mut idp_props);
         }
         // SAFETY: as for the features query above.
         unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
@@ -629,6 +650,26 @@ pub(crate) fn probe(
             shared_float32_atomic_add: af.shared_float32_atomic_add,
             shared_float32_atomic_min_max: af2.shared_float32_atomic_min_max,
             integer_dot_product: support.shader_integer_dot_product,
+            integer_dot_accelerated: IntegerDotAcceleration {
+                vectors: [
+                    idp_props.integer_dot_product8_bit_signed_accelerated,
+                    idp_props.integer_dot_product8_bit_unsigned_accelerated,
+                    idp_props.integer_dot_product8_bit_mixed_signedness_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating8_bit_signed_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating8_bit_unsigned_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating8_bit_mixed_signedness_accelerated,
+                ]
+                .map(flag),
+                packed: [
+                    idp_props.integer_dot_product4x8_bit_packed_signed_accelerated,
+                    idp_props.integer_dot_product4x8_bit_packed_unsigned_accelerated,
+                    idp_props.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_signed_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_unsigned_accelerated,
+                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_mixed_signedness_accelerated,
+                ]
+                .map(flag),
+            },
             workgroup_memory_explicit_layout: support.workgroup_explicit_layout.is_some(),
             push_descriptor: support.push_descriptor,
             external_memory_host: support.external_memory_host,

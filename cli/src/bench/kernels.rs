@@ -43,6 +43,15 @@ __kernel void compute(__global {v} *out, float seed, uint iters) {{
     )
 }
 
+/// The integer dot product row's step: each lane of `b` plus the dot
+/// product of the four bytes of `a`'s and `b`'s lanes (cl_khr_integer_dot_product).
+pub const DOT4: &str = r#"
+uint4 dot4(uint4 a, uint4 b) {
+    return (uint4)(dot_4x8packed_uu_uint(a.x, b.x), dot_4x8packed_uu_uint(a.y, b.y),
+                   dot_4x8packed_uu_uint(a.z, b.z), dot_4x8packed_uu_uint(a.w, b.w)) + b;
+}
+"#;
+
 /// A kernel that does nothing, for launch overhead.
 pub const EMPTY: &str = "__kernel void empty(__global uint *unused) { }\n";
 

@@ -121,12 +121,16 @@ fn prepare_loader_environment(quiet: bool) -> Result<Option<TemporaryVendors>, S
     Ok(Some(TemporaryVendors(dir)))
 }
 
+fn has_extension(cl: &OpenCl, device: Handle, extension: &str) -> bool {
+    cl.device_string(device, CL_DEVICE_EXTENSIONS)
+        .unwrap_or_default()
+        .split_whitespace()
+        .any(|e| e == extension)
+}
+
 fn device_flag(cl: &OpenCl, device: Handle, extension: &str, config: cl_uint) -> bool {
-    let extensions = cl
-        .device_string(device, CL_DEVICE_EXTENSIONS)
-        .unwrap_or_default();
     let fp_config: cl_ulong = cl.device_value(device, config).unwrap_or(0);
-    extensions.split_whitespace().any(|e| e == extension) || fp_config != 0
+    has_extension(cl, device, extension) || fp_config != 0
 }
 
 fn run_device(
@@ -155,11 +159,8 @@ fn run_device(
         max_group: cl.device_value::<usize>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE)?,
         max_alloc: cl.device_value::<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE)? as usize,
         fp64: device_flag(cl, device, "cl_khr_fp64", CL_DEVICE_DOUBLE_FP_CONFIG),
-        fp16: cl
-            .device_string(device, CL_DEVICE_EXTENSIONS)
-            .unwrap_or_default()
-            .split_whitespace()
-            .any(|e| e == "cl_khr_fp16"),
+        fp16: has_extension(cl, device, "cl_khr_fp16"),
+        integer_dot: has_extension(cl, device, "cl_khr_integer_dot_product"),
     };
     for &workload in selected {
         if !quiet {

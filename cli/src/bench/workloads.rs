@@ -98,6 +98,8 @@ pub struct Target<'a> {
     pub max_alloc: usize,
     pub fp64: bool,
     pub fp16: bool,
+    /// cl_khr_integer_dot_product.
+    pub integer_dot: bool,
 }
 
 impl Target<'_> {
@@ -255,7 +257,7 @@ pub fn compute(t: &Target<'_>) -> Vec<Row> {
         measured(compute_one(
             t,
             "half",
-            "mad(A, B, A)",
+            ("mad(A, B, A)", 2.0),
             "#pragma OPENCL EXTENSION cl_khr_fp16 : enable",
         ))
     } else {
@@ -265,18 +267,25 @@ pub fn compute(t: &Target<'_>) -> Vec<Row> {
         measured(compute_one(
             t,
             "double",
-            "mad(A, B, A)",
+            ("mad(A, B, A)", 2.0),
             "#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
         ))
     } else {
         Outcome::NotSupported("no cl_khr_fp64".into())
+    };
+    // Four 8-bit multiplies and four adds per lane and step: the dot of
+    // two packed words added to one of them.
+    let int8_dot = if t.integer_dot {
+        measured(compute_one(t, "uint", ("dot4(A, B)", 8.0), kernels::DOT4))
+    } else {
+        Outcome::NotSupported("no cl_khr_integer_dot_product".into())
     };
     vec![
         row(
             "compute",
             "fp32 compute (mad)",
             "GFLOPS",
-            measured(compute_one(t, "float", "mad(A, B, A)", "")),
+            measured(compute_one(t, "float", ("mad(A, B, A)", 2.0), "")),
         ),
         row("compute", "fp64 compute (mad)", "GFLOPS", fp64),
         row("compute", "fp16 compute (mad)", "GFLOPS", fp16),
@@ -284,12 +293,26 @@ pub fn compute(t: &Target<'_>) -> Vec<Row> {
             "compute",
             "int32 compute (mul+add)",
             "GIOPS",
-            measured(compute_one(t, "int", "A * B + A", "")),
+            measured(compute_one(t, "int", ("A * B + A", 2.0), "")),
+        ),
+        row(
+            "compute",
+            "int8 dot compute (4x8 packed)",
+            "GIOPS",
+            int8_dot,
         ),
     ]
 }
 
-fn compute_one(t: &Target<'_>, scalar: &str, mad: &str, pragma: &str) -> Result<f64, String> {
+/// One compute row: a chain of `step` (its expression in `A` and `B`,
+/// and the operations it does per vector lane) on 4-lane vectors of
+/// `scalar`, after `prelude` (pragmas, helper functions).
+fn compute_one(
+    t: &Target<'_>,
+    scalar: &str,
+    (step, ops_per_lane): (&str, f64),
+    prelude: &str,
+) -> Result<f64, String> {
     let ctx = t.ctx;
     let group = t.group();
     let items = (t.compute_units.max(1) * t.sizes.compute_items_per_unit).div_ceil(group) * group;
@@ -299,14 +322,14 @@ fn compute_one(t: &Target<'_>, scalar: &str, mad: &str, pragma: &str) -> Result<
         _ => 4,
     };
     let dout = ctx.buffer(CL_MEM_READ_WRITE, items * 4 * element)?;
-    let program = ctx.program(&kernels::compute(scalar, mad, pragma), "")?;
+    let program = ctx.program(&kernels::compute(scalar, step, prelude), "")?;
     let kernel = program.kernel("compute")?;
     kernel.mem(0, &dout)?;
     kernel.value(1, 1.3f32)?;
     kernel.value(2, t.sizes.compute_iters)?;
     let seconds = time_per_call(t, || ctx.run(&kernel, &[items], Some(&[group])))?;
-    // 16 multiply-adds of 4 lanes per loop trip, two operations each.
-    let ops = items as f64 * t.sizes.compute_iters as f64 * 16.0 * 4.0 * 2.0;
+    // 16 steps of 4 lanes per loop trip.
+    let ops = items as f64 * t.sizes.compute_iters as f64 * 16.0 * 4.0 * ops_per_lane;
     Ok(ops / seconds / 1e9)
 }
 

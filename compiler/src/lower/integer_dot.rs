@@ -1,15 +1,22 @@
 //! cl_khr_integer_dot_product: `dot` and `dot_acc_sat` of two vectors of
 //! four 8-bit integers, and the `dot_*4x8packed_*` forms taking the four
-//! components packed into a `uint`, in plain 32-bit integer arithmetic
-//! (any Vulkan device runs it; no capability beyond `Shader`). Each
-//! component is sign- or zero-extended to 32 bits, the products summed:
-//! the sum cannot overflow, as 4 x 255 x 255 < 2^31.
+//! components packed into a `uint`.
+//!
+//! Where the device has shaderIntegerDotProduct, each call is one SPIR-V
+//! dot instruction on the packed words (`OpSDot`, `OpUDot`, `OpSUDot`, or
+//! their `AccSat` forms), which drivers map to the hardware's 4 x 8-bit
+//! dot instructions where it has them. Elsewhere it is plain 32-bit
+//! integer arithmetic: each component sign- or zero-extended, the
+//! products summed (the sum cannot overflow, as 4 x 255 x 255 < 2^31).
 
 use super::*;
 
 /// The OpenCL C 3.0 features the two forms need.
 const FEATURE_VECTORS: &str = "__opencl_c_integer_dot_product_input_4x8bit";
 const FEATURE_PACKED: &str = "__opencl_c_integer_dot_product_input_4x8bit_packed";
+/// SPIR-V's `PackedVectorFormat4x8Bit` operand: the inputs are 32-bit
+/// words holding four 8-bit components.
+const PACKED_VECTOR_FORMAT_4X8_BIT: u32 = 0;
 
 /// Is `name` with these arguments an integer dot product: `dot` of two
 /// 8-bit four-component vectors, `dot_acc_sat`, or a packed form?
@@ -68,6 +75,9 @@ impl<'a> Lowerer<'a> {
         let accumulate = packed.map_or(name == "dot_acc_sat", |p| p.2);
         let acc = accumulate.then(|| vals.pop()).flatten();
         let (a, b) = (vals.remove(0), vals.remove(0));
+        if self.caps.integer_dot_product {
+            return self.dot_instruction(name, packed, (a, b, acc), span);
+        }
         let (a_signed, b_signed, a, b) = match packed {
             Some((sa, sb, _)) => {
                 let a = self.convert(a, &Type::UINT, span, false)?.id;
@@ -75,15 +85,8 @@ impl<'a> Lowerer<'a> {
                 (sa, sb, self.unpack_bytes(a, sa), self.unpack_bytes(b, sb))
             }
             None => {
-                let signed = |l: &mut Self, v: &Val| match v.ty {
-                    Type::Vector(Scalar::Char, 4) => Some(true),
-                    Type::Vector(Scalar::UChar, 4) => Some(false),
-                    _ => {
-                        l.error(span, format!("'{name}' takes two char4 or uchar4 vectors"));
-                        None
-                    }
-                };
-                let (sa, sb) = (signed(self, &a)?, signed(self, &b)?);
+                let sa = self.byte_vector_signedness(&a, name, span)?;
+                let sb = self.byte_vector_signedness(&b, name, span)?;
                 let wa = self.widen_bytes(a.id, sa);
                 let wb = self.widen_bytes(b.id, sb);
                 (sa, sb, wa, wb)
@@ -120,6 +123,75 @@ impl<'a> Lowerer<'a> {
             None => sum,
         };
         Some(Val::new(id, result))
+    }
+
+    /// One SPIR-V dot instruction on the two inputs as packed words.
+    fn dot_instruction(
+        &mut self,
+        name: &str,
+        packed: Option<(bool, bool, bool)>,
+        (a, b, acc): (Val, Val, Option<Val>),
+        span: Span,
+    ) -> R<Val> {
+        let (sa, sb, a, b) = match packed {
+            Some((sa, sb, _)) => {
+                let a = self.convert(a, &Type::UINT, span, false)?.id;
+                let b = self.convert(b, &Type::UINT, span, false)?.id;
+                (sa, sb, a, b)
+            }
+            None => {
+                let sa = self.byte_vector_signedness(&a, name, span)?;
+                let sb = self.byte_vector_signedness(&b, name, span)?;
+                // Four 8-bit components are one 32-bit word.
+                let uint = self.sty(&Type::UINT);
+                let a = self.op(Op::Bitcast, uint, &[a.id]);
+                let b = self.op(Op::Bitcast, uint, &[b.id]);
+                (sa, sb, a, b)
+            }
+        };
+        self.m.capability(Capability::DotProduct);
+        self.m.capability(Capability::DotProductInput4x8BitPacked);
+        if self.caps.spirv_version < (1, 6) {
+            self.m
+                .extensions
+                .insert("SPV_KHR_integer_dot_product".into());
+        }
+        let accumulate = acc.is_some();
+        // OpSUDot takes the signed input first.
+        let (op, first, second) = match (sa, sb) {
+            (false, false) if accumulate => (Op::UDotAccSat, a, b),
+            (false, false) => (Op::UDot, a, b),
+            (true, true) if accumulate => (Op::SDotAccSat, a, b),
+            (true, true) => (Op::SDot, a, b),
+            (true, false) if accumulate => (Op::SUDotAccSat, a, b),
+            (true, false) => (Op::SUDot, a, b),
+            (false, true) if accumulate => (Op::SUDotAccSat, b, a),
+            (false, true) => (Op::SUDot, b, a),
+        };
+        let result = if sa || sb { Type::INT } else { Type::UINT };
+        let ty = self.sty(&result);
+        let format = PACKED_VECTOR_FORMAT_4X8_BIT;
+        let id = match acc {
+            Some(acc) => {
+                let acc = self.convert(acc, &result, span, false)?.id;
+                self.op(op, ty, &[first, second, acc, format])
+            }
+            None => self.op(op, ty, &[first, second, format]),
+        };
+        Some(Val::new(id, result))
+    }
+
+    /// Whether a `char4` (true) or `uchar4` (false) argument is signed;
+    /// anything else is diagnosed.
+    fn byte_vector_signedness(&mut self, v: &Val, name: &str, span: Span) -> R<bool> {
+        match v.ty {
+            Type::Vector(Scalar::Char, 4) => Some(true),
+            Type::Vector(Scalar::UChar, 4) => Some(false),
+            _ => {
+                self.error(span, format!("'{name}' takes two char4 or uchar4 vectors"));
+                None
+            }
+        }
     }
 
     /// A `char4` or `uchar4` as an `int4`, each component sign- or
