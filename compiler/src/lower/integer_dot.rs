@@ -1,13 +1,15 @@
 //! cl_khr_integer_dot_product: `dot` and `dot_acc_sat` of two vectors of
 //! four 8-bit integers, and the `dot_*4x8packed_*` forms taking the four
-//! components packed into a `uint`.
+//! components packed into a `uint`. Both forms work on the packed words
+//! (a `char4` or `uchar4` is bit-cast to one).
 //!
-//! Where the device has shaderIntegerDotProduct, each call is one SPIR-V
-//! dot instruction on the packed words (`OpSDot`, `OpUDot`, `OpSUDot`, or
-//! their `AccSat` forms), which drivers map to the hardware's 4 x 8-bit
-//! dot instructions where it has them. Elsewhere it is plain 32-bit
-//! integer arithmetic: each component sign- or zero-extended, the
-//! products summed (the sum cannot overflow, as 4 x 255 x 255 < 2^31).
+//! Where the target asks for them (`TargetCaps::integer_dot_product`: the
+//! runtime does where the driver accelerates them), each call is one
+//! SPIR-V dot instruction (`OpSDot`, `OpUDot`, `OpSUDot`, or their
+//! `AccSat` forms), which drivers map to the hardware's 4 x 8-bit dot
+//! instructions. Elsewhere it is plain 32-bit integer arithmetic: each
+//! byte sign- or zero-extended, the products summed (the sum cannot
+//! overflow, as 4 x 255 x 255 < 2^31).
 
 use super::*;
 
@@ -75,23 +77,14 @@ impl<'a> Lowerer<'a> {
         let accumulate = packed.map_or(name == "dot_acc_sat", |p| p.2);
         let acc = accumulate.then(|| vals.pop()).flatten();
         let (a, b) = (vals.remove(0), vals.remove(0));
+        let (a_signed, b_signed, a, b) = self.packed_operands(name, packed, a, b, span)?;
         if self.caps.integer_dot_product {
-            return self.dot_instruction(name, packed, (a, b, acc), span);
+            return self.dot_instruction((a_signed, b_signed), (a, b), acc, span);
         }
-        let (a_signed, b_signed, a, b) = match packed {
-            Some((sa, sb, _)) => {
-                let a = self.convert(a, &Type::UINT, span, false)?.id;
-                let b = self.convert(b, &Type::UINT, span, false)?.id;
-                (sa, sb, self.unpack_bytes(a, sa), self.unpack_bytes(b, sb))
-            }
-            None => {
-                let sa = self.byte_vector_signedness(&a, name, span)?;
-                let sb = self.byte_vector_signedness(&b, name, span)?;
-                let wa = self.widen_bytes(a.id, sa);
-                let wb = self.widen_bytes(b.id, sb);
-                (sa, sb, wa, wb)
-            }
-        };
+        let (a, b) = (
+            self.unpack_bytes(a, a_signed),
+            self.unpack_bytes(b, b_signed),
+        );
         // Unsigned only when both inputs are: `uint dot(uchar4, uchar4)`.
         let result = if a_signed || b_signed {
             Type::INT
@@ -101,9 +94,7 @@ impl<'a> Lowerer<'a> {
         // Summed as ints whatever the result: no sum overflows.
         let int = self.sty(&Type::INT);
         let mut sum = None;
-        for i in 0..4 {
-            let x = self.op(Op::CompositeExtract, int, &[a, i]);
-            let y = self.op(Op::CompositeExtract, int, &[b, i]);
+        for (x, y) in a.into_iter().zip(b) {
             let p = self.op(Op::IMul, int, &[x, y]);
             sum = Some(match sum {
                 None => p,
@@ -125,19 +116,21 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(id, result))
     }
 
-    /// One SPIR-V dot instruction on the two inputs as packed words.
-    fn dot_instruction(
+    /// The two inputs as packed 32-bit words, with their signedness (from
+    /// the name for the packed forms, from the vector types otherwise).
+    fn packed_operands(
         &mut self,
         name: &str,
         packed: Option<(bool, bool, bool)>,
-        (a, b, acc): (Val, Val, Option<Val>),
+        a: Val,
+        b: Val,
         span: Span,
-    ) -> R<Val> {
-        let (sa, sb, a, b) = match packed {
+    ) -> R<(bool, bool, Word, Word)> {
+        match packed {
             Some((sa, sb, _)) => {
                 let a = self.convert(a, &Type::UINT, span, false)?.id;
                 let b = self.convert(b, &Type::UINT, span, false)?.id;
-                (sa, sb, a, b)
+                Some((sa, sb, a, b))
             }
             None => {
                 let sa = self.byte_vector_signedness(&a, name, span)?;
@@ -146,9 +139,20 @@ impl<'a> Lowerer<'a> {
                 let uint = self.sty(&Type::UINT);
                 let a = self.op(Op::Bitcast, uint, &[a.id]);
                 let b = self.op(Op::Bitcast, uint, &[b.id]);
-                (sa, sb, a, b)
+                Some((sa, sb, a, b))
             }
-        };
+        }
+    }
+
+    /// One SPIR-V dot instruction on two packed words of the given
+    /// signedness, accumulating into `acc` with saturation if given.
+    fn dot_instruction(
+        &mut self,
+        (sa, sb): (bool, bool),
+        (a, b): (Word, Word),
+        acc: Option<Val>,
+        span: Span,
+    ) -> R<Val> {
         self.m.capability(Capability::DotProduct);
         self.m.capability(Capability::DotProductInput4x8BitPacked);
         if self.caps.spirv_version < (1, 6) {
@@ -194,16 +198,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A `char4` or `uchar4` as an `int4`, each component sign- or
-    /// zero-extended.
-    fn widen_bytes(&mut self, v: Word, signed: bool) -> Word {
-        let from = if signed { Scalar::Char } else { Scalar::UChar };
-        self.convert_elems(v, from, Scalar::Int, 4)
-    }
-
-    /// The four bytes of a `uint`, lowest first, sign- or zero-extended
-    /// to four 32-bit integers.
-    fn unpack_bytes(&mut self, word: Word, signed: bool) -> Word {
+    /// The four bytes of a packed word, lowest first, each sign- or
+    /// zero-extended to a 32-bit integer.
+    fn unpack_bytes(&mut self, word: Word, signed: bool) -> [Word; 4] {
         let int = self.sty(&Type::INT);
         let eight = self.u32c(8);
         let op = if signed {
@@ -212,13 +209,9 @@ impl<'a> Lowerer<'a> {
             Op::BitFieldUExtract
         };
         let word = self.op(Op::Bitcast, int, &[word]);
-        let parts: Vec<Word> = (0..4)
-            .map(|i| {
-                let at = self.u32c(8 * i);
-                self.op(op, int, &[word, at, eight])
-            })
-            .collect();
-        let int4 = self.sty(&Type::Vector(Scalar::Int, 4));
-        self.op(Op::CompositeConstruct, int4, &parts)
+        [0, 8, 16, 24].map(|at| {
+            let at = self.u32c(at);
+            self.op(op, int, &[word, at, eight])
+        })
     }
 }
