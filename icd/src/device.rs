@@ -402,8 +402,9 @@ unsafe fn device_info(
                     | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR;
                 write_info(&both, size, ptr, size_ret)
             }
-            // The six cl_bool members of the properties structure, as the
-            // Vulkan driver reports its dot instructions.
+            // The six cl_bool members of the properties structure: the
+            // Vulkan driver's flags for its dot instructions where the
+            // compiler emits them, all false where it writes arithmetic.
             CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
                 if info.has_extension("cl_khr_integer_dot_product") =>
             {

@@ -159,7 +159,7 @@ const OPENCL_C_EXTENSIONS: [&str; 9] = [
     "cl_khr_depth_images",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
-    // In plain 32-bit integer arithmetic (compiler/src/lower/integer_dot.rs).
+    // SPIR-V's dot instructions or 32-bit arithmetic (`integer_dot_instructions`).
     "cl_khr_integer_dot_product",
     "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics",
