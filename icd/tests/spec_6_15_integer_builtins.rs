@@ -345,23 +345,16 @@ fn integer_dot_products_match_the_host() {
         want_u[n + g] = sat_u(uu, uacc[g]);
         want_u[2 * n + g] = uu as u32;
         want_u[3 * n + g] = sat_u(uu, uacc[g]);
-        for (j, v) in [
+        // The vector forms, then the packed ones: the same six values.
+        let six = [
             ss as i32,
             us as i32,
             su as i32,
             sat_i(ss, acc[g]),
             sat_i(us, acc[g]),
             sat_i(su, acc[g]),
-            ss as i32,
-            us as i32,
-            su as i32,
-            sat_i(ss, acc[g]),
-            sat_i(us, acc[g]),
-            sat_i(su, acc[g]),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        ];
+        for (j, v) in six.into_iter().chain(six).enumerate() {
             want_i[j * n + g] = v;
         }
     }
