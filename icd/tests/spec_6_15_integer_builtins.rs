@@ -386,3 +386,142 @@ fn integer_dot_products_match_the_host_both_ways() {
         assert!(status.success(), "FERROCL_INTEGER_DOT={way}: {status}");
     }
 }
+
+/// The low `bits` bits of `v`.
+fn low(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+/// cl_khr_extended_bit_ops on `width`-bit values held in u64s: insert,
+/// extract signed, extract unsigned, reverse.
+fn bit_ops_reference(a: u64, b: u64, offset: u32, count: u32, width: u32) -> [u64; 4] {
+    let field = low(a.checked_shr(offset).unwrap_or(0), count);
+    let mask = low(u64::MAX, count).checked_shl(offset).unwrap_or(0);
+    let insert = (a & !mask) | (b.checked_shl(offset).unwrap_or(0) & mask);
+    let signed = if count > 0 && field >> (count - 1) & 1 == 1 {
+        field | !low(u64::MAX, count)
+    } else {
+        field
+    };
+    let reverse = a.reverse_bits() >> (64 - width);
+    [insert, signed, field, reverse].map(|v| low(v, width))
+}
+
+#[test]
+fn extended_bit_operations_match_the_host() {
+    let gpu = common::Gpu::new();
+    let mut rng = common::XorShift::new(23);
+    // (element type, its unsigned type, bits, vector width: 1 for scalars)
+    let types: [(&str, &str, u32, usize); 14] = [
+        ("char", "uchar", 8, 1),
+        ("uchar", "uchar", 8, 1),
+        ("short", "ushort", 16, 1),
+        ("ushort", "ushort", 16, 1),
+        ("int", "uint", 32, 1),
+        ("uint", "uint", 32, 1),
+        ("long", "ulong", 64, 1),
+        ("ulong", "ulong", 64, 1),
+        ("char", "uchar", 8, 16),
+        ("uchar", "uchar", 8, 8),
+        ("ushort", "ushort", 16, 3),
+        ("int", "uint", 32, 4),
+        ("long", "ulong", 64, 2),
+        ("ulong", "ulong", 64, 8),
+    ];
+    for (s, us, bits, n) in types {
+        let (v, uv) = if n == 1 {
+            (s.to_string(), us.to_string())
+        } else {
+            (format!("{s}{n}"), format!("{us}{n}"))
+        };
+        let load = if n == 1 {
+            "#define LOAD(i, p) p[i]\n#define STORE(v, i, p) p[i] = v".to_string()
+        } else {
+            format!("#define LOAD(i, p) vload{n}(i, p)\n#define STORE(v, i, p) vstore{n}(v, i, p)")
+        };
+        let src = format!(
+            r#"{load}
+            __kernel void k(__global const {s} *xs, __global const {s} *ys,
+                            __global const uint *os, __global const uint *cs,
+                            __global {us} *o1, __global {us} *o2, __global {us} *o3,
+                            __global {us} *o4) {{
+                size_t i = get_global_id(0);
+                {v} a = LOAD(i, xs), b = LOAD(i, ys);
+                uint o = os[i], c = cs[i];
+                STORE(as_{uv}(bitfield_insert(a, b, o, c)), i, o1);
+                STORE(as_{uv}(bitfield_extract_signed(a, o, c)), i, o2);
+                STORE(bitfield_extract_unsigned(a, o, c), i, o3);
+                STORE(as_{uv}(bit_reverse(a)), i, o4);
+            }}"#
+        );
+        let k = gpu.kernel(&src, "k");
+        let items = 256usize;
+        let elems = items * n;
+        let xs: Vec<u64> = (0..elems).map(|_| low(rng.next_u64(), bits)).collect();
+        let ys: Vec<u64> = (0..elems).map(|_| low(rng.next_u64(), bits)).collect();
+        // Every count from 0 to the width, at offsets that keep the field
+        // inside the value (the edges first).
+        let mut counts = Vec::new();
+        let mut offsets = Vec::new();
+        for i in 0..items {
+            let count = match i {
+                0 => 0,
+                1 => bits,
+                _ => rng.next_u32() % (bits + 1),
+            };
+            let offset = match i {
+                2 => 0,
+                3 => bits - count,
+                _ => rng.next_u32() % (bits - count + 1),
+            };
+            counts.push(count);
+            offsets.push(offset);
+        }
+        let bytes = |vals: &[u64]| -> Vec<u8> {
+            vals.iter()
+                .flat_map(|v| v.to_le_bytes()[..(bits / 8) as usize].to_vec())
+                .collect()
+        };
+        let (dx, dy) = (gpu.buffer(&bytes(&xs)), gpu.buffer(&bytes(&ys)));
+        let (doff, dcnt) = (gpu.buffer(&offsets), gpu.buffer(&counts));
+        let outs: Vec<_> = (0..4)
+            .map(|_| gpu.zeroed::<u8>(elems * (bits / 8) as usize))
+            .collect();
+        k.arg_buffer(0, &dx)
+            .arg_buffer(1, &dy)
+            .arg_buffer(2, &doff)
+            .arg_buffer(3, &dcnt);
+        for (j, o) in outs.iter().enumerate() {
+            k.arg_buffer(4 + j as u32, o);
+        }
+        gpu.run(&k, &[items], None, None);
+        for (j, o) in outs.iter().enumerate() {
+            let got: Vec<u64> = gpu
+                .read::<u8>(o)
+                .chunks_exact((bits / 8) as usize)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b[..c.len()].copy_from_slice(c);
+                    u64::from_le_bytes(b)
+                })
+                .collect();
+            let want: Vec<u64> = (0..elems)
+                .map(|e| {
+                    let i = e / n;
+                    bit_ops_reference(xs[e], ys[e], offsets[i], counts[i], bits)[j]
+                })
+                .collect();
+            let what = [
+                "bitfield_insert",
+                "bitfield_extract_signed",
+                "bitfield_extract_unsigned",
+                "bit_reverse",
+            ][j];
+            common::assert_same(&got, &want, &format!("{what} on {v}"));
+        }
+    }
+}

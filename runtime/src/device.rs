@@ -153,10 +153,12 @@ impl DeviceInfo {
 
 /// The OpenCL C extensions ferrocl's compiler implements on every device.
 /// These are also the macros and pragmas the compiler accepts.
-const OPENCL_C_EXTENSIONS: [&str; 9] = [
+const OPENCL_C_EXTENSIONS: [&str; 10] = [
     "cl_khr_3d_image_writes",
     "cl_khr_byte_addressable_store",
     "cl_khr_depth_images",
+    // Shifts, masks and 32-bit bit reversal (compiler/src/lower/bit_ops.rs).
+    "cl_khr_extended_bit_ops",
     "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics",
     // SPIR-V's dot instructions or 32-bit arithmetic (`integer_dot_instructions`).

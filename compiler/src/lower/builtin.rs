@@ -64,18 +64,21 @@ impl<'a> Lowerer<'a> {
             Builtin::VLoad(_) | Builtin::VLoadHalf(..) => Some(2),
             Builtin::VStoreHalf(..) => Some(3),
             Builtin::VStore(_) => Some(3),
-            Builtin::Special(n) => integer_dot::arity(n).or(Some(match n {
-                "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp" | "smoothstep" => 3,
-                "async_copy" => 4,
-                "mad_sat" => 3,
-                "ilogb" => 1,
-                "shuffle2" | "remquo" => 3,
-                "async_strided_copy" => 5,
-                "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz" | "ctz"
-                | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit" | "any"
-                | "all" => 1,
-                _ => 2,
-            })),
+            Builtin::Special(n) => integer_dot::arity(n)
+                .or_else(|| bit_ops::BitOp::from_name(n).map(bit_ops::BitOp::arity))
+                .or(Some(match n {
+                    "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp"
+                    | "smoothstep" => 3,
+                    "async_copy" => 4,
+                    "mad_sat" => 3,
+                    "ilogb" => 1,
+                    "shuffle2" | "remquo" => 3,
+                    "async_strided_copy" => 5,
+                    "nan" | "isnormal" | "recip" | "round" | "abs" | "popcount" | "clz" | "ctz"
+                    | "length" | "normalize" | "isnan" | "isinf" | "isfinite" | "signbit"
+                    | "any" | "all" => 1,
+                    _ => 2,
+                })),
             Builtin::Fence(_)
             | Builtin::AtomicC11 { .. }
             | Builtin::WorkGroup(_)
@@ -411,7 +414,7 @@ impl<'a> Lowerer<'a> {
         Some(t)
     }
 
-    fn convert_all(&mut self, vals: Vec<Val>, t: &Type, span: Span) -> R<Vec<Word>> {
+    pub(super) fn convert_all(&mut self, vals: Vec<Val>, t: &Type, span: Span) -> R<Vec<Word>> {
         let mut ids = Vec::new();
         for v in vals {
             let v = if v.ty.is_vector()
@@ -1093,6 +1096,13 @@ impl<'a> Lowerer<'a> {
                 let t = v.ty.clone();
                 let id = self.bit_count(name, v.id, &t);
                 Some(Val::new(id, t))
+            }
+            "bitfield_insert"
+            | "bitfield_extract_signed"
+            | "bitfield_extract_unsigned"
+            | "bit_reverse" => {
+                let op = bit_ops::BitOp::from_name(name)?;
+                self.extended_bit_op(op, name, vals, span)
             }
             "rotate" => {
                 let t = self.int_gentype(&vals, span, name)?;

@@ -16,6 +16,7 @@
 //! What neither form covers is diagnosed rather than miscompiled.
 
 mod atomic;
+mod bit_ops;
 mod builtin;
 mod collective;
 mod expr;
@@ -4369,6 +4370,7 @@ fn is_componentwise(op: Op) -> bool {
             | Select
             | ExtInst
             | BitCount
+            | BitReverse
     )
 }
 

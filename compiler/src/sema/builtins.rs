@@ -760,6 +760,16 @@ const TABLE: &[(&str, Builtin)] = {
         ("ctz", Special("ctz")),
         ("rotate", Special("rotate")),
         ("add_sat", Special("add_sat")),
+        ("bitfield_insert", Special("bitfield_insert")),
+        (
+            "bitfield_extract_signed",
+            Special("bitfield_extract_signed"),
+        ),
+        (
+            "bitfield_extract_unsigned",
+            Special("bitfield_extract_unsigned"),
+        ),
+        ("bit_reverse", Special("bit_reverse")),
         ("sub_sat", Special("sub_sat")),
         ("hadd", Special("hadd")),
         ("rhadd", Special("rhadd")),
