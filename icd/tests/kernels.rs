@@ -4432,3 +4432,42 @@ fn wide_library_math_matches_scalar_math() {
     assert_same(&run("wide16", 16).0, &want.0, "float16 results");
     assert_same(&run("wide16", 16).1, &want.1, "int16 signs");
 }
+
+#[test]
+fn branch_hints_keep_values_and_assumptions_run_nothing() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #if __has_builtin(__builtin_expect)
+        #define likely(x) __builtin_expect(!!(x), 1)
+        #else
+        #error no __builtin_expect
+        #endif
+        __kernel void k(__global int *p) {
+            int i = get_global_id(0);
+            int v = p[3 * i];
+            // The condition is a hint and is not evaluated: p[3i + 1]
+            // keeps its value.
+            __builtin_assume(p[3 * i + 1]++ >= 0);
+            p[3 * i + 2] = likely(v > 3) ? (int)__builtin_expect(v, 0) * 2 : -1;
+        }"#;
+    let k = gpu.kernel(src, "k");
+    let n = 64usize;
+    let data: Vec<i32> = (0..3 * n as i32).map(|x| x % 11).collect();
+    let d = gpu.buffer(&data);
+    k.arg_buffer(0, &d);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<i32> = (0..3 * n)
+        .map(|j| match j % 3 {
+            2 => {
+                let v = data[j - 2];
+                if v > 3 {
+                    v * 2
+                } else {
+                    -1
+                }
+            }
+            _ => data[j],
+        })
+        .collect();
+    assert_same(&gpu.read::<i32>(&d), &want, "hinted results");
+}

@@ -32,6 +32,14 @@ impl<'a> Lowerer<'a> {
             Builtin::SubGroup(f) => return self.sub_group(f, name, args, span),
             _ => {}
         }
+        if b == Builtin::Special("__builtin_assume") {
+            // A hint only; as in clang, the condition is not evaluated.
+            if args.len() != 1 {
+                self.error(span, "'__builtin_assume' takes 1 argument");
+                return None;
+            }
+            return Some(Val::new(0, Type::Void));
+        }
         if b == Builtin::Special("wait_group_events") {
             if args.len() != 2 {
                 self.error(span, "'wait_group_events' takes 2 arguments");
@@ -1096,6 +1104,12 @@ impl<'a> Lowerer<'a> {
                 let t = v.ty.clone();
                 let id = self.bit_count(name, v.id, &t);
                 Some(Val::new(id, t))
+            }
+            "__builtin_expect" => {
+                // `long __builtin_expect(long exp, long c)`: the value of
+                // `exp`; `c`, the value expected, is only a hint.
+                let exp = vals.into_iter().next()?;
+                self.convert(exp, &Type::LONG, span, false)
             }
             "bitfield_insert"
             | "bitfield_extract_signed"

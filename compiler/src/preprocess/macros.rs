@@ -22,6 +22,10 @@ const ARG_NESTING_LIMIT: u32 = 128;
 pub(crate) enum Builtin {
     File,
     Line,
+    /// `__has_builtin(name)`: 1 when `name` is a built-in function the
+    /// compiler knows (clang's operator, which portable code tests for
+    /// `__builtin_expect` and the like).
+    HasBuiltin,
 }
 
 /// One element of a replacement list, with the operators resolved.
@@ -396,12 +400,46 @@ impl Preprocessor<'_> {
         }
     }
 
+    /// The `( name )` after `__has_builtin`: whether `name` is a built-in
+    /// function. Anything else is diagnosed and answers false.
+    fn has_builtin_operand(&mut self) -> bool {
+        let _open = self.next();
+        let operand = self.next();
+        let known = match operand.kind {
+            PpKind::Ident(sym) => crate::sema::builtins::lookup(self.interner.name(sym)).is_some(),
+            _ => {
+                self.diags
+                    .error(operand.span, "'__has_builtin' needs a function name");
+                if operand.is_end() {
+                    self.pending.push(operand);
+                }
+                return false;
+            }
+        };
+        let close = self.next();
+        if !close.is_punct(")") {
+            self.diags
+                .error(close.span, "missing ')' after '__has_builtin' operand");
+            if close.is_end() {
+                self.pending.push(close);
+            }
+            return false;
+        }
+        known
+    }
+
     /// Expands the macro `m` named by `name`, pushing the result in front of
     /// the input to be rescanned. Returns false when a function-like macro's
     /// name is not followed by `(` (then it is an ordinary identifier).
     pub(super) fn expand_macro(&mut self, name: &PpTok, sym: Sym, m: Rc<Macro>) -> bool {
         if let Some(kind) = m.builtin {
             let kind = match kind {
+                Builtin::HasBuiltin => {
+                    if !self.peek_is_lparen() {
+                        return false;
+                    }
+                    PpKind::Number(if self.has_builtin_operand() { "1" } else { "0" }.into())
+                }
                 Builtin::Line => PpKind::Number(name.span.line.to_string().into()),
                 Builtin::File => {
                     let file = self

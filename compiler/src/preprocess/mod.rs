@@ -193,6 +193,10 @@ impl<'a> Preprocessor<'a> {
             interner.intern("__LINE__"),
             Rc::new(Macro::builtin(Builtin::Line)),
         );
+        macros.insert(
+            interner.intern("__has_builtin"),
+            Rc::new(Macro::builtin(Builtin::HasBuiltin)),
+        );
         Preprocessor {
             diags,
             headers,

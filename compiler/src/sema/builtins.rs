@@ -760,6 +760,10 @@ const TABLE: &[(&str, Builtin)] = {
         ("ctz", Special("ctz")),
         ("rotate", Special("rotate")),
         ("add_sat", Special("add_sat")),
+        // clang's optimisation hints, which code written for other
+        // compilers uses (`likely`/`unlikely` macros).
+        ("__builtin_expect", Special("__builtin_expect")),
+        ("__builtin_assume", Special("__builtin_assume")),
         ("bitfield_insert", Special("bitfield_insert")),
         (
             "bitfield_extract_signed",
