@@ -25,7 +25,7 @@ pub(crate) enum Builtin {
     /// `__has_builtin(name)`: 1 when `name` is a built-in function the
     /// compiler knows (clang's operator, which portable code tests for
     /// `__builtin_expect` and the like).
-    HasBuiltin,
+    KnownFunction,
 }
 
 /// One element of a replacement list, with the operators resolved.
@@ -434,7 +434,7 @@ impl Preprocessor<'_> {
     pub(super) fn expand_macro(&mut self, name: &PpTok, sym: Sym, m: Rc<Macro>) -> bool {
         if let Some(kind) = m.builtin {
             let kind = match kind {
-                Builtin::HasBuiltin => {
+                Builtin::KnownFunction => {
                     if !self.peek_is_lparen() {
                         return false;
                     }

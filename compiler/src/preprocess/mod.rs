@@ -195,7 +195,7 @@ impl<'a> Preprocessor<'a> {
         );
         macros.insert(
             interner.intern("__has_builtin"),
-            Rc::new(Macro::builtin(Builtin::HasBuiltin)),
+            Rc::new(Macro::builtin(Builtin::KnownFunction)),
         );
         Preprocessor {
             diags,
