@@ -395,6 +395,11 @@ unsafe fn device_info(
             {
                 write_info(&(0 as cl_bitfield), size, ptr, size_ret)
             }
+            CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR
+                if info.has_extension("cl_khr_kernel_clock") =>
+            {
+                write_info(&info.kernel_clock_capabilities, size, ptr, size_ret)
+            }
             CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR
                 if info.has_extension("cl_khr_integer_dot_product") =>
             {

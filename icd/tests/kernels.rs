@@ -4471,3 +4471,57 @@ fn branch_hints_keep_values_and_assumptions_run_nothing() {
         .collect();
     assert_same(&gpu.read::<i32>(&d), &want, "hinted results");
 }
+
+#[test]
+fn kernel_clocks_advance_for_each_work_item() {
+    use ferrocl_runtime::cl::*;
+    let gpu = Gpu::new();
+    let extensions = gpu.device_string(CL_DEVICE_EXTENSIONS);
+    let caps = if extensions.split(' ').any(|e| e == "cl_khr_kernel_clock") {
+        gpu.device_info::<cl_bitfield>(CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR)
+    } else {
+        0
+    };
+    // Vulkan has no work-group clock.
+    assert_eq!(caps & CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR, 0);
+    for (bit, scope) in [
+        (CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR, "device"),
+        (CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR, "sub_group"),
+    ] {
+        let src = format!(
+            r#"__kernel void k(__global ulong *t, __global uint *spin) {{
+                size_t i = get_global_id(0);
+                uint2 a = clock_read_hilo_{scope}();
+                ulong b = clock_read_{scope}();
+                uint x = spin[i];
+                for (uint j = 0; j < 2000u; ++j)
+                    x = x * 1664525u + 1013904223u;
+                spin[i] = x;
+                ulong c = clock_read_{scope}();
+                t[3 * i] = as_ulong(a);
+                t[3 * i + 1] = b;
+                t[3 * i + 2] = c;
+            }}"#
+        );
+        if caps & bit == 0 {
+            // Without the scope the functions are refused with a log.
+            let (status, log) = match gpu.try_program(&src, "") {
+                Ok(_) => panic!("clock_read_{scope} built without its feature"),
+                Err(e) => e,
+            };
+            assert_eq!(status, CL_BUILD_PROGRAM_FAILURE);
+            assert!(log.contains("cl_khr_kernel_clock"), "{log}");
+            continue;
+        }
+        let k = gpu.kernel(&src, "k");
+        let n = 256usize;
+        let (t, spin) = (gpu.zeroed::<u64>(3 * n), gpu.zeroed::<u32>(n));
+        k.arg_buffer(0, &t).arg_buffer(1, &spin);
+        gpu.run(&k, &[n], None, None);
+        let t = gpu.read::<u64>(&t);
+        for i in 0..n {
+            let (a, b, c) = (t[3 * i], t[3 * i + 1], t[3 * i + 2]);
+            assert!(a <= b && b < c, "{scope} clock of work-item {i}: {a}, {b}, {c}");
+        }
+    }
+}

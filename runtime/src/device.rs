@@ -124,6 +124,8 @@ pub struct DeviceInfo {
     pub atomic_fence_capabilities: cl_bitfield,
     /// `CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT`.
     pub single_fp_atomic_capabilities: cl_bitfield,
+    /// `CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR`.
+    pub kernel_clock_capabilities: cl_bitfield,
     /// `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_{8BIT,
     /// 4x8BIT_PACKED}_KHR`: what Vulkan says of its dot instructions where
     /// the compiler emits them, nothing otherwise.
@@ -214,7 +216,24 @@ fn opencl_c_extension_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
         names.push("cl_ext_float_atomics");
     }
     names.extend(subgroup_extension_names(vk));
+    if kernel_clock_capabilities(vk) != 0 {
+        names.push("cl_khr_kernel_clock");
+    }
     names
+}
+
+/// `CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR`: the scopes of
+/// `OpReadClockKHR` the device reads (VK_KHR_shader_clock). Vulkan has no
+/// work-group clock, so that scope is never offered.
+fn kernel_clock_capabilities(vk: &PhysicalDeviceInfo) -> cl_bitfield {
+    let mut caps = 0;
+    if vk.features.device_clock {
+        caps |= CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR;
+    }
+    if vk.features.subgroup_clock {
+        caps |= CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR;
+    }
+    caps
 }
 
 /// The sub-group size every kernel runs with, where the device offers
@@ -337,6 +356,13 @@ fn opencl_c_feature_names(vk: &PhysicalDeviceInfo) -> Vec<&'static str> {
     names.push("__opencl_c_work_group_collective_functions");
     if sub_group_size(vk).is_some() {
         names.push("__opencl_c_subgroups");
+    }
+    let clock = kernel_clock_capabilities(vk);
+    if clock & CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR != 0 {
+        names.push("__opencl_c_kernel_clock_scope_device");
+    }
+    if clock & CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR != 0 {
+        names.push("__opencl_c_kernel_clock_scope_sub_group");
     }
     // cl_khr_integer_dot_product, both forms.
     names.push("__opencl_c_integer_dot_product_input_4x8bit");
@@ -629,6 +655,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
             | CL_DEVICE_ATOMIC_SCOPE_DEVICE,
         single_fp_atomic_capabilities: single_fp_atomic_capabilities(vk),
         integer_dot_acceleration: integer_dot_acceleration(vk),
+        kernel_clock_capabilities: kernel_clock_capabilities(vk),
         work_group_collective_functions: true,
         sub_group_size: sub_group_size(vk).unwrap_or(0),
         max_num_sub_groups: sub_group_size(vk)

@@ -388,6 +388,10 @@ fn create_logical_device(
         .workgroup_memory_explicit_layout_scalar_block_layout(wg.scalar_block_layout)
         .workgroup_memory_explicit_layout8_bit_access(wg.access_8bit)
         .workgroup_memory_explicit_layout16_bit_access(wg.access_16bit);
+    let clock = s.shader_clock.unwrap_or_default();
+    let mut clock_features = vk::PhysicalDeviceShaderClockFeaturesKHR::default()
+        .shader_subgroup_clock(clock.subgroup)
+        .shader_device_clock(clock.device);
     let mut pep_features = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
         .pipeline_executable_info(true);
 
@@ -409,6 +413,9 @@ fn create_logical_device(
     }
     if s.workgroup_explicit_layout.is_some() {
         extensions.push(ash::khr::workgroup_memory_explicit_layout::NAME);
+    }
+    if s.shader_clock.is_some() {
+        extensions.push(ash::khr::shader_clock::NAME);
     }
     if s.push_descriptor {
         extensions.push(ash::khr::push_descriptor::NAME);
@@ -456,6 +463,9 @@ fn create_logical_device(
     }
     if s.workgroup_explicit_layout.is_some() {
         info = info.push_next(&mut wg_features);
+    }
+    if s.shader_clock.is_some() {
+        info = info.push_next(&mut clock_features);
     }
     if s.pipeline_executable_info {
         info = info.push_next(&mut pep_features);

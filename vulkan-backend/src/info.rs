@@ -106,6 +106,9 @@ pub struct Features {
     /// (VkPhysicalDeviceShaderIntegerDotProductProperties, 8-bit inputs).
     pub integer_dot_accelerated: IntegerDotAcceleration,
     pub workgroup_memory_explicit_layout: bool,
+    /// OpReadClockKHR at Subgroup and at Device scope (VK_KHR_shader_clock).
+    pub subgroup_clock: bool,
+    pub device_clock: bool,
     pub push_descriptor: bool,
     pub external_memory_host: bool,
     /// storagePushConstant8 / storagePushConstant16: 8- and 16-bit members
@@ -216,6 +219,8 @@ pub(crate) struct FeatureSupport {
     pub atomic_float: Option<AtomicFloatSupport>,
     pub atomic_float2: Option<AtomicFloat2Support>,
     pub workgroup_explicit_layout: Option<WorkgroupLayoutSupport>,
+    /// VK_KHR_shader_clock: shaderSubgroupClock, shaderDeviceClock.
+    pub shader_clock: Option<ShaderClockSupport>,
     pub push_descriptor: bool,
     pub external_memory_host: bool,
     pub calibrated_timestamps: bool,
@@ -239,6 +244,12 @@ pub(crate) struct AtomicFloat2Support {
     pub buffer_float32_atomic_min_max: bool,
     pub buffer_float64_atomic_min_max: bool,
     pub shared_float32_atomic_min_max: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ShaderClockSupport {
+    pub subgroup: bool,
+    pub device: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -324,6 +335,8 @@ pub(crate) fn probe(
     let has_af = ext(ash::ext::shader_atomic_float::NAME);
     let has_af2 = ext(ash::ext::shader_atomic_float2::NAME);
     let has_wg = ext(ash::khr::workgroup_memory_explicit_layout::NAME);
+    let mut clock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+    let has_clock = ext(ash::khr::shader_clock::NAME);
     let core10 = {
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut v11)
@@ -346,6 +359,9 @@ pub(crate) fn probe(
         }
         if has_wg {
             f2 = f2.push_next(&mut wg);
+        }
+        if has_clock {
+            f2 = f2.push_next(&mut clock);
         }
         if has_pep {
             f2 = f2.push_next(&mut pep);
@@ -408,6 +424,12 @@ pub(crate) fn probe(
             buffer_float32_atomic_min_max: flag(af2.shader_buffer_float32_atomic_min_max),
             buffer_float64_atomic_min_max: flag(af2.shader_buffer_float64_atomic_min_max),
             shared_float32_atomic_min_max: flag(af2.shader_shared_float32_atomic_min_max),
+        });
+    }
+    if has_clock && (flag(clock.shader_subgroup_clock) || flag(clock.shader_device_clock)) {
+        support.shader_clock = Some(ShaderClockSupport {
+            subgroup: flag(clock.shader_subgroup_clock),
+            device: flag(clock.shader_device_clock),
         });
     }
     if has_wg && flag(wg.workgroup_memory_explicit_layout) {
@@ -671,6 +693,8 @@ pub(crate) fn probe(
                 .map(flag),
             },
             workgroup_memory_explicit_layout: support.workgroup_explicit_layout.is_some(),
+            subgroup_clock: support.shader_clock.is_some_and(|c| c.subgroup),
+            device_clock: support.shader_clock.is_some_and(|c| c.device),
             push_descriptor: support.push_descriptor,
             external_memory_host: support.external_memory_host,
             push_constant_8bit: support.storage_push_constant8,

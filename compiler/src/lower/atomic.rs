@@ -364,8 +364,7 @@ const MSCOPE_WORK_GROUP: u32 = 1;
 const MSCOPE_DEVICE: u32 = 2;
 const MSCOPE_ALL_DEVICES: u32 = 3;
 const MSCOPE_SUB_GROUP: u32 = 4;
-/// SPIR-V scopes and semantics not named in the parent module.
-const SCOPE_SUBGROUP: u32 = 3;
+/// SPIR-V semantics not named in the parent module.
 const SEM_ACQUIRE: u32 = 0x2;
 const SEM_RELEASE: u32 = 0x4;
 

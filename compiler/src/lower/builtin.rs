@@ -74,6 +74,7 @@ impl<'a> Lowerer<'a> {
             Builtin::VStore(_) => Some(3),
             Builtin::Special(n) => integer_dot::arity(n)
                 .or_else(|| bit_ops::BitOp::from_name(n).map(bit_ops::BitOp::arity))
+                .or_else(|| clock::clock_read(n).map(|_| 0))
                 .or(Some(match n {
                     "mad" | "mad24" | "mad_hi" | "bitselect" | "select" | "clamp"
                     | "smoothstep" => 3,
@@ -1105,6 +1106,7 @@ impl<'a> Lowerer<'a> {
                 let id = self.bit_count(name, v.id, &t);
                 Some(Val::new(id, t))
             }
+            _ if clock::clock_read(name).is_some() => self.read_clock(name, span),
             "__builtin_expect" => {
                 // `long __builtin_expect(long exp, long c)`: the value of
                 // `exp`; `c`, the value expected, is only a hint.

@@ -18,6 +18,7 @@
 mod atomic;
 mod bit_ops;
 mod builtin;
+mod clock;
 mod collective;
 mod expr;
 mod generic;
@@ -63,6 +64,7 @@ const MAX_ARG_BYTES: u32 = 4096;
 /// Scopes.
 const SCOPE_DEVICE: u32 = 1;
 const SCOPE_WORKGROUP: u32 = 2;
+const SCOPE_SUBGROUP: u32 = 3;
 /// Memory semantics bits.
 const SEM_ACQ_REL: u32 = 0x8;
 const SEM_UNIFORM: u32 = 0x40;

@@ -7,7 +7,6 @@
 use super::*;
 use crate::sema::builtins::{GroupArith, GroupOp, SubGroupFn};
 
-const SCOPE_SUBGROUP: u32 = 3;
 /// `GroupOperation` operands.
 const GROUP_REDUCE: u32 = 0;
 const GROUP_INCLUSIVE_SCAN: u32 = 1;
