@@ -239,3 +239,40 @@ fn clustered_reductions_validate_and_need_a_constant_power_of_two() {
         assert!(log.contains(want), "{src}: {log}");
     }
 }
+
+#[test]
+fn uniform_arithmetic_collectives_validate_and_need_the_extension() {
+    let src = r#"
+        kernel void k(global int *i, global ulong *l, global float *f, global double *d) {
+            size_t g = get_global_id(0);
+            i[g] = work_group_reduce_mul(i[g]) + work_group_scan_inclusive_and(i[g])
+                 + work_group_scan_exclusive_or(i[g]) + work_group_reduce_xor(i[g])
+                 + work_group_reduce_logical_and(i[g]) + work_group_scan_inclusive_logical_or(i[g])
+                 + work_group_scan_exclusive_logical_xor(i[g]);
+            l[g] = work_group_scan_exclusive_mul(l[g]) ^ work_group_reduce_and(l[g]);
+            f[g] = work_group_scan_inclusive_mul(f[g]);
+            d[g] = work_group_reduce_mul(d[g]);
+        }"#;
+    let caps = TargetCaps {
+        fp64: true,
+        extensions: vec!["cl_khr_work_group_uniform_arithmetic".to_string()],
+        ..TargetCaps::default()
+    };
+    common::build_caps(src, &caps);
+    let log = match common::build_with(
+        "kernel void k(global int *p) { p[0] = work_group_reduce_mul(p[1]); }",
+        &TargetCaps::default(),
+    ) {
+        Ok(_) => panic!("a work-group product built without the extension"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("needs cl_khr_work_group_uniform_arithmetic"), "{log}");
+    let log = match common::build_with(
+        "kernel void k(global float *p) { p[0] = work_group_reduce_xor(p[1]); }",
+        &caps,
+    ) {
+        Ok(_) => panic!("a bitwise reduction of floats built"),
+        Err(e) => e.log,
+    };
+    assert!(log.contains("take integers"), "{log}");
+}

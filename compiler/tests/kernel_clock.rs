@@ -31,7 +31,10 @@ fn device_and_sub_group_clocks_read_at_their_scopes() {
     );
     let text = common::disassemble(&program.spirv);
     assert!(text.contains("OpCapability ShaderClockKHR"), "{text}");
-    assert!(text.contains("OpExtension \"SPV_KHR_shader_clock\""), "{text}");
+    assert!(
+        text.contains("OpExtension \"SPV_KHR_shader_clock\""),
+        "{text}"
+    );
     assert_eq!(text.matches("OpReadClockKHR").count(), 4, "{text}");
 }
 

@@ -255,3 +255,103 @@ fn collectives_in_a_loop_reuse_their_scratch() {
     let want = vec![base * 15; 2 * local];
     assert_same(&gpu.read::<i32>(&dout), &want, "reductions in a loop");
 }
+
+/// cl_khr_work_group_uniform_arithmetic: `mul`, bitwise and logical
+/// reductions and scans, on an odd work-group size.
+#[test]
+fn uniform_arithmetic_collectives_match_the_host() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #ifndef cl_khr_work_group_uniform_arithmetic
+        #error the extension macro is missing
+        #endif
+        __kernel void k(__global const int *in, __global const float *fin,
+                        __global int *out, __global float *fout) {
+            size_t i = get_global_id(0);
+            size_t n = get_global_size(0);
+            int v = in[i];
+            out[i] = work_group_reduce_mul(v);
+            out[n + i] = work_group_scan_inclusive_mul(v);
+            out[2 * n + i] = work_group_scan_exclusive_and(v);
+            out[3 * n + i] = work_group_reduce_or(v);
+            out[4 * n + i] = work_group_scan_inclusive_xor(v);
+            out[5 * n + i] = work_group_reduce_logical_and(v);
+            out[6 * n + i] = work_group_scan_exclusive_logical_or(v > 200);
+            out[7 * n + i] = work_group_scan_inclusive_logical_xor(v & 1);
+            fout[i] = work_group_scan_exclusive_mul(fin[i]);
+        }"#;
+    let (local, groups) = (37usize, 3usize);
+    let n = local * groups;
+    let mut rng = XorShift::new(19);
+    // Products stay exact: ints wrap like the device's, and the floats are
+    // powers of two and their negatives.
+    let data: Vec<i32> = (0..n).map(|_| (rng.next_u32() % 301) as i32 - 50).collect();
+    let fdata: Vec<f32> = (0..n)
+        .map(|_| match rng.next_u32() % 4 {
+            0 => 2.0,
+            1 => -1.0,
+            2 => 0.5,
+            _ => 1.0,
+        })
+        .collect();
+    let k = gpu.kernel_with_options(src, "k", "-cl-std=CL2.0");
+    let (din, dfin) = (gpu.buffer(&data), gpu.buffer(&fdata));
+    let (dout, dfout) = (gpu.zeroed::<i32>(8 * n), gpu.zeroed::<f32>(n));
+    k.arg_buffer(0, &din)
+        .arg_buffer(1, &dfin)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dfout);
+    gpu.run(&k, &[n], Some(&[local]), None);
+    let mut want = vec![0i32; 8 * n];
+    let mut fwant = vec![0f32; n];
+    for g in 0..groups {
+        let group = &data[g * local..(g + 1) * local];
+        let truth = |b: bool| i32::from(b);
+        let product = group.iter().fold(1i32, |a, &v| a.wrapping_mul(v));
+        let any = group.iter().fold(0, |a, &v| a | v);
+        let all = truth(group.iter().all(|&v| v != 0));
+        let (mut mul, mut and, mut xor, mut or_big, mut odd) = (1i32, -1i32, 0i32, false, false);
+        let mut fmul = 1f32;
+        for (l, &v) in group.iter().enumerate() {
+            let i = g * local + l;
+            want[i] = product;
+            want[2 * n + i] = and;
+            want[3 * n + i] = any;
+            want[5 * n + i] = all;
+            want[6 * n + i] = truth(or_big);
+            fwant[i] = fmul;
+            mul = mul.wrapping_mul(v);
+            and &= v;
+            xor ^= v;
+            or_big |= v > 200;
+            odd ^= v & 1 != 0;
+            fmul *= fdata[i];
+            want[n + i] = mul;
+            want[4 * n + i] = xor;
+            want[7 * n + i] = truth(odd);
+        }
+    }
+    let got = gpu.read::<i32>(&dout);
+    let names = [
+        "reduce_mul",
+        "scan_inclusive_mul",
+        "scan_exclusive_and",
+        "reduce_or",
+        "scan_inclusive_xor",
+        "reduce_logical_and",
+        "scan_exclusive_logical_or",
+        "scan_inclusive_logical_xor",
+    ];
+    for (f, name) in names.iter().enumerate() {
+        assert_same(
+            &got[f * n..(f + 1) * n],
+            &want[f * n..(f + 1) * n],
+            &format!("work_group_{name}"),
+        );
+    }
+    assert_same(
+        &gpu.read::<f32>(&dfout),
+        &fwant,
+        "work_group_scan_exclusive_mul(float)",
+    );
+}

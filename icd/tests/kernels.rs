@@ -4521,7 +4521,10 @@ fn kernel_clocks_advance_for_each_work_item() {
         let t = gpu.read::<u64>(&t);
         for i in 0..n {
             let (a, b, c) = (t[3 * i], t[3 * i + 1], t[3 * i + 2]);
-            assert!(a <= b && b < c, "{scope} clock of work-item {i}: {a}, {b}, {c}");
+            assert!(
+                a <= b && b < c,
+                "{scope} clock of work-item {i}: {a}, {b}, {c}"
+            );
         }
     }
 }

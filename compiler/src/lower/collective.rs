@@ -1,5 +1,7 @@
 //! Work-group collectives (`work_group_all`, `_any`, `_broadcast`,
-//! `_reduce_<op>`, `_scan_{inclusive,exclusive}_<op>`; OpenCL C 6.15.16),
+//! `_reduce_<op>`, `_scan_{inclusive,exclusive}_<op>`; OpenCL C 6.15.16,
+//! and the `mul`, bitwise and logical operations of
+//! cl_khr_work_group_uniform_arithmetic, 6.15.17),
 //! written with a `Workgroup` scratch array of one element per work-item
 //! and barriers, so they hold for every work-group size, including sizes
 //! that are not a power of two, and need no sub-group operations. Each
@@ -17,6 +19,14 @@ impl<'a> Lowerer<'a> {
         args: &'a [Expr],
         span: Span,
     ) -> R<Val> {
+        if let GroupOp::Reduce(a) | GroupOp::ScanInclusive(a) | GroupOp::ScanExclusive(a) = op {
+            let uniform = matches!(a, GroupArith::Add | GroupArith::Min | GroupArith::Max);
+            let ext = "cl_khr_work_group_uniform_arithmetic";
+            if !uniform && !self.caps.extensions.iter().any(|e| e == ext) {
+                self.error(span, format!("'{name}' needs {ext}"));
+                return None;
+            }
+        }
         let (lo, hi) = if op == GroupOp::Broadcast {
             (2, 4)
         } else {

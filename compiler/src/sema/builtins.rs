@@ -971,7 +971,19 @@ fn synchronization_builtin(name: &str) -> Option<Builtin> {
         return Some(Builtin::AtomicC11 { op, explicit });
     }
     if let Some(rest) = name.strip_prefix("work_group_") {
-        return group_op(rest, false).map(Builtin::WorkGroup);
+        // cl_khr_work_group_uniform_arithmetic adds the non-uniform sub-group
+        // operations' `mul`, bitwise and logical reductions and scans.
+        let extended = || {
+            group_op(rest, true).filter(|op| {
+                matches!(
+                    op,
+                    GroupOp::Reduce(_) | GroupOp::ScanInclusive(_) | GroupOp::ScanExclusive(_)
+                )
+            })
+        };
+        return group_op(rest, false)
+            .or_else(extended)
+            .map(Builtin::WorkGroup);
     }
     let rest = name.strip_prefix("sub_group_")?;
     let f = match rest {
