@@ -266,7 +266,10 @@ fn uniform_arithmetic_collectives_validate_and_need_the_extension() {
         Ok(_) => panic!("a work-group product built without the extension"),
         Err(e) => e.log,
     };
-    assert!(log.contains("needs cl_khr_work_group_uniform_arithmetic"), "{log}");
+    assert!(
+        log.contains("needs cl_khr_work_group_uniform_arithmetic"),
+        "{log}"
+    );
     let log = match common::build_with(
         "kernel void k(global float *p) { p[0] = work_group_reduce_xor(p[1]); }",
         &caps,
