@@ -51,10 +51,7 @@ fn the_functions_need_the_extension_and_integers() {
             "takes 3 arguments",
         ),
     ] {
-        let log = match common::build_with(src, &bit_ops_caps()) {
-            Ok(_) => panic!("built: {src}"),
-            Err(e) => e.log,
-        };
+        let log = common::build_error_caps(src, &bit_ops_caps());
         assert!(log.contains(want), "{src}: {log}");
     }
 }

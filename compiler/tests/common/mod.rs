@@ -39,7 +39,12 @@ pub fn build_caps(source: &str, caps: &TargetCaps) -> CompiledProgram {
 
 /// The build log of a program that must not build.
 pub fn build_error(source: &str) -> String {
-    match build_with(source, &caps()) {
+    build_error_caps(source, &caps())
+}
+
+/// The build log of a program that must not build for `caps`.
+pub fn build_error_caps(source: &str, caps: &TargetCaps) -> String {
+    match build_with(source, caps) {
         Ok(_) => panic!("expected a build error for:\n{source}"),
         Err(e) => e.log,
     }
