@@ -16,8 +16,9 @@ use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use libfuzzer_sys::fuzz_target;
 
-/// A device with `cl_khr_fp64`, sub-groups with clustered reductions, and
-/// integer dot products as SPIR-V dot instructions.
+/// A device with `cl_khr_fp64`, sub-groups with clustered reductions,
+/// integer dot products as SPIR-V dot instructions, extended bit
+/// operations, kernel clocks and the extended work-group collectives.
 fn rich_caps() -> TargetCaps {
     let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
     TargetCaps {
@@ -28,12 +29,17 @@ fn rich_caps() -> TargetCaps {
             "cl_khr_integer_dot_product",
             "cl_khr_subgroup_non_uniform_arithmetic",
             "cl_khr_subgroup_clustered_reduce",
+            "cl_khr_extended_bit_ops",
+            "cl_khr_kernel_clock",
+            "cl_khr_work_group_uniform_arithmetic",
         ]),
         features: names(&[
             "__opencl_c_fp64",
             "__opencl_c_subgroups",
             "__opencl_c_integer_dot_product_input_4x8bit",
             "__opencl_c_integer_dot_product_input_4x8bit_packed",
+            "__opencl_c_kernel_clock_scope_device",
+            "__opencl_c_kernel_clock_scope_sub_group",
         ]),
         ..TargetCaps::default()
     }
