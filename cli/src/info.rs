@@ -81,17 +81,15 @@ pub fn run() -> Result<(), String> {
             "  kernel arguments: {} bytes of push constants, {} bytes at most",
             caps.max_push_constants_size, info.max_parameter_size
         );
-        let dot = &info.integer_dot_acceleration;
         println!(
             "  integer dot products: {}; accelerated (signed, unsigned, mixed; \
-             then saturating): 4 x 8-bit {}, packed {}",
+             then saturating): {}",
             if caps.integer_dot_product {
                 "SPIR-V dot instructions"
             } else {
                 "32-bit arithmetic"
             },
-            flags(&dot.vectors),
-            flags(&dot.packed)
+            flags(&info.integer_dot_acceleration)
         );
         println!("  extensions: {}", info.extensions);
     }

@@ -206,23 +206,23 @@ fn clustered_reductions_validate_and_need_a_constant_power_of_two() {
         );
     }
     // There are no clustered scans, and bitwise reductions take integers.
-    for (src, want) in [
-        (
-            "kernel void k(global uint *p) { p[0] = sub_group_clustered_scan_inclusive_add(p[0], 4); }",
-            "sub_group_clustered_scan_inclusive_add",
-        ),
-        (
-            "kernel void k(global float *p) { p[0] = sub_group_clustered_reduce_or(p[0], 4); }",
-            "takes integers",
-        ),
-        (
-            "kernel void k(global uint *p) { p[0] = sub_group_clustered_reduce_add(p[0]); }",
-            "takes 2 arguments",
-        ),
-    ] {
-        let log = common::build_error_caps(src, &caps);
-        assert!(log.contains(want), "{src}: {log}");
-    }
+    common::assert_build_errors(
+        &caps,
+        &[
+            (
+                "kernel void k(global uint *p) { p[0] = sub_group_clustered_scan_inclusive_add(p[0], 4); }",
+                "sub_group_clustered_scan_inclusive_add",
+            ),
+            (
+                "kernel void k(global float *p) { p[0] = sub_group_clustered_reduce_or(p[0], 4); }",
+                "takes integers",
+            ),
+            (
+                "kernel void k(global uint *p) { p[0] = sub_group_clustered_reduce_add(p[0]); }",
+                "takes 2 arguments",
+            ),
+        ],
+    );
 }
 
 #[test]

@@ -37,21 +37,21 @@ fn every_type_and_width_validates() {
 fn the_functions_need_the_extension_and_integers() {
     let log = common::build_error("kernel void k(global uint *p) { p[0] = bit_reverse(p[1]); }");
     assert!(log.contains("needs cl_khr_extended_bit_ops"), "{log}");
-    for (src, want) in [
-        (
-            "kernel void k(global float *p) { p[0] = bit_reverse(p[1]); }",
-            "takes integer arguments",
-        ),
-        (
-            "kernel void k(global uint *p) { p[0] = bitfield_insert(p[1], p[2], 3u); }",
-            "takes 4 arguments",
-        ),
-        (
-            "kernel void k(global uint *p) { p[0] = bitfield_extract_signed(p[1], 3u); }",
-            "takes 3 arguments",
-        ),
-    ] {
-        let log = common::build_error_caps(src, &bit_ops_caps());
-        assert!(log.contains(want), "{src}: {log}");
-    }
+    common::assert_build_errors(
+        &bit_ops_caps(),
+        &[
+            (
+                "kernel void k(global float *p) { p[0] = bit_reverse(p[1]); }",
+                "takes integer arguments",
+            ),
+            (
+                "kernel void k(global uint *p) { p[0] = bitfield_insert(p[1], p[2], 3u); }",
+                "takes 4 arguments",
+            ),
+            (
+                "kernel void k(global uint *p) { p[0] = bitfield_extract_signed(p[1], 3u); }",
+                "takes 3 arguments",
+            ),
+        ],
+    );
 }

@@ -86,21 +86,21 @@ fn the_forms_need_the_features_and_the_right_arguments() {
         "kernel void k(global float4 *f, global float *o) { o[0] = dot(f[0], f[1]); }",
         &dot_caps(),
     );
-    for (src, want) in [
-        (
-            "kernel void k(global uchar4 *u, global uint *o) { o[0] = dot_acc_sat(u[0], u[1]); }",
-            "takes 3 arguments",
-        ),
-        (
-            "kernel void k(global uint *o) { o[0] = dot_4x8packed_uu_uint(o[1], o[2], o[3]); }",
-            "takes 2 arguments",
-        ),
-        (
-            "kernel void k(global short4 *s, global int *o) { o[0] = dot_acc_sat(s[0], s[1], 0); }",
-            "takes two char4 or uchar4 vectors",
-        ),
-    ] {
-        let log = common::build_error_caps(src, &dot_caps());
-        assert!(log.contains(want), "{src}: {log}");
-    }
+    common::assert_build_errors(
+        &dot_caps(),
+        &[
+            (
+                "kernel void k(global uchar4 *u, global uint *o) { o[0] = dot_acc_sat(u[0], u[1]); }",
+                "takes 3 arguments",
+            ),
+            (
+                "kernel void k(global uint *o) { o[0] = dot_4x8packed_uu_uint(o[1], o[2], o[3]); }",
+                "takes 2 arguments",
+            ),
+            (
+                "kernel void k(global short4 *s, global int *o) { o[0] = dot_acc_sat(s[0], s[1], 0); }",
+                "takes two char4 or uchar4 vectors",
+            ),
+        ],
+    );
 }

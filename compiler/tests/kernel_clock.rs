@@ -40,19 +40,19 @@ fn device_and_sub_group_clocks_read_at_their_scopes() {
 
 #[test]
 fn each_clock_needs_its_scope() {
-    for (src, want) in [
-        (
-            "kernel void k(global ulong *o) { o[0] = clock_read_work_group(); }",
-            "needs cl_khr_kernel_clock (__opencl_c_kernel_clock_scope_work_group)",
-        ),
-        (
-            "kernel void k(global ulong *o) { o[0] = clock_read_device(1); }",
-            "takes 0 arguments",
-        ),
-    ] {
-        let log = common::build_error_caps(src, &clock_caps());
-        assert!(log.contains(want), "{src}: {log}");
-    }
+    common::assert_build_errors(
+        &clock_caps(),
+        &[
+            (
+                "kernel void k(global ulong *o) { o[0] = clock_read_work_group(); }",
+                "needs cl_khr_kernel_clock (__opencl_c_kernel_clock_scope_work_group)",
+            ),
+            (
+                "kernel void k(global ulong *o) { o[0] = clock_read_device(1); }",
+                "takes 0 arguments",
+            ),
+        ],
+    );
     let log = common::build_error("kernel void k(global ulong *o) { o[0] = clock_read_device(); }");
     assert!(log.contains("needs cl_khr_kernel_clock"), "{log}");
 }

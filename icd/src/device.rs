@@ -407,21 +407,15 @@ unsafe fn device_info(
                     | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR;
                 write_info(&both, size, ptr, size_ret)
             }
-            // The six cl_bool members of the properties structure: the
-            // Vulkan driver's flags for its dot instructions where the
-            // compiler emits them, all false where it writes arithmetic.
-            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
-                if info.has_extension("cl_khr_integer_dot_product") =>
-            {
-                let bools = info.integer_dot_acceleration.vectors.map(cl_bool::from);
-                write_info(&bools, size, ptr, size_ret)
-            }
-            // The name is the specification's, `x` included.
+            // The six cl_bool members of the properties structure, the
+            // same for both forms (`DeviceInfo::integer_dot_acceleration`).
+            // The second name is the specification's, `x` included.
             #[allow(non_upper_case_globals)]
-            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR
+            CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+            | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR
                 if info.has_extension("cl_khr_integer_dot_product") =>
             {
-                let bools = info.integer_dot_acceleration.packed.map(cl_bool::from);
+                let bools = info.integer_dot_acceleration.map(cl_bool::from);
                 write_info(&bools, size, ptr, size_ret)
             }
             // Non-uniform NDRanges run as up to 8 regions of uniform

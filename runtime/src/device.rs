@@ -11,7 +11,7 @@ use crate::cl::*;
 use crate::event::host_time_ns;
 use crate::platform::Platform;
 use ferrocl_compiler::TargetCaps;
-use ferrocl_vk::{DeviceType, IntegerDotAcceleration, PhysicalDeviceInfo};
+use ferrocl_vk::{DeviceType, PhysicalDeviceInfo};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// `CL_MAKE_VERSION(major, minor, patch)`: a packed `cl_version`.
@@ -127,9 +127,10 @@ pub struct DeviceInfo {
     /// `CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR`.
     pub kernel_clock_capabilities: cl_bitfield,
     /// `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_{8BIT,
-    /// 4x8BIT_PACKED}_KHR`: what Vulkan says of its dot instructions where
-    /// the compiler emits them, nothing otherwise.
-    pub integer_dot_acceleration: IntegerDotAcceleration,
+    /// 4x8BIT_PACKED}_KHR`, one answer for both: both forms compile to the
+    /// packed instructions where the compiler emits them, and these are
+    /// the driver's flags for those; all false where it writes arithmetic.
+    pub integer_dot_acceleration: [bool; 6],
     /// `CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT`.
     pub work_group_collective_functions: bool,
     /// The size of every sub-group (cl_khr_subgroups), 0 without them.
@@ -307,23 +308,17 @@ fn integer_dot_instructions(vk: &PhysicalDeviceInfo) -> bool {
     match std::env::var("FERROCL_INTEGER_DOT").as_deref() {
         Ok("arith") => false,
         Ok("instructions") => true,
-        _ => f.integer_dot_accelerated.packed[..3].iter().all(|&a| a),
+        _ => f.integer_dot_packed_accelerated[..3].iter().all(|&a| a),
     }
 }
 
-/// What `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_*` answer:
-/// the driver's flags for the packed instructions, which `char4`/`uchar4`
-/// operands also compile to (bit-cast to a word), where the compiler emits
-/// them; nothing where it writes the arithmetic itself.
-fn integer_dot_acceleration(vk: &PhysicalDeviceInfo) -> IntegerDotAcceleration {
+/// What `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_*` answer
+/// (see [`DeviceInfo::integer_dot_acceleration`]).
+fn integer_dot_acceleration(vk: &PhysicalDeviceInfo) -> [bool; 6] {
     if integer_dot_instructions(vk) {
-        let packed = vk.features.integer_dot_accelerated.packed;
-        IntegerDotAcceleration {
-            vectors: packed,
-            packed,
-        }
+        vk.features.integer_dot_packed_accelerated
     } else {
-        IntegerDotAcceleration::default()
+        [false; 6]
     }
 }
 
@@ -1260,15 +1255,12 @@ mod tests {
     fn integer_dot_instructions_follow_the_vulkan_feature() {
         let mut vk = lavapipe_like();
         vk.features.integer_dot_product = false;
-        vk.features.integer_dot_accelerated.packed = [true; 6];
+        vk.features.integer_dot_packed_accelerated = [true; 6];
         assert!(!derive_target_caps(&vk).integer_dot_product);
         // Without the instructions nothing is accelerated, whatever the
         // driver's properties say; the extension is offered either way.
         let info = derive_device_info(&vk);
-        assert_eq!(
-            info.integer_dot_acceleration,
-            IntegerDotAcceleration::default()
-        );
+        assert_eq!(info.integer_dot_acceleration, [false; 6]);
         assert!(info.has_extension("cl_khr_integer_dot_product"));
         if std::env::var_os("FERROCL_INTEGER_DOT").is_none() {
             // The instructions where the driver accelerates them; vectors
@@ -1276,11 +1268,10 @@ mod tests {
             vk.features.integer_dot_product = true;
             assert!(derive_target_caps(&vk).integer_dot_product);
             let info = derive_device_info(&vk);
-            assert_eq!(info.integer_dot_acceleration.packed, [true; 6]);
-            assert_eq!(info.integer_dot_acceleration.vectors, [true; 6]);
+            assert_eq!(info.integer_dot_acceleration, [true; 6]);
             // A driver that has them but does not accelerate them gets the
             // arithmetic.
-            vk.features.integer_dot_accelerated.packed[2] = false;
+            vk.features.integer_dot_packed_accelerated[2] = false;
             assert!(!derive_target_caps(&vk).integer_dot_product);
         }
     }

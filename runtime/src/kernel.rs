@@ -130,6 +130,10 @@ fn module_index(exe: &Arc<CompiledProgram>) -> SharedIndex {
     index
 }
 
+/// Per device of a program, a kernel's own module (see
+/// `Kernel::entry_modules`).
+type EntryModules = Vec<Option<Arc<[u32]>>>;
+
 /// A `cl_kernel`.
 #[repr(C)]
 pub struct Kernel {
@@ -148,7 +152,7 @@ pub struct Kernel {
     /// executable's when the kernel is created
     /// (`ferrocl_compiler::entry_module`); `None` where the cut failed or
     /// the device has no executable, and the whole module serves.
-    entry_modules: Vec<Option<Arc<[u32]>>>,
+    entry_modules: EntryModules,
     args: Mutex<Vec<Option<ArgValue>>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
     /// Launch buffers kept for the next launch; boxed, as a launch moves
@@ -186,23 +190,28 @@ impl Kernel {
             .find(|k| k.name == name)
             .ok_or(CL_INVALID_KERNEL_NAME)?
             .clone();
-        Ok(Kernel::from_parts(program.clone(), info, executables, None))
+        let modules = Kernel::cut_and_analyse(&executables, &info);
+        Ok(Kernel::from_parts(
+            program.clone(),
+            info,
+            executables,
+            modules,
+            None,
+        ))
     }
 
-    fn from_parts(
-        program: Arc<Program>,
-        info: KernelInfo,
-        executables: Vec<Option<Arc<CompiledProgram>>>,
-        args: Option<Vec<Option<ArgValue>>>,
-    ) -> Arc<Kernel> {
-        program.kernel_count.fetch_add(1, Ordering::AcqRel);
-        let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
+    /// Per device, the kernel's own module, and which arguments it may
+    /// write on any device.
+    fn cut_and_analyse(
+        executables: &[Option<Arc<CompiledProgram>>],
+        info: &KernelInfo,
+    ) -> (EntryModules, Vec<bool>) {
         // Each device's module for this kernel is cut now, from the
         // executable's index: the analysis of which arguments the kernel
         // writes reads it (a fifth of the five-kernel benchmark program's
         // words: 75 µs where the whole module took 240-350), and its
         // pipelines are made from it.
-        let entry_modules: Vec<Option<Arc<[u32]>>> = executables
+        let entry_modules: EntryModules = executables
             .iter()
             .map(|exe| {
                 let exe = exe.as_ref()?;
@@ -212,7 +221,7 @@ impl Kernel {
             })
             .collect();
         let mut written: Option<Vec<bool>> = None;
-        for (module, exe) in entry_modules.iter().zip(&executables) {
+        for (module, exe) in entry_modules.iter().zip(executables) {
             let Some(exe) = exe else {
                 continue;
             };
@@ -229,6 +238,18 @@ impl Kernel {
             }
         }
         let written = written.unwrap_or_else(|| vec![true; info.args.len()]);
+        (entry_modules, written)
+    }
+
+    fn from_parts(
+        program: Arc<Program>,
+        info: KernelInfo,
+        executables: Vec<Option<Arc<CompiledProgram>>>,
+        (entry_modules, written): (EntryModules, Vec<bool>),
+        args: Option<Vec<Option<ArgValue>>>,
+    ) -> Arc<Kernel> {
+        program.kernel_count.fetch_add(1, Ordering::AcqRel);
+        let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
         let uniform_work_groups = (0..program.devices.len())
             .map(|i| Kernel::uniform_work_groups_of(&program, i))
             .collect();
@@ -251,10 +272,12 @@ impl Kernel {
     /// of the execution information.
     pub fn clone_kernel(&self) -> Arc<Kernel> {
         let args = self.args.lock().clone();
+        // The same executables: the cuts and the analysis are shared.
         let clone = Kernel::from_parts(
             self.program.clone(),
             self.info.clone(),
             self.executables.clone(),
+            (self.entry_modules.clone(), self.written.clone()),
             Some(args),
         );
         *clone.svm_pointers.lock() = self.svm_pointers.lock().clone();

@@ -102,9 +102,13 @@ pub struct Features {
     /// shaderIntegerDotProduct: SPIR-V's `OpSDot`, `OpUDot`, `OpSUDot`
     /// and their saturating accumulating forms.
     pub integer_dot_product: bool,
-    /// Which of those the hardware runs as its own dot instructions
-    /// (VkPhysicalDeviceShaderIntegerDotProductProperties, 8-bit inputs).
-    pub integer_dot_accelerated: IntegerDotAcceleration,
+    /// Which of those, on four 8-bit components packed in a 32-bit word,
+    /// the hardware runs as its own dot instructions
+    /// (VkPhysicalDeviceShaderIntegerDotProductProperties), in the order
+    /// of OpenCL's `cl_device_integer_dot_product_acceleration_properties_khr`:
+    /// signed, unsigned, mixed signedness, then the same three accumulating
+    /// with saturation.
+    pub integer_dot_packed_accelerated: [bool; 6],
     pub workgroup_memory_explicit_layout: bool,
     /// OpReadClockKHR at Subgroup and at Device scope (VK_KHR_shader_clock).
     pub subgroup_clock: bool,
@@ -137,18 +141,6 @@ pub struct Features {
     /// with `PipelineOptions::capture_statistics` and report what the
     /// driver compiled (`Pipeline::executables`).
     pub pipeline_statistics: bool,
-}
-
-/// Accelerated 8-bit integer dot products, each list in the order of
-/// OpenCL's `cl_device_integer_dot_product_acceleration_properties_khr`:
-/// signed, unsigned, mixed signedness, then the same three accumulating
-/// with saturation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct IntegerDotAcceleration {
-    /// Four 8-bit components in a vector.
-    pub vectors: [bool; 6],
-    /// Four 8-bit components packed in a 32-bit word.
-    pub packed: [bool; 6],
 }
 
 /// A Vulkan physical device that qualifies for ferrocl.
@@ -672,26 +664,15 @@ pub(crate) fn probe(
             shared_float32_atomic_add: af.shared_float32_atomic_add,
             shared_float32_atomic_min_max: af2.shared_float32_atomic_min_max,
             integer_dot_product: support.shader_integer_dot_product,
-            integer_dot_accelerated: IntegerDotAcceleration {
-                vectors: [
-                    idp_props.integer_dot_product8_bit_signed_accelerated,
-                    idp_props.integer_dot_product8_bit_unsigned_accelerated,
-                    idp_props.integer_dot_product8_bit_mixed_signedness_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating8_bit_signed_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating8_bit_unsigned_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating8_bit_mixed_signedness_accelerated,
-                ]
-                .map(flag),
-                packed: [
-                    idp_props.integer_dot_product4x8_bit_packed_signed_accelerated,
-                    idp_props.integer_dot_product4x8_bit_packed_unsigned_accelerated,
-                    idp_props.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_signed_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_unsigned_accelerated,
-                    idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_mixed_signedness_accelerated,
-                ]
-                .map(flag),
-            },
+            integer_dot_packed_accelerated: [
+                idp_props.integer_dot_product4x8_bit_packed_signed_accelerated,
+                idp_props.integer_dot_product4x8_bit_packed_unsigned_accelerated,
+                idp_props.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated,
+                idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_signed_accelerated,
+                idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_unsigned_accelerated,
+                idp_props.integer_dot_product_accumulating_saturating4x8_bit_packed_mixed_signedness_accelerated,
+            ]
+            .map(flag),
             workgroup_memory_explicit_layout: support.workgroup_explicit_layout.is_some(),
             subgroup_clock: support.shader_clock.is_some_and(|c| c.subgroup),
             device_clock: support.shader_clock.is_some_and(|c| c.device),

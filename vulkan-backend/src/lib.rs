@@ -59,7 +59,7 @@ mod timestamp;
 pub use command::CommandStream;
 pub use device::{CalibratedTime, CopyEngine, Device};
 pub use error::{Error, Result};
-pub use info::{DeviceType, Features, IntegerDotAcceleration, Limits, PhysicalDeviceInfo};
+pub use info::{DeviceType, Features, Limits, PhysicalDeviceInfo};
 pub use instance::{validation_message_count, Instance};
 pub use memory::{Buffer, MemoryLocation, SvmHostView};
 pub use pipeline::{Pipeline, PipelineExecutable, PipelineOptions};

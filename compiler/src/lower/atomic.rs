@@ -784,7 +784,7 @@ impl<'a> Lowerer<'a> {
             }
         };
         let macro_name = format!("__opencl_c_ext_fp32_{space}_{feature}");
-        if !self.caps.features.contains(&macro_name) {
+        if !self.has_feature(&macro_name) {
             self.error(
                 span,
                 format!(

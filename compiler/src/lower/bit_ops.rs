@@ -50,15 +50,7 @@ impl<'a> Lowerer<'a> {
         vals: Vec<Val>,
         span: Span,
     ) -> R<Val> {
-        if !self
-            .caps
-            .extensions
-            .iter()
-            .any(|e| e == "cl_khr_extended_bit_ops")
-        {
-            self.error(span, format!("'{name}' needs cl_khr_extended_bit_ops"));
-            return None;
-        }
+        self.require_extension("cl_khr_extended_bit_ops", name, span)?;
         // The type is the first argument's: `insert` follows `base`.
         let t = vals[0].ty.clone();
         if !t.is_integer() || t.elem_scalar() == Some(Scalar::Bool) {

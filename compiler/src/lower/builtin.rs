@@ -882,6 +882,16 @@ impl<'a> Lowerer<'a> {
     }
 
     fn special(&mut self, name: &'static str, vals: Vec<Val>, span: Span) -> R<Val> {
+        // The extensions' families, named by their modules.
+        if let Some(op) = bit_ops::BitOp::from_name(name) {
+            return self.extended_bit_op(op, name, vals, span);
+        }
+        if clock::clock_read(name).is_some() {
+            return self.read_clock(name, span);
+        }
+        if integer_dot::is_integer_dot(name, &vals) {
+            return self.integer_dot(name, vals, span);
+        }
         match name {
             "fmod" => self.library_math("__ferrocl_fmod", None, vals, name, span),
             "hypot" => self.library_math("__ferrocl_hypot", None, vals, name, span),
@@ -1106,19 +1116,11 @@ impl<'a> Lowerer<'a> {
                 let id = self.bit_count(name, v.id, &t);
                 Some(Val::new(id, t))
             }
-            _ if clock::clock_read(name).is_some() => self.read_clock(name, span),
             "__builtin_expect" => {
                 // `long __builtin_expect(long exp, long c)`: the value of
                 // `exp`; `c`, the value expected, is only a hint.
                 let exp = vals.into_iter().next()?;
                 self.convert(exp, &Type::LONG, span, false)
-            }
-            "bitfield_insert"
-            | "bitfield_extract_signed"
-            | "bitfield_extract_unsigned"
-            | "bit_reverse" => {
-                let op = bit_ops::BitOp::from_name(name)?;
-                self.extended_bit_op(op, name, vals, span)
             }
             "rotate" => {
                 let t = self.int_gentype(&vals, span, name)?;
@@ -1214,7 +1216,6 @@ impl<'a> Lowerer<'a> {
                 Some(Val::new(self.op(Op::BitwiseOr, ty, &[h, l]), wt))
             }
             "length" | "normalize" | "distance" => self.geometric(name, vals, span),
-            _ if integer_dot::is_integer_dot(name, &vals) => self.integer_dot(name, vals, span),
             "dot" | "cross" => {
                 let t = self.float_gentype(&vals, span)?;
                 let ids = self.convert_all(vals, &t, span)?;

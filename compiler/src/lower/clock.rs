@@ -26,13 +26,7 @@ pub(super) fn clock_read(name: &str) -> Option<(&'static str, u32, bool)> {
 impl<'a> Lowerer<'a> {
     pub(super) fn read_clock(&mut self, name: &str, span: Span) -> R<Val> {
         let (feature, scope, hilo) = clock_read(name)?;
-        if !self.caps.features.iter().any(|f| f == feature) {
-            self.error(
-                span,
-                format!("'{name}' needs cl_khr_kernel_clock ({feature})"),
-            );
-            return None;
-        }
+        self.require_feature("cl_khr_kernel_clock", feature, name, span)?;
         self.m.capability(Capability::ShaderClockKHR);
         self.m.extensions.insert("SPV_KHR_shader_clock".into());
         let t = if hilo {

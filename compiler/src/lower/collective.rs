@@ -20,11 +20,8 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> R<Val> {
         if let GroupOp::Reduce(a) | GroupOp::ScanInclusive(a) | GroupOp::ScanExclusive(a) = op {
-            let uniform = matches!(a, GroupArith::Add | GroupArith::Min | GroupArith::Max);
-            let ext = "cl_khr_work_group_uniform_arithmetic";
-            if !uniform && !self.caps.extensions.iter().any(|e| e == ext) {
-                self.error(span, format!("'{name}' needs {ext}"));
-                return None;
+            if !matches!(a, GroupArith::Add | GroupArith::Min | GroupArith::Max) {
+                self.require_extension("cl_khr_work_group_uniform_arithmetic", name, span)?;
             }
         }
         let (lo, hi) = if op == GroupOp::Broadcast {

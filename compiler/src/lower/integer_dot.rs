@@ -66,13 +66,7 @@ impl<'a> Lowerer<'a> {
         } else {
             FEATURE_VECTORS
         };
-        if !self.caps.features.iter().any(|f| f == feature) {
-            self.error(
-                span,
-                format!("'{name}' needs cl_khr_integer_dot_product ({feature})"),
-            );
-            return None;
-        }
+        self.require_feature("cl_khr_integer_dot_product", feature, name, span)?;
         // The caller checked the count against `arity`.
         let accumulate = packed.map_or(name == "dot_acc_sat", |p| p.2);
         let acc = accumulate.then(|| vals.pop()).flatten();

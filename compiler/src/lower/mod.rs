@@ -958,6 +958,47 @@ impl<'a> Lowerer<'a> {
         self.diags.error(span, msg);
     }
 
+    // ---- what the device offers -------------------------------------------
+
+    fn has_extension(&self, ext: &str) -> bool {
+        self.caps.extensions.iter().any(|e| e == ext)
+    }
+
+    fn has_feature(&self, feature: &str) -> bool {
+        self.caps.features.iter().any(|f| f == feature)
+    }
+
+    /// Diagnoses a call on a device without the extension that defines it.
+    fn require_extension(&mut self, ext: &str, name: &str, span: Span) -> R<()> {
+        // The core sub-group functions come with the OpenCL C 3.0 feature
+        // too (a device without independent forward progress offers the
+        // feature but not the cl_khr_subgroups extension).
+        let core = ext == "cl_khr_subgroups" && self.has_feature("__opencl_c_subgroups");
+        if core || self.has_extension(ext) {
+            Some(())
+        } else {
+            self.error(
+                span,
+                format!("'{name}' needs {ext}, which this device does not support"),
+            );
+            None
+        }
+    }
+
+    /// Diagnoses a call on a device without the feature of `ext` that it
+    /// needs.
+    fn require_feature(&mut self, ext: &str, feature: &str, name: &str, span: Span) -> R<()> {
+        if self.has_feature(feature) {
+            Some(())
+        } else {
+            self.error(
+                span,
+                format!("'{name}' needs {ext} ({feature}), which this device does not support"),
+            );
+            None
+        }
+    }
+
     // ---- types and constants ----------------------------------------------
 
     fn scalar_key(&mut self, s: Scalar) -> TypeKey {
@@ -1474,7 +1515,7 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         }
-        if self.cl_version >= 300 && !self.caps.features.iter().any(|f| f == feature) {
+        if self.cl_version >= 300 && !self.has_feature(feature) {
             self.error(
                 g.span,
                 format!("program-scope __global variables need the device feature {feature}"),

@@ -46,32 +46,6 @@ impl<'a> Lowerer<'a> {
         self.op(Op::Load, ty, &[var])
     }
 
-    fn has_extension(&self, name: &str) -> bool {
-        self.caps.extensions.iter().any(|e| e == name)
-    }
-
-    /// Diagnoses a call on a device without the extension that defines it.
-    fn require_extension(&mut self, ext: &str, name: &str, span: Span) -> R<()> {
-        // The core sub-group functions come with the OpenCL C 3.0 feature
-        // too (a device without independent forward progress offers the
-        // feature but not the cl_khr_subgroups extension).
-        let core = ext == "cl_khr_subgroups"
-            && self
-                .caps
-                .features
-                .iter()
-                .any(|f| f == "__opencl_c_subgroups");
-        if core || self.has_extension(ext) {
-            Some(())
-        } else {
-            self.error(
-                span,
-                format!("'{name}' needs {ext}, which this device does not support"),
-            );
-            None
-        }
-    }
-
     pub(super) fn sub_group(
         &mut self,
         f: SubGroupFn,

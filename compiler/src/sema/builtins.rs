@@ -760,8 +760,6 @@ const TABLE: &[(&str, Builtin)] = {
         ("ctz", Special("ctz")),
         ("rotate", Special("rotate")),
         ("add_sat", Special("add_sat")),
-        // clang's optimisation hints, which code written for other
-        // compilers uses (`likely`/`unlikely` macros).
         ("clock_read_device", Special("clock_read_device")),
         ("clock_read_work_group", Special("clock_read_work_group")),
         ("clock_read_sub_group", Special("clock_read_sub_group")),
@@ -774,6 +772,8 @@ const TABLE: &[(&str, Builtin)] = {
             "clock_read_hilo_sub_group",
             Special("clock_read_hilo_sub_group"),
         ),
+        // clang's optimisation hints, which code written for other
+        // compilers uses (`likely`/`unlikely` macros).
         ("__builtin_expect", Special("__builtin_expect")),
         ("__builtin_assume", Special("__builtin_assume")),
         ("bitfield_insert", Special("bitfield_insert")),

@@ -50,6 +50,15 @@ pub fn build_error_caps(source: &str, caps: &TargetCaps) -> String {
     }
 }
 
+/// Each `(source, message)`: the source must not build for `caps`, and
+/// its build log must hold the message.
+pub fn assert_build_errors(caps: &TargetCaps, cases: &[(&str, &str)]) {
+    for (source, want) in cases {
+        let log = build_error_caps(source, caps);
+        assert!(log.contains(want), "{source}: {log}");
+    }
+}
+
 fn tool(name: &str) -> Option<Command> {
     match Command::new(name).arg("--version").output() {
         Ok(_) => Some(Command::new(name)),
