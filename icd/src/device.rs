@@ -395,6 +395,22 @@ unsafe fn device_info(
             {
                 write_info(&(0 as cl_bitfield), size, ptr, size_ret)
             }
+            // Commands of a command-buffer run through the queue's own
+            // paths: printf works as in any launch, and any queue the device
+            // has may run them.
+            CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => write_info(
+                &CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR,
+                size,
+                ptr,
+                size_ret,
+            ),
+            CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+                let all = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+                write_info(&all, size, ptr, size_ret)
+            }
+            CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
+                write_info(&(0 as cl_bitfield), size, ptr, size_ret)
+            }
             CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR
                 if info.has_extension("cl_khr_kernel_clock") =>
             {

@@ -4,8 +4,9 @@
 use crate::entry::api_call;
 use ferrocl_runtime::api::{arc_from_handle, into_handle};
 use ferrocl_runtime::cl::*;
+use ferrocl_runtime::command::Command;
 use ferrocl_runtime::event::Event;
-use ferrocl_runtime::kernel::{enqueue_nd_range, pick_local_size, Kernel, NdRange};
+use ferrocl_runtime::kernel::{pick_local_size, Kernel, NdRange};
 use ferrocl_runtime::queue::{no_work, Access, Queue};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -78,19 +79,17 @@ unsafe fn dims(ptr: *const usize, n: usize, fill: usize) -> [usize; 3] {
 }
 
 /// What `clEnqueueNDRangeKernel` and `clGetKernelSuggestedLocalWorkSizeKHR`
-/// check first, in the spec's order: the queue and the kernel, the kernel's
-/// executable for the queue's device (its index is returned), one context,
-/// every argument set, and `work_dim`.
+/// check first, in the spec's order after the queue: the kernel, the
+/// kernel's executable for the queue's device (its index is returned), one
+/// context, every argument set, and `work_dim`.
 ///
 /// # Safety
-/// The handles are the application's, as the spec defines them.
+/// The handle is the application's, as the spec defines it.
 unsafe fn launch_target(
-    command_queue: *mut c_void,
+    queue: &Queue,
     kernel: *mut c_void,
     work_dim: cl_uint,
-) -> Result<(Arc<Queue>, Arc<Kernel>, usize), cl_int> {
-    // SAFETY: per the contract.
-    let queue = unsafe { queue_arg(command_queue) }?;
+) -> Result<(Arc<Kernel>, usize), cl_int> {
     // CL_INVALID_KERNEL if kernel is not a valid kernel.
     // SAFETY: per the contract.
     let kernel = unsafe { arc_from_handle::<Kernel>(kernel) }?;
@@ -119,7 +118,7 @@ unsafe fn launch_target(
     if !(1..=3).contains(&work_dim) {
         return Err(CL_INVALID_WORK_DIMENSION);
     }
-    Ok((queue, kernel, index))
+    Ok((kernel, index))
 }
 
 /// `global_work_offset` (NULL: zeros) for an NDRange of `global`:
@@ -185,7 +184,8 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the extension defines them.
     api_call(|| unsafe {
-        let (queue, kernel, index) = launch_target(command_queue, kernel, work_dim)?;
+        let queue = queue_arg(command_queue)?;
+        let (kernel, index) = launch_target(&queue, kernel, work_dim)?;
         let n = work_dim as usize;
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of
         // its values is zero (unlike an enqueue, no empty NDRange here).
@@ -206,21 +206,23 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
     })
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn clEnqueueNDRangeKernel(
-    command_queue: *mut c_void,
+/// The checks of `clEnqueueNDRangeKernel` but the wait list's, in the
+/// spec's order; the launch they allow. `clCommandNDRangeKernelKHR` shares
+/// them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_nd_range(
+    queue: &Queue,
     kernel: *mut c_void,
     work_dim: cl_uint,
     global_work_offset: *const usize,
     global_work_size: *const usize,
     local_work_size: *const usize,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const *mut c_void,
-    event: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers, as the spec defines them.
-    api_call(|| unsafe {
-        let (queue, kernel, index) = launch_target(command_queue, kernel, work_dim)?;
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let (kernel, index) = launch_target(queue, kernel, work_dim)?;
         let n = work_dim as usize;
         // A NULL global_work_size is an empty NDRange (OpenCL 2.1 and newer).
         let global = if global_work_size.is_null() {
@@ -239,7 +241,7 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
             .reqd_work_group_size
             .map(|r| [r[0] as usize, r[1] as usize, r[2] as usize]);
         let local = if local_work_size.is_null() {
-            local_for_null(&kernel, index, &queue, global, n)
+            local_for_null(&kernel, index, queue, global, n)
         } else {
             let local = dims(local_work_size, n, 1);
             let total: usize = local.iter().product();
@@ -277,30 +279,52 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
         if uniform && (0..3).any(|d| global[d] % local[d] != 0) {
             return Err(CL_INVALID_WORK_GROUP_SIZE);
         }
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         // CL_OUT_OF_RESOURCES if there is a failure to queue the execution
         // instance of kernel because of insufficient resources needed to
         // execute the kernel (here: more local memory than the device has).
         if kernel.local_mem_size() > info.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        let e = if global.contains(&0) {
-            queue.enqueue_with_access(
-                CL_COMMAND_NDRANGE_KERNEL,
-                &waits,
-                Access::Nothing,
-                no_work,
-            )?
-        } else {
-            let range = NdRange {
-                work_dim,
-                offset,
-                global,
-                local,
-            };
-            enqueue_nd_range(&queue, &kernel, &range, &waits)?
+        if global.contains(&0) {
+            return Ok(Command::Nothing {
+                command_type: CL_COMMAND_NDRANGE_KERNEL,
+            });
+        }
+        let range = NdRange {
+            work_dim,
+            offset,
+            global,
+            local,
         };
-        return_event(event, e);
+        Ok(Command::NdRange { kernel, range })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueNDRangeKernel(
+    command_queue: *mut c_void,
+    kernel: *mut c_void,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: the application's pointers, as the spec defines them.
+    api_call(|| unsafe {
+        let queue = queue_arg(command_queue)?;
+        let command = check_nd_range(
+            &queue,
+            kernel,
+            work_dim,
+            global_work_offset,
+            global_work_size,
+            local_work_size,
+        )?;
+        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        return_event(event, command.enqueue(&queue, &waits)?);
         Ok(())
     })
 }

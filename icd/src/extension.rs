@@ -18,8 +18,34 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             Some(crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void)
         }
-        _ => None,
+        _ => command_buffer_function(name),
     }
+}
+
+/// cl_khr_command_buffer's entry points.
+fn command_buffer_function(name: &[u8]) -> Option<*mut c_void> {
+    use crate::command_buffer::*;
+    let f = match name {
+        b"clCreateCommandBufferKHR" => clCreateCommandBufferKHR as *mut c_void,
+        b"clRetainCommandBufferKHR" => clRetainCommandBufferKHR as *mut c_void,
+        b"clReleaseCommandBufferKHR" => clReleaseCommandBufferKHR as *mut c_void,
+        b"clFinalizeCommandBufferKHR" => clFinalizeCommandBufferKHR as *mut c_void,
+        b"clEnqueueCommandBufferKHR" => clEnqueueCommandBufferKHR as *mut c_void,
+        b"clGetCommandBufferInfoKHR" => clGetCommandBufferInfoKHR as *mut c_void,
+        b"clCommandBarrierWithWaitListKHR" => clCommandBarrierWithWaitListKHR as *mut c_void,
+        b"clCommandCopyBufferKHR" => clCommandCopyBufferKHR as *mut c_void,
+        b"clCommandCopyBufferRectKHR" => clCommandCopyBufferRectKHR as *mut c_void,
+        b"clCommandCopyBufferToImageKHR" => clCommandCopyBufferToImageKHR as *mut c_void,
+        b"clCommandCopyImageKHR" => clCommandCopyImageKHR as *mut c_void,
+        b"clCommandCopyImageToBufferKHR" => clCommandCopyImageToBufferKHR as *mut c_void,
+        b"clCommandFillBufferKHR" => clCommandFillBufferKHR as *mut c_void,
+        b"clCommandFillImageKHR" => clCommandFillImageKHR as *mut c_void,
+        b"clCommandNDRangeKernelKHR" => clCommandNDRangeKernelKHR as *mut c_void,
+        b"clCommandSVMMemcpyKHR" => clCommandSVMMemcpyKHR as *mut c_void,
+        b"clCommandSVMMemFillKHR" => clCommandSVMMemFillKHR as *mut c_void,
+        _ => return None,
+    };
+    Some(f)
 }
 
 /// # Safety
@@ -79,7 +105,10 @@ mod tests {
         unsafe {
             let f = clGetExtensionFunctionAddress(c"clIcdGetPlatformIDsKHR".as_ptr());
             assert_eq!(f, clIcdGetPlatformIDsKHR as *mut c_void);
-            assert!(clGetExtensionFunctionAddress(c"clCreateCommandBufferKHR".as_ptr()).is_null());
+            assert!(!clGetExtensionFunctionAddress(c"clCreateCommandBufferKHR".as_ptr()).is_null());
+            assert!(
+                clGetExtensionFunctionAddress(c"clUpdateMutableCommandsKHR".as_ptr()).is_null()
+            );
             assert!(clGetExtensionFunctionAddress(std::ptr::null()).is_null());
         }
     }

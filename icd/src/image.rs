@@ -8,14 +8,16 @@
 // cl.h spells the sRGB channel orders with a lower-case s (`CL_sRGBA`).
 #![allow(non_upper_case_globals)]
 
-use crate::enqueue::{queue_arg, return_event, wait_list};
+use crate::enqueue::{queue_arg, wait_list};
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
 use crate::memory::{
-    check_flags_against_parent, check_host_read, check_host_write, finish_enqueue,
+    buffer_arg, check_flags_against_parent, check_host_read, check_host_write, enqueue_checked,
+    finish_enqueue,
 };
 use ferrocl_runtime::api::{arc_from_handle, from_handle, handle_of, into_handle};
 use ferrocl_runtime::cl::*;
+use ferrocl_runtime::command::Command;
 use ferrocl_runtime::context::Context;
 use ferrocl_runtime::image::{
     self, format::all_formats, resolve_desc, ClImageDesc, FillColor, Image, ImageDesc, ImageFormat,
@@ -530,31 +532,22 @@ unsafe fn queue_and_image(
         // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
         // command-queue.
         let queue = queue_arg(command_queue)?;
-        // CL_INVALID_MEM_OBJECT if image is not a valid image object.
-        let mem = arc_from_handle::<Mem>(image)?;
-        image::image_of(&mem)?;
-        // CL_INVALID_CONTEXT if the context associated with command_queue
-        // and image are not the same.
-        if !Arc::ptr_eq(&queue.context, &mem.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let mem = image_arg(&queue, image)?;
         Ok((queue, mem))
     }
 }
 
-/// The buffer of an image/buffer copy, with the context check.
+/// The image of a command on `queue`, with the context check.
 ///
 /// # Safety
 /// A handle from the application.
-unsafe fn buffer_arg(queue: &Queue, buffer: *mut c_void) -> Result<Arc<Mem>, cl_int> {
-    // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
+unsafe fn image_arg(queue: &Queue, image: *mut c_void) -> Result<Arc<Mem>, cl_int> {
+    // CL_INVALID_MEM_OBJECT if image is not a valid image object.
     // SAFETY: forwarded contract.
-    let mem = unsafe { arc_from_handle::<Mem>(buffer)? };
-    if mem.image.is_some() {
-        return Err(CL_INVALID_MEM_OBJECT);
-    }
+    let mem = unsafe { arc_from_handle::<Mem>(image)? };
+    image::image_of(&mem)?;
     // CL_INVALID_CONTEXT if the context associated with command_queue and
-    // buffer are not the same.
+    // image are not the same.
     if !Arc::ptr_eq(&queue.context, &mem.context) {
         return Err(CL_INVALID_CONTEXT);
     }
@@ -705,6 +698,49 @@ fn boxes_overlap(a: [usize; 3], b: [usize; 3], region: [usize; 3]) -> bool {
     (0..3).all(|d| a[d] < b[d] + region[d] && b[d] < a[d] + region[d])
 }
 
+/// The checks of `clEnqueueCopyImage` but the queue's and the wait list's;
+/// the copy they allow. `clCommandCopyImageKHR` shares them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_copy_image(
+    queue: &Queue,
+    src_image: *mut c_void,
+    dst_image: *mut c_void,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let src = image_arg(queue, src_image)?;
+        let dst = image_arg(queue, dst_image)?;
+        let (si, di) = (image::image_of(&src)?, image::image_of(&dst)?);
+        // CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use
+        // the same image format.
+        if si.format != di.format {
+            return Err(CL_IMAGE_FORMAT_MISMATCH);
+        }
+        // CL_INVALID_VALUE if an origin or region is NULL, or a region lies
+        // outside its image or breaks the rules of its image type.
+        let (so, d_o, r) = (triple(src_origin)?, triple(dst_origin)?, triple(region)?);
+        check_region(si, so, r)?;
+        check_region(di, d_o, r)?;
+        // CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image
+        // object and the source and destination regions overlap.
+        if Arc::ptr_eq(&src, &dst) && boxes_overlap(so, d_o, r) {
+            return Err(CL_MEM_COPY_OVERLAP);
+        }
+        Ok(Command::CopyImage {
+            src,
+            dst,
+            src_origin: so,
+            dst_origin: d_o,
+            region: r,
+        })
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueCopyImage(
     command_queue: *mut c_void,
@@ -719,29 +755,75 @@ pub unsafe extern "C" fn clEnqueueCopyImage(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, src) = queue_and_image(command_queue, src_image)?;
-        let (_, dst) = queue_and_image(command_queue, dst_image)?;
-        let (si, di) = (image::image_of(&src)?, image::image_of(&dst)?);
-        // CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use
-        // the same image format.
-        if si.format != di.format {
-            return Err(CL_IMAGE_FORMAT_MISMATCH);
-        }
-        // CL_INVALID_VALUE if an origin or region is NULL, or a region lies
-        // outside its image or breaks the rules of its image type.
-        let (so, d_o, r) = (triple(src_origin)?, triple(dst_origin)?, triple(region)?);
-        check_region(si, so, r)?;
-        check_region(di, d_o, r)?;
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image
-        // object and the source and destination regions overlap.
-        if Arc::ptr_eq(&src, &dst) && boxes_overlap(so, d_o, r) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
-        let e = image::enqueue_copy(&queue, &src, &dst, so, d_o, r, &waits)?;
-        return_event(event, e);
-        Ok(())
+        let queue = queue_arg(command_queue)?;
+        let command =
+            check_copy_image(&queue, src_image, dst_image, src_origin, dst_origin, region)?;
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
     })
+}
+
+/// CL_INVALID_VALUE unless `offset` plus the bytes of `region` of `img`
+/// lies within `buffer`.
+fn check_buffer_span(
+    img: &Image,
+    region: [usize; 3],
+    buffer: &Mem,
+    offset: usize,
+) -> Result<(), cl_int> {
+    let bytes = region[0] * region[1] * region[2] * img.element_size;
+    if offset
+        .checked_add(bytes)
+        .is_none_or(|end| end > buffer.size)
+    {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok(())
+}
+
+/// The checks of `clEnqueueCopyImageToBuffer` but the queue's and the wait
+/// list's; the copy they allow. `clCommandCopyImageToBufferKHR` shares
+/// them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_copy_image_to_buffer(
+    queue: &Queue,
+    src_image: *mut c_void,
+    dst_buffer: *mut c_void,
+    src_origin: *const usize,
+    region: *const usize,
+    dst_offset: usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let src = image_arg(queue, src_image)?;
+        let dst = buffer_arg(queue, dst_buffer)?;
+        // CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
+        // created from dst_buffer.
+        if made_from(&src, &dst) {
+            return Err(CL_INVALID_MEM_OBJECT);
+        }
+        let img = image::image_of(&src)?;
+        // CL_INVALID_VALUE if src_origin or region is NULL, the region is
+        // outside src_image or breaks the rules of its type, or dst_offset
+        // + dst_cb is outside dst_buffer.
+        let (o, r) = (triple(src_origin)?, triple(region)?);
+        check_region(img, o, r)?;
+        check_buffer_span(img, r, &dst, dst_offset)?;
+        Ok(Command::CopyImageToBuffer {
+            src,
+            dst,
+            src_origin: o,
+            region: r,
+            dst_offset,
+        })
+    }
 }
 
 #[no_mangle]
@@ -758,31 +840,58 @@ pub unsafe extern "C" fn clEnqueueCopyImageToBuffer(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, src) = queue_and_image(command_queue, src_image)?;
-        let dst = buffer_arg(&queue, dst_buffer)?;
-        // CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object
-        // created from dst_buffer.
-        if made_from(&src, &dst) {
+        let queue = queue_arg(command_queue)?;
+        let command = check_copy_image_to_buffer(
+            &queue, src_image, dst_buffer, src_origin, region, dst_offset,
+        )?;
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    })
+}
+
+/// The checks of `clEnqueueCopyBufferToImage` but the queue's and the wait
+/// list's; the copy they allow. `clCommandCopyBufferToImageKHR` shares
+/// them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_copy_buffer_to_image(
+    queue: &Queue,
+    src_buffer: *mut c_void,
+    dst_image: *mut c_void,
+    src_offset: usize,
+    dst_origin: *const usize,
+    region: *const usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let src = buffer_arg(queue, src_buffer)?;
+        let dst = image_arg(queue, dst_image)?;
+        // CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
+        // created from src_buffer.
+        if made_from(&dst, &src) {
             return Err(CL_INVALID_MEM_OBJECT);
         }
-        let img = image::image_of(&src)?;
-        // CL_INVALID_VALUE if src_origin or region is NULL, the region is
-        // outside src_image or breaks the rules of its type, or dst_offset
-        // + dst_cb is outside dst_buffer.
-        let (o, r) = (triple(src_origin)?, triple(region)?);
+        let img = image::image_of(&dst)?;
+        // CL_INVALID_VALUE if dst_origin or region is NULL, the region is
+        // outside dst_image or breaks the rules of its type, or src_offset
+        // + src_cb is outside src_buffer.
+        let (o, r) = (triple(dst_origin)?, triple(region)?);
         check_region(img, o, r)?;
-        let bytes = r[0] * r[1] * r[2] * img.element_size;
-        if dst_offset
-            .checked_add(bytes)
-            .is_none_or(|end| end > dst.size)
-        {
-            return Err(CL_INVALID_VALUE);
-        }
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let e = image::enqueue_copy_to_buffer(&queue, &src, &dst, o, r, dst_offset, &waits)?;
-        return_event(event, e);
-        Ok(())
-    })
+        check_buffer_span(img, r, &src, src_offset)?;
+        Ok(Command::CopyBufferToImage {
+            src,
+            dst,
+            src_offset,
+            dst_origin: o,
+            region: r,
+        })
+    }
 }
 
 #[no_mangle]
@@ -800,31 +909,60 @@ pub unsafe extern "C" fn clEnqueueCopyBufferToImage(
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
         let queue = queue_arg(command_queue)?;
-        let src = buffer_arg(&queue, src_buffer)?;
-        let (_, dst) = queue_and_image(command_queue, dst_image)?;
-        // CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object
-        // created from src_buffer.
-        if made_from(&dst, &src) {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
-        let img = image::image_of(&dst)?;
-        // CL_INVALID_VALUE if dst_origin or region is NULL, the region is
-        // outside dst_image or breaks the rules of its type, or src_offset
-        // + src_cb is outside src_buffer.
-        let (o, r) = (triple(dst_origin)?, triple(region)?);
-        check_region(img, o, r)?;
-        let bytes = r[0] * r[1] * r[2] * img.element_size;
-        if src_offset
-            .checked_add(bytes)
-            .is_none_or(|end| end > src.size)
-        {
+        let command = check_copy_buffer_to_image(
+            &queue, src_buffer, dst_image, src_offset, dst_origin, region,
+        )?;
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
+    })
+}
+
+/// The checks of `clEnqueueFillImage` but the queue's and the wait list's;
+/// the fill they allow. `clCommandFillImageKHR` shares them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_fill_image(
+    queue: &Queue,
+    image: *mut c_void,
+    fill_color: *const c_void,
+    origin: *const usize,
+    region: *const usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let mem = image_arg(queue, image)?;
+        let img = image::image_of(&mem)?;
+        // CL_INVALID_VALUE if fill_color is NULL.
+        if fill_color.is_null() {
             return Err(CL_INVALID_VALUE);
         }
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let e = image::enqueue_copy_from_buffer(&queue, &src, &dst, src_offset, o, r, &waits)?;
-        return_event(event, e);
-        Ok(())
-    })
+        // CL_INVALID_VALUE if origin or region is NULL, the region is out of
+        // bounds or breaks the rules of the image type.
+        let (o, r) = (triple(origin)?, triple(region)?);
+        check_region(img, o, r)?;
+        // A depth image's fill colour is one float; every other is four
+        // 32-bit values.
+        let mut bytes = [0u8; 16];
+        let n = if img.format.channel_order == CL_DEPTH {
+            4
+        } else {
+            16
+        };
+        std::ptr::copy_nonoverlapping(fill_color as *const u8, bytes.as_mut_ptr(), n);
+        let color = FillColor::from_bytes(&img.format, bytes);
+        Ok(Command::FillImage {
+            mem,
+            color,
+            origin: o,
+            region: r,
+        })
+    }
 }
 
 #[no_mangle]
@@ -840,30 +978,15 @@ pub unsafe extern "C" fn clEnqueueFillImage(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, mem) = queue_and_image(command_queue, image)?;
-        let img = image::image_of(&mem)?;
-        // CL_INVALID_VALUE if fill_color is NULL.
-        if fill_color.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if origin or region is NULL, the region is out of
-        // bounds or breaks the rules of the image type.
-        let (o, r) = (triple(origin)?, triple(region)?);
-        check_region(img, o, r)?;
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // A depth image's fill colour is one float; every other is four
-        // 32-bit values.
-        let mut bytes = [0u8; 16];
-        let n = if img.format.channel_order == CL_DEPTH {
-            4
-        } else {
-            16
-        };
-        std::ptr::copy_nonoverlapping(fill_color as *const u8, bytes.as_mut_ptr(), n);
-        let color = FillColor::from_bytes(&img.format, bytes);
-        let e = image::enqueue_fill(&queue, &mem, color, o, r, &waits)?;
-        return_event(event, e);
-        Ok(())
+        let queue = queue_arg(command_queue)?;
+        let command = check_fill_image(&queue, image, fill_color, origin, region)?;
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
     })
 }
 

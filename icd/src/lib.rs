@@ -9,6 +9,7 @@
 // and handles are what the OpenCL specification says they are.
 #![allow(clippy::missing_safety_doc)]
 
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod dispatch;

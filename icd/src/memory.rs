@@ -8,6 +8,7 @@ use ferrocl_runtime::api::{
     arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
 };
 use ferrocl_runtime::cl::*;
+use ferrocl_runtime::command::{Command, Pattern};
 use ferrocl_runtime::context::{Context, ObjectCallback};
 use ferrocl_runtime::memory::{
     self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
@@ -312,18 +313,28 @@ unsafe fn queue_and_mem(
         // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
         // command-queue.
         let queue = queue_arg(command_queue)?;
-        // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
-        let mem = arc_from_handle::<Mem>(buffer)?;
-        if mem.image.is_some() {
-            return Err(CL_INVALID_MEM_OBJECT);
-        }
-        // CL_INVALID_CONTEXT if the context associated with command_queue
-        // and buffer are not the same.
-        if !Arc::ptr_eq(&queue.context, &mem.context) {
-            return Err(CL_INVALID_CONTEXT);
-        }
+        let mem = buffer_arg(&queue, buffer)?;
         Ok((queue, mem))
     }
+}
+
+/// The buffer of a command on `queue`, with the context check.
+///
+/// # Safety
+/// A handle from the application.
+pub(crate) unsafe fn buffer_arg(queue: &Queue, buffer: *mut c_void) -> Result<Arc<Mem>, cl_int> {
+    // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
+    // SAFETY: forwarded contract.
+    let mem = unsafe { arc_from_handle::<Mem>(buffer)? };
+    if mem.image.is_some() {
+        return Err(CL_INVALID_MEM_OBJECT);
+    }
+    // CL_INVALID_CONTEXT if the context associated with command_queue and
+    // buffer are not the same.
+    if !Arc::ptr_eq(&queue.context, &mem.context) {
+        return Err(CL_INVALID_CONTEXT);
+    }
+    Ok(mem)
 }
 
 /// CL_INVALID_VALUE if a memory object made from `parent_flags`'s object
@@ -476,6 +487,72 @@ pub unsafe extern "C" fn clEnqueueWriteBuffer(
     })
 }
 
+/// The checks of `clEnqueueCopyBuffer` but the queue's and the wait
+/// list's; the copy they allow. `clCommandCopyBufferKHR` shares them.
+///
+/// # Safety
+/// Handles from the application.
+pub(crate) unsafe fn check_copy_buffer(
+    queue: &Queue,
+    src_buffer: *mut c_void,
+    dst_buffer: *mut c_void,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    let (src, dst) = unsafe {
+        (
+            buffer_arg(queue, src_buffer)?,
+            buffer_arg(queue, dst_buffer)?,
+        )
+    };
+    // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
+    // dst_offset + size require accessing elements outside the src_buffer
+    // and dst_buffer buffer objects respectively.
+    check_range(&src, src_offset, size)?;
+    check_range(&dst, dst_offset, size)?;
+    // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer
+    // or sub-buffer object and the source and destination regions overlap
+    // or if src_buffer and dst_buffer are different sub-buffers of the same
+    // associated buffer object and they overlap.
+    if Arc::ptr_eq(&src.buffer, &dst.buffer) {
+        let (a, b) = (src.offset + src_offset, dst.offset + dst_offset);
+        if a < b + size && b < a + size {
+            return Err(CL_MEM_COPY_OVERLAP);
+        }
+    }
+    Ok(Command::Copy {
+        src,
+        src_rect: linear(src_offset),
+        dst,
+        dst_rect: linear(dst_offset),
+        region: [size, 1, 1],
+        command_type: CL_COMMAND_COPY_BUFFER,
+    })
+}
+
+/// Runs a checked command on `queue` after the wait list; hands out its
+/// event.
+///
+/// # Safety
+/// The wait list and `event` are the application's, as the spec defines
+/// them.
+pub(crate) unsafe fn enqueue_checked(
+    queue: &Arc<Queue>,
+    command: Command,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> Result<(), cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let waits = wait_list(queue, num_events_in_wait_list, event_wait_list)?;
+        return_event(event, command.enqueue(queue, &waits)?);
+    }
+    Ok(())
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueCopyBuffer(
     command_queue: *mut c_void,
@@ -490,36 +567,16 @@ pub unsafe extern "C" fn clEnqueueCopyBuffer(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, src) = queue_and_mem(command_queue, src_buffer)?;
-        let (_, dst) = queue_and_mem(command_queue, dst_buffer)?;
-        // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset +
-        // size or dst_offset + size require accessing elements outside the
-        // src_buffer and dst_buffer buffer objects respectively.
-        check_range(&src, src_offset, size)?;
-        check_range(&dst, dst_offset, size)?;
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
-        // buffer or sub-buffer object and the source and destination
-        // regions overlap or if src_buffer and dst_buffer are different
-        // sub-buffers of the same associated buffer object and they overlap.
-        if Arc::ptr_eq(&src.buffer, &dst.buffer) {
-            let (a, b) = (src.offset + src_offset, dst.offset + dst_offset);
-            if a < b + size && b < a + size {
-                return Err(CL_MEM_COPY_OVERLAP);
-            }
-        }
-        let e = memory::enqueue_copy(
+        let queue = queue_arg(command_queue)?;
+        let command =
+            check_copy_buffer(&queue, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
+        enqueue_checked(
             &queue,
-            &src,
-            linear(src_offset),
-            &dst,
-            linear(dst_offset),
-            [size, 1, 1],
-            &waits,
-            CL_COMMAND_COPY_BUFFER,
-        )?;
-        return_event(event, e);
-        Ok(())
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
     })
 }
 
@@ -693,9 +750,14 @@ pub unsafe extern "C" fn clEnqueueWriteBufferRect(
     })
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn clEnqueueCopyBufferRect(
-    command_queue: *mut c_void,
+/// The checks of `clEnqueueCopyBufferRect` but the queue's and the wait
+/// list's; the copy they allow. `clCommandCopyBufferRectKHR` shares them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+#[allow(clippy::too_many_arguments)] // the entry point's arguments
+pub(crate) unsafe fn check_copy_buffer_rect(
+    queue: &Queue,
     src_buffer: *mut c_void,
     dst_buffer: *mut c_void,
     src_origin: *const usize,
@@ -705,14 +767,11 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
     src_slice_pitch: usize,
     dst_row_pitch: usize,
     dst_slice_pitch: usize,
-    num_events_in_wait_list: cl_uint,
-    event_wait_list: *const *mut c_void,
-    event: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers, as the spec defines them.
-    api_call(|| unsafe {
-        let (queue, src_mem) = queue_and_mem(command_queue, src_buffer)?;
-        let (_, dst_mem) = queue_and_mem(command_queue, dst_buffer)?;
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let src_mem = buffer_arg(queue, src_buffer)?;
+        let dst_mem = buffer_arg(queue, dst_buffer)?;
         let (so, d_o, reg) = (triple(src_origin)?, triple(dst_origin)?, triple(region)?);
         check_region(reg)?;
         let src = rect(so, reg, src_row_pitch, src_slice_pitch)?;
@@ -729,7 +788,6 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
         {
             return Err(CL_INVALID_VALUE);
         }
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same
         // buffer or sub-buffer object and the source and destination regions
         // overlap (checked on the byte extents of the two rectangles).
@@ -749,18 +807,55 @@ pub unsafe extern "C" fn clEnqueueCopyBufferRect(
                 return Err(CL_MEM_COPY_OVERLAP);
             }
         }
-        let e = memory::enqueue_copy(
+        Ok(Command::Copy {
+            src: src_mem,
+            src_rect: src,
+            dst: dst_mem,
+            dst_rect: dst,
+            region: reg,
+            command_type: CL_COMMAND_COPY_BUFFER_RECT,
+        })
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clEnqueueCopyBufferRect(
+    command_queue: *mut c_void,
+    src_buffer: *mut c_void,
+    dst_buffer: *mut c_void,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    src_row_pitch: usize,
+    src_slice_pitch: usize,
+    dst_row_pitch: usize,
+    dst_slice_pitch: usize,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: the application's pointers, as the spec defines them.
+    api_call(|| unsafe {
+        let queue = queue_arg(command_queue)?;
+        let command = check_copy_buffer_rect(
             &queue,
-            &src_mem,
-            src,
-            &dst_mem,
-            dst,
-            reg,
-            &waits,
-            CL_COMMAND_COPY_BUFFER_RECT,
+            src_buffer,
+            dst_buffer,
+            src_origin,
+            dst_origin,
+            region,
+            src_row_pitch,
+            src_slice_pitch,
+            dst_row_pitch,
+            dst_slice_pitch,
         )?;
-        return_event(event, e);
-        Ok(())
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
     })
 }
 
@@ -793,6 +888,44 @@ fn rects_overlap(a: &Rect, a_base: usize, b: &Rect, b_base: usize, region: [usiz
     false
 }
 
+/// The checks of `clEnqueueFillBuffer` but the queue's and the wait
+/// list's; the fill they allow. `clCommandFillBufferKHR` shares them.
+///
+/// # Safety
+/// The application's pointers, as the spec defines them.
+pub(crate) unsafe fn check_fill_buffer(
+    queue: &Queue,
+    buffer: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+) -> Result<Command, cl_int> {
+    // SAFETY: forwarded contract.
+    let mem = unsafe { buffer_arg(queue, buffer)? };
+    // CL_INVALID_VALUE if offset or offset + size require accessing elements
+    // outside the buffer object.
+    check_range(&mem, offset, size)?;
+    // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if
+    // pattern_size is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }.
+    if pattern.is_null() || !pattern_size.is_power_of_two() || pattern_size > 128 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_VALUE if offset and size are not a multiple of
+    // pattern_size.
+    if !offset.is_multiple_of(pattern_size) || !size.is_multiple_of(pattern_size) {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: pattern points to pattern_size bytes per the contract.
+    let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+    Ok(Command::Fill {
+        mem,
+        pattern: Pattern::new(bytes),
+        offset,
+        size,
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueFillBuffer(
     command_queue: *mut c_void,
@@ -807,25 +940,15 @@ pub unsafe extern "C" fn clEnqueueFillBuffer(
 ) -> cl_int {
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
-        let (queue, mem) = queue_and_mem(command_queue, buffer)?;
-        // CL_INVALID_VALUE if offset or offset + size require accessing
-        // elements outside the buffer object.
-        check_range(&mem, offset, size)?;
-        // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if
-        // pattern_size is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }.
-        if pattern.is_null() || !pattern_size.is_power_of_two() || pattern_size > 128 {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if offset and size are not a multiple of
-        // pattern_size.
-        if !offset.is_multiple_of(pattern_size) || !size.is_multiple_of(pattern_size) {
-            return Err(CL_INVALID_VALUE);
-        }
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size);
-        let e = memory::enqueue_fill(&queue, &mem, bytes, offset, size, &waits)?;
-        return_event(event, e);
-        Ok(())
+        let queue = queue_arg(command_queue)?;
+        let command = check_fill_buffer(&queue, buffer, pattern, pattern_size, offset, size)?;
+        enqueue_checked(
+            &queue,
+            command,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+        )
     })
 }
 

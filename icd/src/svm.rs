@@ -8,6 +8,7 @@ use crate::enqueue::{queue_arg, return_event, wait_list};
 use crate::entry::api_call;
 use ferrocl_runtime::api::{arc_from_handle, from_handle};
 use ferrocl_runtime::cl::*;
+use ferrocl_runtime::command::{Command, Pattern};
 use ferrocl_runtime::context::Context;
 use ferrocl_runtime::memory::DEVICE_ACCESS_FLAGS;
 use ferrocl_runtime::queue::Queue;
@@ -114,12 +115,17 @@ unsafe fn svm_queue(command_queue: *mut c_void) -> Result<Arc<Queue>, cl_int> {
     // command-queue.
     // SAFETY: forwarded contract.
     let queue = unsafe { queue_arg(command_queue)? };
-    // CL_INVALID_OPERATION if the device associated with command_queue does
-    // not support SVM.
+    check_svm_device(&queue)?;
+    Ok(queue)
+}
+
+/// CL_INVALID_OPERATION if the device associated with the queue does not
+/// support SVM.
+pub(crate) fn check_svm_device(queue: &Queue) -> Result<(), cl_int> {
     if svm::device_capabilities(&queue.device) & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER == 0 {
         return Err(CL_INVALID_OPERATION);
     }
-    Ok(queue)
+    Ok(())
 }
 
 /// `CL_INVALID_CONTEXT` if the context associated with command_queue and
@@ -189,6 +195,29 @@ fn overlaps(a: usize, b: usize, n: usize) -> bool {
     n > 0 && a < b.saturating_add(n) && b < a.saturating_add(n)
 }
 
+/// The pointer checks of `clEnqueueSVMMemcpy`, which
+/// `clCommandSVMMemcpyKHR` shares.
+pub(crate) fn check_svm_memcpy(
+    dst_ptr: *mut c_void,
+    src_ptr: *const c_void,
+    size: usize,
+) -> Result<Command, cl_int> {
+    // CL_INVALID_VALUE if dst_ptr is NULL, or if src_ptr is NULL.
+    if dst_ptr.is_null() || src_ptr.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and
+    // size result in an overlapping copy.
+    if overlaps(dst_ptr as usize, src_ptr as usize, size) {
+        return Err(CL_MEM_COPY_OVERLAP);
+    }
+    Ok(Command::SvmMemcpy {
+        dst: dst_ptr as usize,
+        src: src_ptr as usize,
+        size,
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clEnqueueSVMMemcpy(
     command_queue: *mut c_void,
@@ -206,17 +235,9 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
         // CL_INVALID_CONTEXT if the context associated with command_queue
         // and events in event_wait_list are not the same.
         check_wait_list_context(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_INVALID_VALUE if dst_ptr is NULL, or if src_ptr is NULL.
-        if dst_ptr.is_null() || src_ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
+        check_svm_memcpy(dst_ptr, src_ptr, size)?;
         // CL_INVALID_EVENT_WAIT_LIST for a malformed wait list.
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr
-        // and size result in an overlapping copy.
-        if overlaps(dst_ptr as usize, src_ptr as usize, size) {
-            return Err(CL_MEM_COPY_OVERLAP);
-        }
         // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the copy is
         // blocking and a wait-list event failed: from the wait.
         let e = svm::enqueue_memcpy(
@@ -229,6 +250,47 @@ pub unsafe extern "C" fn clEnqueueSVMMemcpy(
         )?;
         return_event(event, e);
         Ok(())
+    })
+}
+
+/// The checks of `clEnqueueSVMMemFill` past the queue and the wait list's
+/// context; the fill they allow. `clCommandSVMMemFillKHR` shares them.
+///
+/// # Safety
+/// `pattern` is NULL or points to `pattern_size` bytes.
+pub(crate) unsafe fn check_svm_fill(
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+) -> Result<Command, cl_int> {
+    // CL_INVALID_VALUE if svm_ptr is NULL.
+    if svm_ptr.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_VALUE if pattern is NULL.
+    if pattern.is_null() {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_VALUE if pattern_size is zero, if pattern_size is not a
+    // power of two, or if pattern_size is greater than 128.
+    if !pattern_size.is_power_of_two() || pattern_size > 128 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_VALUE if svm_ptr is not aligned to pattern_size bytes.
+    if !(svm_ptr as usize).is_multiple_of(pattern_size) {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_VALUE if size is not a multiple of pattern_size.
+    if !size.is_multiple_of(pattern_size) {
+        return Err(CL_INVALID_VALUE);
+    }
+    // SAFETY: per the contract.
+    let bytes = unsafe { std::slice::from_raw_parts(pattern as *const u8, pattern_size) };
+    Ok(Command::SvmFill {
+        ptr: svm_ptr as usize,
+        pattern: Pattern::new(bytes),
+        size,
     })
 }
 
@@ -249,32 +311,10 @@ pub unsafe extern "C" fn clEnqueueSVMMemFill(
         // CL_INVALID_CONTEXT if the context associated with command_queue
         // and events in event_wait_list are not the same.
         check_wait_list_context(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_INVALID_VALUE if svm_ptr is NULL.
-        if svm_ptr.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if svm_ptr is not aligned to pattern_size bytes
-        // (checked once pattern_size is known to be a power of two).
-        // CL_INVALID_VALUE if pattern is NULL.
-        if pattern.is_null() {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if pattern_size is zero, if pattern_size is not a
-        // power of two, or if pattern_size is greater than 128.
-        if !pattern_size.is_power_of_two() || pattern_size > 128 {
-            return Err(CL_INVALID_VALUE);
-        }
-        if !(svm_ptr as usize).is_multiple_of(pattern_size) {
-            return Err(CL_INVALID_VALUE);
-        }
-        // CL_INVALID_VALUE if size is not a multiple of pattern_size.
-        if !size.is_multiple_of(pattern_size) {
-            return Err(CL_INVALID_VALUE);
-        }
+        let command = check_svm_fill(svm_ptr, pattern, pattern_size, size)?;
         // CL_INVALID_EVENT_WAIT_LIST for a malformed wait list.
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size);
-        let e = svm::enqueue_fill(&queue, svm_ptr as usize, bytes, size, &waits)?;
+        let e = command.enqueue(&queue, &waits)?;
         return_event(event, e);
         Ok(())
     })

@@ -1,7 +1,7 @@
 //! How runtime objects appear at the C boundary.
 //!
 //! Every API object (`Platform`, `Device`, `Context`, `Queue`, `Mem`,
-//! `Program`, `Kernel`, `Event`, `Sampler`) is `#[repr(C)]` and begins with an
+//! `Program`, `Kernel`, `Event`, `Sampler`, `CommandBuffer`) is `#[repr(C)]` and begins with an
 //! [`ApiHeader`]: the ICD dispatch-table pointer (the ICD loader reads it from
 //! the first word of every handle) and a type tag. A handle is
 //! `Arc::into_raw` of the object, so the runtime's own `Arc`s and the
@@ -40,6 +40,7 @@ pub enum Tag {
     Kernel = 0x4b45_524e,
     Event = 0x4556_4e54,
     Sampler = 0x5341_4d50,
+    CommandBuffer = 0x434d_4442,
 }
 
 /// The first bytes of every API object.

@@ -175,16 +175,26 @@ const OPENCL_C_EXTENSIONS: [&str; 10] = [
     // missing from its list of approved extensions, and this one is.
 ];
 
+/// The revision of cl_khr_command_buffer implemented.
+pub const COMMAND_BUFFER_VERSION: u32 = make_version(0, 9, 8);
+
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 4] = [
+const API_EXTENSIONS: [&str; 5] = [
+    // Recorded commands replayed through each queue (command_buffer.rs).
+    "cl_khr_command_buffer",
     "cl_khr_device_uuid",
     "cl_khr_extended_versioning",
     "cl_khr_image2d_from_buffer",
     "cl_khr_suggested_local_work_size",
 ];
 
-/// Size of the printf buffer a kernel writes into (the full profile minimum).
-const PRINTF_BUFFER_SIZE: usize = 1024 * 1024;
+/// Size of the printf buffer a kernel writes into: eight times the full
+/// profile's minimum. A `printf("%c", c)` record takes 24 bytes, so 1 MiB
+/// held the output of 43,690 such calls, fewer than one call per work-item
+/// of a 64 Ki-item NDRange (CTS cl_khr_command_buffer `printf` prints
+/// 98,304 characters in one launch). Only a queue that runs printf kernels
+/// allocates these buffers.
+const PRINTF_BUFFER_SIZE: usize = 8 * 1024 * 1024;
 
 /// What `clSetKernelArg` data may total. Arguments that do not fit the push
 /// constants go to an argument buffer, so the push-constant budget is not
@@ -430,11 +440,14 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
         .into_iter()
         .chain(API_EXTENSIONS)
         .map(|name| {
-            // Version 2 added the acceleration queries, which are answered.
-            let version = if name == "cl_khr_integer_dot_product" {
-                make_version(2, 0, 0)
-            } else {
-                v1
+            let version = match name {
+                // Version 2 added the acceleration queries, which are
+                // answered.
+                "cl_khr_integer_dot_product" => make_version(2, 0, 0),
+                // The provisional extension's revision whose entry points
+                // and enums ferrocl has.
+                "cl_khr_command_buffer" => COMMAND_BUFFER_VERSION,
+                _ => v1,
             };
             NameVersion::new(name, version)
         })

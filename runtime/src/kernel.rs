@@ -547,6 +547,7 @@ pub fn pick_local_size(
 }
 
 /// A checked NDRange.
+#[derive(Clone, Copy, Debug)]
 pub struct NdRange {
     pub work_dim: u32,
     pub offset: [usize; 3],

@@ -5,6 +5,8 @@
 //! safe types of `ferrocl_vk`, and `ferrocl_compiler` for builds.
 pub mod api;
 pub mod cl;
+pub mod command;
+pub mod command_buffer;
 pub mod context;
 pub mod copy_pool;
 pub mod device;
