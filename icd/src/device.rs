@@ -398,8 +398,15 @@ unsafe fn device_info(
             // Commands of a command-buffer run through the queue's own
             // paths: printf works as in any launch, and any queue the device
             // has may run them.
-            CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => write_info(
-                &CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR,
+            // Each enqueue makes its own events, so enqueues of one
+            // command-buffer may overlap (simultaneous use).
+            CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => {
+                let caps = CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR
+                    | CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
+                write_info(&caps, size, ptr, size_ret)
+            }
+            CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => write_info(
+                &crate::command_buffer::MUTABLE_DISPATCH_FIELDS,
                 size,
                 ptr,
                 size_ret,

@@ -89,6 +89,7 @@ unsafe fn launch_target(
     queue: &Queue,
     kernel: *mut c_void,
     work_dim: cl_uint,
+    args_required: bool,
 ) -> Result<(Arc<Kernel>, usize), cl_int> {
     // CL_INVALID_KERNEL if kernel is not a valid kernel.
     // SAFETY: per the contract.
@@ -109,8 +110,9 @@ unsafe fn launch_target(
         return Err(CL_INVALID_CONTEXT);
     }
     // CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not
-    // been set.
-    if !kernel.all_args_set() {
+    // been set (a mutable command-buffer's kernel command may set them
+    // later).
+    if args_required && !kernel.all_args_set() {
         return Err(CL_INVALID_KERNEL_ARGS);
     }
     // CL_INVALID_WORK_DIMENSION if work_dim is not valid for the device
@@ -185,7 +187,7 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
     // SAFETY: the application's pointers, as the extension defines them.
     api_call(|| unsafe {
         let queue = queue_arg(command_queue)?;
-        let (kernel, index) = launch_target(&queue, kernel, work_dim)?;
+        let (kernel, index) = launch_target(&queue, kernel, work_dim, true)?;
         let n = work_dim as usize;
         // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or any of
         // its values is zero (unlike an enqueue, no empty NDRange here).
@@ -207,8 +209,9 @@ pub unsafe extern "C" fn clGetKernelSuggestedLocalWorkSizeKHR(
 }
 
 /// The checks of `clEnqueueNDRangeKernel` but the wait list's, in the
-/// spec's order; the launch they allow. `clCommandNDRangeKernelKHR` shares
-/// them.
+/// spec's order; the launch they allow. `clCommandNDRangeKernelKHR` and
+/// `clUpdateMutableCommandsKHR` share them, with `args_required` false
+/// where a mutable kernel command may get its arguments later.
 ///
 /// # Safety
 /// The application's pointers, as the spec defines them.
@@ -219,10 +222,11 @@ pub(crate) unsafe fn check_nd_range(
     global_work_offset: *const usize,
     global_work_size: *const usize,
     local_work_size: *const usize,
-) -> Result<Command, cl_int> {
+    args_required: bool,
+) -> Result<(Arc<Kernel>, NdRange), cl_int> {
     // SAFETY: forwarded contract.
     unsafe {
-        let (kernel, index) = launch_target(queue, kernel, work_dim)?;
+        let (kernel, index) = launch_target(queue, kernel, work_dim, args_required)?;
         let n = work_dim as usize;
         // A NULL global_work_size is an empty NDRange (OpenCL 2.1 and newer).
         let global = if global_work_size.is_null() {
@@ -285,18 +289,13 @@ pub(crate) unsafe fn check_nd_range(
         if kernel.local_mem_size() > info.local_mem_size {
             return Err(CL_OUT_OF_RESOURCES);
         }
-        if global.contains(&0) {
-            return Ok(Command::Nothing {
-                command_type: CL_COMMAND_NDRANGE_KERNEL,
-            });
-        }
         let range = NdRange {
             work_dim,
             offset,
             global,
             local,
         };
-        Ok(Command::NdRange { kernel, range })
+        Ok((kernel, range))
     }
 }
 
@@ -315,15 +314,17 @@ pub unsafe extern "C" fn clEnqueueNDRangeKernel(
     // SAFETY: the application's pointers, as the spec defines them.
     api_call(|| unsafe {
         let queue = queue_arg(command_queue)?;
-        let command = check_nd_range(
+        let (kernel, range) = check_nd_range(
             &queue,
             kernel,
             work_dim,
             global_work_offset,
             global_work_size,
             local_work_size,
+            true,
         )?;
         let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        let command = Command::nd_range(kernel, range);
         return_event(event, command.enqueue(&queue, &waits)?);
         Ok(())
     })

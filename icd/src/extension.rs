@@ -22,7 +22,8 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
     }
 }
 
-/// cl_khr_command_buffer's entry points.
+/// The entry points of cl_khr_command_buffer and
+/// cl_khr_command_buffer_mutable_dispatch.
 fn command_buffer_function(name: &[u8]) -> Option<*mut c_void> {
     use crate::command_buffer::*;
     let f = match name {
@@ -43,6 +44,8 @@ fn command_buffer_function(name: &[u8]) -> Option<*mut c_void> {
         b"clCommandNDRangeKernelKHR" => clCommandNDRangeKernelKHR as *mut c_void,
         b"clCommandSVMMemcpyKHR" => clCommandSVMMemcpyKHR as *mut c_void,
         b"clCommandSVMMemFillKHR" => clCommandSVMMemFillKHR as *mut c_void,
+        b"clUpdateMutableCommandsKHR" => clUpdateMutableCommandsKHR as *mut c_void,
+        b"clGetMutableCommandInfoKHR" => clGetMutableCommandInfoKHR as *mut c_void,
         _ => return None,
     };
     Some(f)
@@ -107,8 +110,10 @@ mod tests {
             assert_eq!(f, clIcdGetPlatformIDsKHR as *mut c_void);
             assert!(!clGetExtensionFunctionAddress(c"clCreateCommandBufferKHR".as_ptr()).is_null());
             assert!(
-                clGetExtensionFunctionAddress(c"clUpdateMutableCommandsKHR".as_ptr()).is_null()
+                !clGetExtensionFunctionAddress(c"clUpdateMutableCommandsKHR".as_ptr()).is_null()
             );
+            // cl_khr_command_buffer_multi_device is not offered.
+            assert!(clGetExtensionFunctionAddress(c"clRemapCommandBufferKHR".as_ptr()).is_null());
             assert!(clGetExtensionFunctionAddress(std::ptr::null()).is_null());
         }
     }

@@ -79,6 +79,8 @@ struct CommandBufferApi {
         *mut SyncPoint,
         *mut Handle,
     ) -> cl_int,
+    update: unsafe extern "C" fn(Handle, cl_uint, *const cl_uint, *const *const c_void) -> cl_int,
+    mutable_info: unsafe extern "C" fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int,
 }
 
 /// An extension entry point's address as its function type.
@@ -118,6 +120,8 @@ impl CommandBufferApi {
                 copy: entry(find(c"clCommandCopyBufferKHR")),
                 fill: entry(find(c"clCommandFillBufferKHR")),
                 nd_range: entry(find(c"clCommandNDRangeKernelKHR")),
+                update: entry(find(c"clUpdateMutableCommandsKHR")),
+                mutable_info: entry(find(c"clGetMutableCommandInfoKHR")),
             }
         }
     }
@@ -449,13 +453,7 @@ fn errors_and_queries_follow_the_extension() {
         assert_eq!((cbapi.create)(1, &bad_queue, null(), &mut err), null_mut());
         assert_eq!(err, CL_INVALID_COMMAND_QUEUE);
         for props in [
-            [
-                CL_COMMAND_BUFFER_FLAGS_KHR as u64,
-                CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR,
-                0,
-                0,
-                0,
-            ],
+            [CL_COMMAND_BUFFER_FLAGS_KHR as u64, 1 << 5, 0, 0, 0],
             [
                 CL_COMMAND_BUFFER_FLAGS_KHR as u64,
                 0,
@@ -559,9 +557,25 @@ fn errors_and_queries_follow_the_extension() {
             record(gpu.queue, null(), &[], null_mut()),
             CL_INVALID_COMMAND_QUEUE
         );
+        // A kernel command hands out a mutable handle; others take none.
         let mut mutable = null_mut();
+        assert_eq!(record(null_mut(), null(), &[], &mut mutable), CL_SUCCESS);
+        assert!(!mutable.is_null());
         assert_eq!(
-            record(null_mut(), null(), &[], &mut mutable),
+            (cbapi.fill)(
+                cb,
+                null_mut(),
+                null(),
+                counter.handle,
+                &n as *const usize as *const c_void,
+                4,
+                0,
+                4,
+                0,
+                null(),
+                null_mut(),
+                &mut mutable
+            ),
             CL_INVALID_VALUE
         );
         let unknown = [0x4242u64, 1, 0];
@@ -579,7 +593,7 @@ fn errors_and_queries_follow_the_extension() {
             CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
         );
         assert_eq!(
-            record(null_mut(), null(), &[2], null_mut()),
+            record(null_mut(), null(), &[3], null_mut()),
             CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
         );
         assert_eq!(record(null_mut(), null(), &[1], null_mut()), CL_SUCCESS);
@@ -702,7 +716,7 @@ fn errors_and_queries_follow_the_extension() {
             (cbapi.enqueue)(0, null(), bad_queue, 0, null(), null_mut()),
             CL_INVALID_COMMAND_BUFFER_KHR
         );
-        // A substitute queue of the same device runs it: two bumps each.
+        // A substitute queue of the same device runs it: three bumps each.
         let other =
             (gpu.api.clCreateCommandQueueWithProperties)(gpu.context, gpu.device, null(), &mut err);
         check(err, "clCreateCommandQueueWithProperties");
@@ -716,12 +730,277 @@ fn errors_and_queries_follow_the_extension() {
             "clEnqueueCommandBufferKHR",
         );
         gpu.finish();
-        // 0 -> 1 -> 4 (first enqueue), -> 13 -> 40 (second).
-        assert_eq!(gpu.read::<i32>(&counter)[0], 40);
+        // 0 -> 1 -> 4 -> 13 (first enqueue), -> 40 -> 121 -> 364 (second).
+        assert_eq!(gpu.read::<i32>(&counter)[0], 364);
         check(
             (gpu.api.clReleaseCommandQueue)(other),
             "clReleaseCommandQueue",
         );
+        check((cbapi.release)(cb), "clReleaseCommandBufferKHR");
+    }
+}
+
+/// `cl_mutable_dispatch_arg_khr`.
+#[repr(C)]
+struct DispatchArg {
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+}
+
+/// `cl_mutable_dispatch_config_khr`.
+#[repr(C)]
+struct DispatchConfig {
+    command: Handle,
+    num_args: cl_uint,
+    num_svm_args: cl_uint,
+    num_exec_infos: cl_uint,
+    work_dim: cl_uint,
+    arg_list: *const DispatchArg,
+    arg_svm_list: *const DispatchArg,
+    exec_info_list: *const c_void,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+}
+
+impl DispatchConfig {
+    fn new(command: Handle) -> DispatchConfig {
+        DispatchConfig {
+            command,
+            num_args: 0,
+            num_svm_args: 0,
+            num_exec_infos: 0,
+            work_dim: 0,
+            arg_list: null(),
+            arg_svm_list: null(),
+            exec_info_list: null(),
+            global_work_offset: null(),
+            global_work_size: null(),
+            local_work_size: null(),
+        }
+    }
+
+    /// Updates the command with these arguments.
+    fn with_args(command: Handle, args: &[DispatchArg]) -> DispatchConfig {
+        let mut config = DispatchConfig::new(command);
+        config.num_args = args.len() as cl_uint;
+        config.arg_list = args.as_ptr();
+        config
+    }
+}
+
+/// A buffer argument of a mutable dispatch.
+fn buffer_arg(index: cl_uint, buffer: &Buffer<'_>) -> DispatchArg {
+    DispatchArg {
+        arg_index: index,
+        arg_size: std::mem::size_of::<Handle>(),
+        arg_value: &buffer.handle as *const Handle as *const c_void,
+    }
+}
+
+#[test]
+fn mutable_dispatches_take_new_arguments_and_sizes_between_enqueues() {
+    const N: usize = 1024;
+    const HALF: usize = N / 2;
+    let gpu = Gpu::new();
+    assert!(gpu
+        .device_string(CL_DEVICE_EXTENSIONS)
+        .split_whitespace()
+        .any(|e| e == "cl_khr_command_buffer_mutable_dispatch"));
+    let fields: u64 = gpu.device_info(CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR);
+    assert_eq!(fields, 0x1f, "every field is updatable");
+    let cbapi = CommandBufferApi::get(&gpu);
+    let program = gpu.program(SOURCE, "");
+    let k = program.kernel("scale_add");
+    let input: Vec<i32> = (0..N as i32).collect();
+    let a = gpu.buffer(&input);
+    let (b, c) = (gpu.zeroed::<i32>(N), gpu.zeroed::<i32>(N));
+    let list: *const SyncPoint = null();
+    let mut err = 0;
+    let flags = [
+        CL_COMMAND_BUFFER_FLAGS_KHR as u64,
+        CL_COMMAND_BUFFER_MUTABLE_KHR,
+        0,
+    ];
+    // SAFETY: every call passes valid memory or the NULL its case names.
+    unsafe {
+        let cb = (cbapi.create)(1, &gpu.queue, flags.as_ptr(), &mut err);
+        check(err, "clCreateCommandBufferKHR");
+        // Argument 1 (the output) is left unset, which the ARGUMENTS field
+        // allows; the global size may change too.
+        k.arg_buffer(0, &a).arg(2, 3i32);
+        let updatable = [
+            CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR as u64,
+            CL_MUTABLE_DISPATCH_ARGUMENTS_KHR | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR,
+            0,
+        ];
+        let mut command = null_mut();
+        let status = (cbapi.nd_range)(
+            cb,
+            null_mut(),
+            updatable.as_ptr(),
+            k.handle,
+            1,
+            null(),
+            &HALF,
+            null(),
+            0,
+            list,
+            null_mut(),
+            &mut command,
+        );
+        check(status, "clCommandNDRangeKernelKHR");
+        check((cbapi.finalize)(cb), "clFinalizeCommandBufferKHR");
+        let state = cbapi.info_u32(cb, CL_COMMAND_BUFFER_STATE_KHR);
+        assert_eq!(state, CL_COMMAND_BUFFER_STATE_FINALIZED_KHR);
+        let not_ready = (cbapi.enqueue)(0, null(), cb, 0, null(), null_mut());
+        assert_eq!(not_ready, CL_INVALID_OPERATION);
+        let types = [CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR];
+        let update = |config: &DispatchConfig| {
+            let configs = [config as *const DispatchConfig as *const c_void];
+            (cbapi.update)(cb, 1, types.as_ptr(), configs.as_ptr())
+        };
+        // The missing argument: b.
+        let out_b = [buffer_arg(1, &b)];
+        check(
+            update(&DispatchConfig::with_args(command, &out_b)),
+            "update",
+        );
+        let state = cbapi.info_u32(cb, CL_COMMAND_BUFFER_STATE_KHR);
+        assert_eq!(state, CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR);
+        let e = cbapi.run(cb, &[]);
+        check((gpu.api.clReleaseEvent)(e), "clReleaseEvent");
+        // Then c, with k = -1, over all N work-items; b keeps the first run.
+        let minus_one = -1i32;
+        let args = [
+            buffer_arg(1, &c),
+            DispatchArg {
+                arg_index: 2,
+                arg_size: 4,
+                arg_value: &minus_one as *const i32 as *const c_void,
+            },
+        ];
+        let mut config = DispatchConfig::with_args(command, &args);
+        config.global_work_size = &N;
+        check(update(&config), "update");
+        let e = cbapi.run(cb, &[]);
+        check((gpu.api.clReleaseEvent)(e), "clReleaseEvent");
+        gpu.finish();
+        let want_b: Vec<i32> = (0..N as i32)
+            .map(|i| if (i as usize) < HALF { i * 2 + 3 } else { 0 })
+            .collect();
+        let want_c: Vec<i32> = (0..N as i32).map(|i| i * 2 - 1).collect();
+        assert_eq!(gpu.read::<i32>(&b), want_b);
+        assert_eq!(gpu.read::<i32>(&c), want_c);
+
+        // The queries follow the updates.
+        let query = |param: cl_uint, out: *mut c_void, size: usize| {
+            let mut got = 0;
+            check(
+                (cbapi.mutable_info)(command, param, size, out, &mut got),
+                "info",
+            );
+            got
+        };
+        let mut global = [0usize; 1];
+        let size = query(
+            CL_MUTABLE_DISPATCH_GLOBAL_WORK_SIZE_KHR,
+            global.as_mut_ptr().cast(),
+            8,
+        );
+        assert_eq!((global[0], size), (N, 8));
+        let mut handle: Handle = null_mut();
+        query(
+            CL_MUTABLE_DISPATCH_KERNEL_KHR,
+            (&mut handle as *mut Handle).cast(),
+            8,
+        );
+        assert_eq!(handle, k.handle);
+        query(
+            CL_MUTABLE_COMMAND_COMMAND_BUFFER_KHR,
+            (&mut handle as *mut Handle).cast(),
+            8,
+        );
+        assert_eq!(handle, cb);
+        let mut props = [0u64; 3];
+        let size = query(
+            CL_MUTABLE_COMMAND_PROPERTIES_ARRAY_KHR,
+            props.as_mut_ptr().cast(),
+            24,
+        );
+        assert_eq!((props, size), (updatable, 24));
+
+        // Errors leave the command as it was.
+        let mut config = DispatchConfig::new(command);
+        config.global_work_offset = &N;
+        assert_eq!(
+            update(&config),
+            CL_INVALID_OPERATION,
+            "offset not updatable"
+        );
+        let mut config = DispatchConfig::new(command);
+        config.work_dim = 2;
+        assert_eq!(update(&config), CL_INVALID_OPERATION, "work_dim");
+        let good_then_bad = [
+            buffer_arg(1, &b),
+            DispatchArg {
+                arg_index: 7,
+                arg_size: 4,
+                arg_value: &minus_one as *const i32 as *const c_void,
+            },
+        ];
+        let config = DispatchConfig::with_args(command, &good_then_bad);
+        assert_eq!(update(&config), CL_INVALID_ARG_INDEX);
+        let mut config = DispatchConfig::new(command);
+        config.num_args = 1;
+        assert_eq!(update(&config), CL_INVALID_VALUE, "NULL arg_list");
+        let bogus = [0u64; 4];
+        let config = DispatchConfig::new(bogus.as_ptr() as Handle);
+        assert_eq!(update(&config), CL_INVALID_MUTABLE_COMMAND_KHR);
+        let wrong_type = [1u32];
+        let config = DispatchConfig::new(command);
+        let configs = [&config as *const DispatchConfig as *const c_void];
+        let status = (cbapi.update)(cb, 1, wrong_type.as_ptr(), configs.as_ptr());
+        assert_eq!(status, CL_INVALID_VALUE);
+        gpu.write(&c, &vec![0i32; N]);
+        let e = cbapi.run(cb, &[]);
+        check((gpu.api.clWaitForEvents)(1, &e), "clWaitForEvents");
+        check((gpu.api.clReleaseEvent)(e), "clReleaseEvent");
+        assert_eq!(
+            gpu.read::<i32>(&c),
+            want_c,
+            "the failed updates changed nothing"
+        );
+
+        // A command-buffer without CL_COMMAND_BUFFER_MUTABLE_KHR takes no
+        // update, and a command of another command-buffer is not its own.
+        let fixed = cbapi.new_buffer(gpu.queue);
+        let mut other = null_mut();
+        k.arg_buffer(1, &b);
+        let status = (cbapi.nd_range)(
+            fixed,
+            null_mut(),
+            null(),
+            k.handle,
+            1,
+            null(),
+            &N,
+            null(),
+            0,
+            list,
+            null_mut(),
+            &mut other,
+        );
+        check(status, "clCommandNDRangeKernelKHR");
+        check((cbapi.finalize)(fixed), "clFinalizeCommandBufferKHR");
+        let config = DispatchConfig::new(other);
+        let configs = [&config as *const DispatchConfig as *const c_void];
+        let status = (cbapi.update)(fixed, 1, types.as_ptr(), configs.as_ptr());
+        assert_eq!(status, CL_INVALID_OPERATION);
+        let status = (cbapi.update)(cb, 1, types.as_ptr(), configs.as_ptr());
+        assert_eq!(status, CL_INVALID_MUTABLE_COMMAND_KHR);
+        check((cbapi.release)(fixed), "clReleaseCommandBufferKHR");
         check((cbapi.release)(cb), "clReleaseCommandBufferKHR");
     }
 }

@@ -1,9 +1,10 @@
 //! How runtime objects appear at the C boundary.
 //!
 //! Every API object (`Platform`, `Device`, `Context`, `Queue`, `Mem`,
-//! `Program`, `Kernel`, `Event`, `Sampler`, `CommandBuffer`) is `#[repr(C)]` and begins with an
-//! [`ApiHeader`]: the ICD dispatch-table pointer (the ICD loader reads it from
-//! the first word of every handle) and a type tag. A handle is
+//! `Program`, `Kernel`, `Event`, `Sampler`, `CommandBuffer`,
+//! `MutableDispatch`) is `#[repr(C)]` and begins with an [`ApiHeader`]: the
+//! ICD dispatch-table pointer (the ICD loader reads it from the first word
+//! of every handle) and a type tag. A handle is
 //! `Arc::into_raw` of the object, so the runtime's own `Arc`s and the
 //! application's references are one count, and an object stays alive while
 //! anything needs it.
@@ -41,6 +42,7 @@ pub enum Tag {
     Event = 0x4556_4e54,
     Sampler = 0x5341_4d50,
     CommandBuffer = 0x434d_4442,
+    MutableCommand = 0x4d55_5443,
 }
 
 /// The first bytes of every API object.

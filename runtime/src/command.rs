@@ -105,6 +105,18 @@ pub enum Command {
 }
 
 impl Command {
+    /// The command of a checked launch: nothing to run where the global
+    /// size has a 0 (an empty NDRange still orders).
+    pub fn nd_range(kernel: Arc<Kernel>, range: NdRange) -> Command {
+        if range.global.contains(&0) {
+            Command::Nothing {
+                command_type: CL_COMMAND_NDRANGE_KERNEL,
+            }
+        } else {
+            Command::NdRange { kernel, range }
+        }
+    }
+
     /// Enqueues the command on `queue` after `wait_list`; returns its event.
     pub fn enqueue(
         &self,

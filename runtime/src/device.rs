@@ -178,10 +178,14 @@ const OPENCL_C_EXTENSIONS: [&str; 10] = [
 /// The revision of cl_khr_command_buffer implemented.
 pub const COMMAND_BUFFER_VERSION: u32 = make_version(0, 9, 8);
 
+/// The revision of cl_khr_command_buffer_mutable_dispatch implemented.
+pub const MUTABLE_DISPATCH_VERSION: u32 = make_version(0, 9, 5);
+
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 5] = [
+const API_EXTENSIONS: [&str; 6] = [
     // Recorded commands replayed through each queue (command_buffer.rs).
     "cl_khr_command_buffer",
+    "cl_khr_command_buffer_mutable_dispatch",
     "cl_khr_device_uuid",
     "cl_khr_extended_versioning",
     "cl_khr_image2d_from_buffer",
@@ -447,6 +451,7 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
                 // The provisional extension's revision whose entry points
                 // and enums ferrocl has.
                 "cl_khr_command_buffer" => COMMAND_BUFFER_VERSION,
+                "cl_khr_command_buffer_mutable_dispatch" => MUTABLE_DISPATCH_VERSION,
                 _ => v1,
             };
             NameVersion::new(name, version)
