@@ -332,79 +332,54 @@ unsafe fn record<S: Into<Step>>(
     }
 }
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-pub unsafe extern "C" fn clCommandBarrierWithWaitListKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |_| {
-                Ok(Command::Nothing {
-                    command_type: CL_COMMAND_BARRIER,
-                })
-            },
-        )
-    })
+/// Defines a `clCommand*KHR` entry point: the arguments every recording
+/// call has around the command's own, and the command's checks as the
+/// body [`record`] runs on the command-buffer.
+macro_rules! recording_entry_point {
+    ($name:ident($($arg:ident: $ty:ty),*) => |$cb:ident| $check:expr) => {
+        /// # Safety
+        /// The application's pointers, as the extension defines them.
+        #[allow(clippy::too_many_arguments)] // the extension's signature
+        pub unsafe extern "C" fn $name(
+            command_buffer: *mut c_void,
+            command_queue: *mut c_void,
+            properties: *const cl_properties,
+            $($arg: $ty,)*
+            num_sync_points_in_wait_list: cl_uint,
+            sync_point_wait_list: *const cl_uint,
+            sync_point: *mut cl_uint,
+            mutable_handle: *mut *mut c_void,
+        ) -> cl_int {
+            // SAFETY: the application's pointers.
+            api_call(|| unsafe {
+                record(
+                    command_buffer,
+                    command_queue,
+                    properties,
+                    num_sync_points_in_wait_list,
+                    sync_point_wait_list,
+                    sync_point,
+                    mutable_handle,
+                    |$cb: &CommandBuffer| $check,
+                )
+            })
+        }
+    };
 }
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandCopyBufferKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandBarrierWithWaitListKHR() => |_cb| Ok(Command::Nothing {
+    command_type: CL_COMMAND_BARRIER,
+}));
+
+recording_entry_point!(clCommandCopyBufferKHR(
     src_buffer: *mut c_void,
     dst_buffer: *mut c_void,
     src_offset: usize,
     dst_offset: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_copy_buffer(
-                    &cb.queue, src_buffer, dst_buffer, src_offset, dst_offset, size,
-                )
-            },
-        )
-    })
-}
+    size: usize
+) => |cb| check_copy_buffer(&cb.queue, src_buffer, dst_buffer, src_offset, dst_offset, size));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandCopyBufferRectKHR(
     src_buffer: *mut c_void,
     dst_buffer: *mut c_void,
     src_origin: *const usize,
@@ -413,210 +388,62 @@ pub unsafe extern "C" fn clCommandCopyBufferRectKHR(
     src_row_pitch: usize,
     src_slice_pitch: usize,
     dst_row_pitch: usize,
-    dst_slice_pitch: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_copy_buffer_rect(
-                    &cb.queue,
-                    src_buffer,
-                    dst_buffer,
-                    src_origin,
-                    dst_origin,
-                    region,
-                    src_row_pitch,
-                    src_slice_pitch,
-                    dst_row_pitch,
-                    dst_slice_pitch,
-                )
-            },
-        )
-    })
-}
+    dst_slice_pitch: usize
+) => |cb| check_copy_buffer_rect(
+    &cb.queue,
+    src_buffer,
+    dst_buffer,
+    src_origin,
+    dst_origin,
+    region,
+    src_row_pitch,
+    src_slice_pitch,
+    dst_row_pitch,
+    dst_slice_pitch,
+));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandCopyBufferToImageKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandCopyBufferToImageKHR(
     src_buffer: *mut c_void,
     dst_image: *mut c_void,
     src_offset: usize,
     dst_origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_copy_buffer_to_image(
-                    &cb.queue, src_buffer, dst_image, src_offset, dst_origin, region,
-                )
-            },
-        )
-    })
-}
+    region: *const usize
+) => |cb| check_copy_buffer_to_image(
+    &cb.queue, src_buffer, dst_image, src_offset, dst_origin, region,
+));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandCopyImageKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandCopyImageKHR(
     src_image: *mut c_void,
     dst_image: *mut c_void,
     src_origin: *const usize,
     dst_origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_copy_image(
-                    &cb.queue, src_image, dst_image, src_origin, dst_origin, region,
-                )
-            },
-        )
-    })
-}
+    region: *const usize
+) => |cb| check_copy_image(&cb.queue, src_image, dst_image, src_origin, dst_origin, region));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandCopyImageToBufferKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandCopyImageToBufferKHR(
     src_image: *mut c_void,
     dst_buffer: *mut c_void,
     src_origin: *const usize,
     region: *const usize,
-    dst_offset: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_copy_image_to_buffer(
-                    &cb.queue, src_image, dst_buffer, src_origin, region, dst_offset,
-                )
-            },
-        )
-    })
-}
+    dst_offset: usize
+) => |cb| check_copy_image_to_buffer(
+    &cb.queue, src_image, dst_buffer, src_origin, region, dst_offset,
+));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandFillBufferKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandFillBufferKHR(
     buffer: *mut c_void,
     pattern: *const c_void,
     pattern_size: usize,
     offset: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| check_fill_buffer(&cb.queue, buffer, pattern, pattern_size, offset, size),
-        )
-    })
-}
+    size: usize
+) => |cb| check_fill_buffer(&cb.queue, buffer, pattern, pattern_size, offset, size));
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandFillImageKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandFillImageKHR(
     image: *mut c_void,
     fill_color: *const c_void,
     origin: *const usize,
-    region: *const usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| check_fill_image(&cb.queue, image, fill_color, origin, region),
-        )
-    })
-}
+    region: *const usize
+) => |cb| check_fill_image(&cb.queue, image, fill_color, origin, region));
 
 /// # Safety
 /// The application's pointers, as the extension defines them.
@@ -1016,69 +843,21 @@ pub unsafe extern "C" fn clGetMutableCommandInfoKHR(
     })
 }
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandSVMMemcpyKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandSVMMemcpyKHR(
     dst_ptr: *mut c_void,
     src_ptr: *const c_void,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_svm_device(&cb.queue)?;
-                check_svm_memcpy(dst_ptr, src_ptr, size)
-            },
-        )
-    })
-}
+    size: usize
+) => |cb| {
+    check_svm_device(&cb.queue)?;
+    check_svm_memcpy(dst_ptr, src_ptr, size)
+});
 
-/// # Safety
-/// The application's pointers, as the extension defines them.
-#[allow(clippy::too_many_arguments)] // the extension's signature
-pub unsafe extern "C" fn clCommandSVMMemFillKHR(
-    command_buffer: *mut c_void,
-    command_queue: *mut c_void,
-    properties: *const cl_properties,
+recording_entry_point!(clCommandSVMMemFillKHR(
     svm_ptr: *mut c_void,
     pattern: *const c_void,
     pattern_size: usize,
-    size: usize,
-    num_sync_points_in_wait_list: cl_uint,
-    sync_point_wait_list: *const cl_uint,
-    sync_point: *mut cl_uint,
-    mutable_handle: *mut *mut c_void,
-) -> cl_int {
-    // SAFETY: the application's pointers.
-    api_call(|| unsafe {
-        record(
-            command_buffer,
-            command_queue,
-            properties,
-            num_sync_points_in_wait_list,
-            sync_point_wait_list,
-            sync_point,
-            mutable_handle,
-            |cb| {
-                check_svm_device(&cb.queue)?;
-                check_svm_fill(svm_ptr, pattern, pattern_size, size)
-            },
-        )
-    })
-}
+    size: usize
+) => |cb| {
+    check_svm_device(&cb.queue)?;
+    check_svm_fill(svm_ptr, pattern, pattern_size, size)
+});
