@@ -597,59 +597,29 @@ fn errors_and_queries_follow_the_extension() {
             CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
         );
         assert_eq!(record(null_mut(), null(), &[1], null_mut()), CL_SUCCESS);
+        // A sync-point list and its count must agree; work_dim is checked
+        // as clEnqueueNDRangeKernel checks it.
         let point = 1;
-        assert_eq!(
+        let raw = |work_dim: cl_uint, count: cl_uint, list: *const SyncPoint| {
             (cbapi.nd_range)(
                 cb,
                 null_mut(),
                 null(),
                 bump.handle,
-                1,
+                work_dim,
                 null(),
                 &n,
                 null(),
-                1,
-                null(),
+                count,
+                list,
                 null_mut(),
-                null_mut()
-            ),
-            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
-        );
-        assert_eq!(
-            (cbapi.nd_range)(
-                cb,
                 null_mut(),
-                null(),
-                bump.handle,
-                1,
-                null(),
-                &n,
-                null(),
-                0,
-                &point,
-                null_mut(),
-                null_mut()
-            ),
-            CL_INVALID_SYNC_POINT_WAIT_LIST_KHR
-        );
+            )
+        };
+        assert_eq!(raw(1, 1, null()), CL_INVALID_SYNC_POINT_WAIT_LIST_KHR);
+        assert_eq!(raw(1, 0, &point), CL_INVALID_SYNC_POINT_WAIT_LIST_KHR);
         // The checks of clEnqueueNDRangeKernel and clEnqueueCopyBuffer.
-        assert_eq!(
-            (cbapi.nd_range)(
-                cb,
-                null_mut(),
-                null(),
-                bump.handle,
-                4,
-                null(),
-                &n,
-                null(),
-                0,
-                null(),
-                null_mut(),
-                null_mut()
-            ),
-            CL_INVALID_WORK_DIMENSION
-        );
+        assert_eq!(raw(4, 0, null()), CL_INVALID_WORK_DIMENSION);
         assert_eq!(
             (cbapi.copy)(
                 cb,
