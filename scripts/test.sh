@@ -13,3 +13,7 @@ cargo build --workspace
 # Two kernels at a time keep lavapipe's threads from fighting each other on
 # small machines; the tests themselves are independent.
 cargo test --workspace --no-fail-fast -- --test-threads="${FERROCL_TEST_THREADS:-2}"
+# Contexts with two devices: the platform lists the one Vulkan device
+# twice, each replica with its own VkDevice and memory, so that migration
+# between devices runs here too (the run above skips those parts).
+FERROCL_DEVICE_REPLICAS=2 cargo test -p ferrocl-icd --test multi_device

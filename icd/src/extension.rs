@@ -18,6 +18,9 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             Some(crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void)
         }
+        b"clSetKernelArgDevicePointerEXT" => {
+            Some(crate::kernel::clSetKernelArgDevicePointerEXT as *mut c_void)
+        }
         _ => command_buffer_function(name),
     }
 }

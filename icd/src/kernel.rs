@@ -503,6 +503,27 @@ pub unsafe extern "C" fn clGetKernelSubGroupInfo(
     })
 }
 
+/// A `clSetKernelExecInfo` list of 64-bit addresses (pointers on this
+/// 64-bit host): CL_INVALID_VALUE if param_value is NULL and
+/// param_value_size is greater than zero, or if the size specified by
+/// param_value_size is not valid.
+///
+/// # Safety
+/// `param_value` is NULL or points to `param_value_size` bytes.
+unsafe fn addresses(
+    param_value: *const c_void,
+    param_value_size: usize,
+) -> Result<Vec<u64>, cl_int> {
+    let word = std::mem::size_of::<u64>();
+    if (param_value.is_null() && param_value_size > 0) || !param_value_size.is_multiple_of(word) {
+        return Err(CL_INVALID_VALUE);
+    }
+    Ok((0..param_value_size / word)
+        // SAFETY: per the contract.
+        .map(|i| unsafe { (param_value as *const u64).add(i).read_unaligned() })
+        .collect())
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clSetKernelExecInfo(
     kernel: *mut c_void,
@@ -526,22 +547,14 @@ pub unsafe extern "C" fn clSetKernelExecInfo(
                 // CL_INVALID_VALUE if param_value is NULL and
                 // param_value_size is greater than zero, or if the size
                 // specified by param_value_size is not valid.
-                let word = std::mem::size_of::<*const c_void>();
-                if (param_value.is_null() && param_value_size > 0)
-                    || !param_value_size.is_multiple_of(word)
-                {
-                    return Err(CL_INVALID_VALUE);
-                }
-                let pointers = (0..param_value_size / word)
-                    // SAFETY: the application passes param_value_size bytes
-                    // of pointers.
-                    .map(|i| unsafe {
-                        (param_value as *const *const c_void)
-                            .add(i)
-                            .read_unaligned() as usize
-                    })
-                    .collect();
-                k.set_svm_pointers(pointers);
+                // SAFETY: per the contract.
+                k.set_svm_pointers(unsafe { addresses(param_value, param_value_size)? });
+                Ok(())
+            }
+            // Every ferrocl device has cl_ext_buffer_device_address.
+            CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT => {
+                // SAFETY: per the contract.
+                k.set_device_pointers(unsafe { addresses(param_value, param_value_size)? });
                 Ok(())
             }
             CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
@@ -596,7 +609,38 @@ pub unsafe extern "C" fn clSetKernelArgSVMPointer(
         if arg.kind != ArgKind::Buffer {
             return Err(CL_INVALID_ARG_VALUE);
         }
-        k.set_arg(arg_index as usize, ArgValue::Svm(arg_value as usize));
+        k.set_arg(arg_index as usize, ArgValue::Address(arg_value as u64));
+        Ok(())
+    })
+}
+
+/// `clSetKernelArgDevicePointerEXT` (cl_ext_buffer_device_address).
+///
+/// # Safety
+/// A handle from the application.
+#[allow(non_snake_case)] // the extension's C name
+pub unsafe extern "C" fn clSetKernelArgDevicePointerEXT(
+    kernel: *mut c_void,
+    arg_index: cl_uint,
+    arg_value: u64,
+) -> cl_int {
+    api_call(|| {
+        // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+        // SAFETY: per the contract.
+        let k = unsafe { from_handle::<Kernel>(kernel)? };
+        // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index,
+        // or the argument is not a pointer to the global address space. Any
+        // value is allowed: a kernel may be given a pointer it never
+        // dereferences.
+        let arg = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
+        if arg.kind != ArgKind::Buffer || arg.address_qualifier != AddressQualifier::Global {
+            return Err(CL_INVALID_ARG_INDEX);
+        }
+        k.set_arg(arg_index as usize, ArgValue::Address(arg_value));
         Ok(())
     })
 }

@@ -10,6 +10,7 @@ use ferrocl_runtime::api::{
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::command::{Command, Pattern};
 use ferrocl_runtime::context::{Context, ObjectCallback};
+use ferrocl_runtime::device_address;
 use ferrocl_runtime::memory::{
     self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
 };
@@ -70,23 +71,25 @@ fn create_buffer(
     } else {
         flags
     };
+    let device_address = device_address::requested(&properties);
     // CL_MEM_USE_HOST_PTR with a pointer from clSVMAlloc: the buffer has the
-    // shared memory as its storage. CL_INVALID_BUFFER_SIZE when size runs
-    // past the end of the SVM allocation.
-    if flags & CL_MEM_USE_HOST_PTR != 0 {
-        if let Some(mem) = ferrocl_runtime::svm::buffer_over(
-            &ctx,
-            flags,
-            size,
-            host_ptr as usize,
-            properties.clone(),
-        )? {
-            return Ok(into_handle(mem));
-        }
+    // shared memory as its storage (and so its device address is the SVM
+    // pointer, as cl_ext_buffer_device_address promises).
+    // CL_INVALID_BUFFER_SIZE when size runs past the end of the SVM
+    // allocation.
+    let over_svm = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        ferrocl_runtime::svm::buffer_over(&ctx, flags, size, host_ptr as usize, properties.clone())?
+    } else {
+        None
+    };
+    let mem = match over_svm {
+        Some(mem) => mem,
+        None => Mem::new_buffer(ctx, flags, size, host_ptr, properties)?,
+    };
+    if device_address {
+        device_address::register(&mem);
     }
-    Ok(into_handle(Mem::new_buffer(
-        ctx, flags, size, host_ptr, properties,
-    )?))
+    Ok(into_handle(mem))
 }
 
 #[no_mangle]
@@ -119,14 +122,30 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
         api_create(errcode_ret, || {
             // CL_INVALID_CONTEXT if context is not a valid context.
             from_handle::<Context>(context)?;
-            let mut list = Vec::new();
+            let mut list: Vec<u64> = Vec::new();
             if !properties.is_null() {
-                // SAFETY: a 0-terminated property list.
-                if properties.read_unaligned() != 0 {
+                let mut i = 0;
+                loop {
+                    // SAFETY: a 0-terminated list of (name, value) pairs.
+                    let name = properties.add(i).read_unaligned();
+                    if name == 0 {
+                        break;
+                    }
+                    let value = properties.add(i + 1).read_unaligned();
                     // CL_INVALID_PROPERTY if a property name in properties is
-                    // not a supported property name (ferrocl has none for
-                    // buffers).
-                    return Err(CL_INVALID_PROPERTY);
+                    // not a supported property name, if the value specified
+                    // for a supported property name is not valid, or if the
+                    // same property name is specified more than once. The
+                    // one buffer property is cl_ext_buffer_device_address's
+                    // cl_bool.
+                    let repeated = list.chunks(2).any(|pair| pair[0] == name);
+                    let valid = name == u64::from(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT)
+                        && (value == u64::from(CL_TRUE) || value == u64::from(CL_FALSE));
+                    if repeated || !valid {
+                        return Err(CL_INVALID_PROPERTY);
+                    }
+                    list.extend([name, value]);
+                    i += 2;
                 }
                 list.push(0);
             }
@@ -276,6 +295,11 @@ pub unsafe extern "C" fn clGetMemObjectInfo(
                     write_info(&ferrocl_runtime::svm::uses_svm_pointer(m), size, ptr, ret)
                 }
                 CL_MEM_PROPERTIES => write_info(&m.properties, size, ptr, ret),
+                // CL_INVALID_OPERATION for a memory object created without
+                // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT.
+                CL_MEM_DEVICE_ADDRESS_EXT => {
+                    write_info(&device_address::addresses(m)?, size, ptr, ret)
+                }
                 // CL_INVALID_VALUE if param_name is not valid.
                 _ => Err(CL_INVALID_VALUE),
             }

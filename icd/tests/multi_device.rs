@@ -14,10 +14,13 @@ use ferrocl::context::{clCreateContext, clReleaseContext};
 use ferrocl::device::clGetDeviceIDs;
 use ferrocl::enqueue::clEnqueueNDRangeKernel;
 use ferrocl::event::{clReleaseEvent, clWaitForEvents};
-use ferrocl::kernel::{clCreateKernel, clReleaseKernel, clSetKernelArg};
+use ferrocl::kernel::{
+    clCreateKernel, clReleaseKernel, clSetKernelArg, clSetKernelArgDevicePointerEXT,
+};
 use ferrocl::memory::{
-    clCreateBuffer, clEnqueueMapBuffer, clEnqueueMigrateMemObjects, clEnqueueReadBuffer,
-    clEnqueueUnmapMemObject, clEnqueueWriteBuffer, clReleaseMemObject,
+    clCreateBuffer, clCreateBufferWithProperties, clEnqueueMapBuffer, clEnqueueMigrateMemObjects,
+    clEnqueueReadBuffer, clEnqueueUnmapMemObject, clEnqueueWriteBuffer, clGetMemObjectInfo,
+    clReleaseMemObject,
 };
 use ferrocl::platform::clGetPlatformIDs;
 use ferrocl::program::{clBuildProgram, clCreateProgramWithSource, clReleaseProgram};
@@ -412,5 +415,98 @@ fn explicit_migration_moves_contents() {
     unsafe { clReleaseEvent(e) };
     s.migrate(1, CL_MIGRATE_MEM_OBJECT_HOST);
     assert_eq!(s.read(1), data);
+    validation_clean();
+}
+
+#[test]
+fn device_pointers_reach_each_devices_copy() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(list) = two_devices() else { return };
+    let mut s = Setup::new(&list, false);
+    let mut err = 0;
+    let mut addresses = [0u64; 2];
+    // SAFETY: the setup's handles; a 0-terminated property list; room for
+    // two addresses.
+    unsafe {
+        // The buffer again, with a device address on each device
+        // (cl_ext_buffer_device_address).
+        clReleaseMemObject(s.buffer);
+        let props = [
+            u64::from(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT),
+            u64::from(CL_TRUE),
+            0,
+        ];
+        s.buffer = clCreateBufferWithProperties(
+            s.context,
+            props.as_ptr(),
+            CL_MEM_READ_WRITE,
+            N * 4,
+            null_mut(),
+            &mut err,
+        );
+        ok(err, "clCreateBufferWithProperties");
+        ok(
+            clGetMemObjectInfo(
+                s.buffer,
+                CL_MEM_DEVICE_ADDRESS_EXT,
+                16,
+                addresses.as_mut_ptr().cast(),
+                null_mut(),
+            ),
+            "CL_MEM_DEVICE_ADDRESS_EXT",
+        );
+    }
+    assert!(addresses.iter().all(|&a| a != 0), "{addresses:x?}");
+    // `add` on `queue`, reaching the buffer only through the raw address
+    // of that queue's device: the runtime must bring the contents there
+    // first and count the launch as a write.
+    let add_through_pointer = |queue: usize, amount: i32| {
+        let global = N;
+        let mut event = null_mut();
+        // SAFETY: argument values of the kernel's types; a 1D NDRange.
+        unsafe {
+            ok(
+                clSetKernelArgDevicePointerEXT(s.kernel, 0, addresses[queue]),
+                "clSetKernelArgDevicePointerEXT",
+            );
+            ok(
+                clSetKernelArg(s.kernel, 1, 4, (&amount as *const i32).cast()),
+                "clSetKernelArg",
+            );
+            ok(
+                clEnqueueNDRangeKernel(
+                    s.queues[queue],
+                    s.kernel,
+                    1,
+                    null(),
+                    &global,
+                    null(),
+                    0,
+                    null(),
+                    &mut event,
+                ),
+                "clEnqueueNDRangeKernel",
+            );
+            ok(clWaitForEvents(1, &event), "clWaitForEvents");
+            clReleaseEvent(event);
+        }
+    };
+    let data = pattern();
+    // SAFETY: an event of this test.
+    unsafe { clReleaseEvent(s.write(0, &data)) };
+    add_through_pointer(1, 5);
+    let expect: Vec<i32> = data.iter().map(|v| v * 2 + 5).collect();
+    assert_eq!(
+        s.read(0),
+        expect,
+        "read on A after a raw-pointer kernel on B"
+    );
+    add_through_pointer(0, -1);
+    let expect: Vec<i32> = expect.iter().map(|v| v * 2 - 1).collect();
+    assert_eq!(
+        s.read(1),
+        expect,
+        "read on B after a raw-pointer kernel on A"
+    );
     validation_clean();
 }

@@ -7,10 +7,11 @@
 use crate::api::{handle_of, ApiHeader, ApiObject, Tag};
 use crate::cl::*;
 use crate::device::Device;
+use crate::memory::Mem;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline};
 use parking_lot::Mutex;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// `void (CL_CALLBACK *)(cl_context, void *)` and the like: a callback that
 /// learns the object it belongs to.
@@ -45,6 +46,9 @@ pub struct Context {
     notify: Option<(ContextNotify, usize)>,
     destructors: Mutex<Vec<(ObjectCallback, usize)>>,
     uploaders: Vec<Mutex<Option<Uploader>>>,
+    /// Buffers created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`
+    /// (`crate::device_address`).
+    pub(crate) device_address_buffers: Mutex<Vec<Weak<Mem>>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Context.
@@ -67,6 +71,7 @@ impl Context {
             notify,
             destructors: Mutex::new(Vec::new()),
             uploaders,
+            device_address_buffers: Mutex::new(Vec::new()),
         })
     }
 

@@ -182,7 +182,9 @@ pub const COMMAND_BUFFER_VERSION: u32 = make_version(0, 9, 8);
 pub const MUTABLE_DISPATCH_VERSION: u32 = make_version(0, 9, 5);
 
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 6] = [
+const API_EXTENSIONS: [&str; 7] = [
+    // Every buffer has a fixed device address (device_address.rs).
+    "cl_ext_buffer_device_address",
     // Recorded commands replayed through each queue (command_buffer.rs).
     "cl_khr_command_buffer",
     "cl_khr_command_buffer_mutable_dispatch",
@@ -452,6 +454,7 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
                 // and enums ferrocl has.
                 "cl_khr_command_buffer" => COMMAND_BUFFER_VERSION,
                 "cl_khr_command_buffer_mutable_dispatch" => MUTABLE_DISPATCH_VERSION,
+                "cl_ext_buffer_device_address" => make_version(1, 0, 2),
                 _ => v1,
             };
             NameVersion::new(name, version)

@@ -46,9 +46,10 @@ pub enum ArgValue {
     /// (docs/images.md). Held weakly like a buffer.
     Image(Weak<Mem>),
     /// `clSetKernelArgSVMPointer`: the pointer value, which is the device
-    /// address (runtime/src/svm.rs). The launch holds the allocation it
-    /// points into and counts it as read and written.
-    Svm(usize),
+    /// address (runtime/src/svm.rs), and `clSetKernelArgDevicePointerEXT`:
+    /// a device address (runtime/src/device_address.rs). The launch holds
+    /// the memory object it points into and counts it as read and written.
+    Address(u64),
 }
 
 /// What a pipeline of a kernel is specialized for.
@@ -160,10 +161,11 @@ pub struct Kernel {
     /// and each move of the whole struct was a copy.
     #[allow(clippy::vec_box)]
     spare_launches: Mutex<Vec<Box<LaunchData>>>,
-    /// `CL_KERNEL_EXEC_INFO_SVM_PTRS`: SVM allocations the kernel reaches
-    /// through pointers stored in memory; each launch holds them and counts
-    /// them as read and written.
-    svm_pointers: Mutex<Vec<usize>>,
+    /// `CL_KERNEL_EXEC_INFO_SVM_PTRS` and
+    /// `CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT`: memory the kernel reaches
+    /// through pointers stored in memory; each launch holds the objects
+    /// they point into and counts them as read and written.
+    exec_addresses: Mutex<ExecAddresses>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Kernel.
@@ -264,7 +266,7 @@ impl Kernel {
             args: Mutex::new(args),
             pipelines: Mutex::new(Vec::new()),
             spare_launches: Mutex::new(Vec::new()),
-            svm_pointers: Mutex::new(Vec::new()),
+            exec_addresses: Mutex::new(ExecAddresses::default()),
         })
     }
 
@@ -280,14 +282,20 @@ impl Kernel {
             (self.entry_modules.clone(), self.written.clone()),
             Some(args),
         );
-        *clone.svm_pointers.lock() = self.svm_pointers.lock().clone();
+        *clone.exec_addresses.lock() = self.exec_addresses.lock().clone();
         clone
     }
 
     /// `clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS)`: replaces the
     /// set.
-    pub fn set_svm_pointers(&self, pointers: Vec<usize>) {
-        *self.svm_pointers.lock() = pointers;
+    pub fn set_svm_pointers(&self, pointers: Vec<u64>) {
+        self.exec_addresses.lock().svm = pointers;
+    }
+
+    /// `clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT)`: replaces
+    /// the set.
+    pub fn set_device_pointers(&self, pointers: Vec<u64>) {
+        self.exec_addresses.lock().device = pointers;
     }
 
     /// `clSetKernelArg` for a value argument or a `__local` size, after
@@ -546,6 +554,19 @@ pub fn pick_local_size(
     local
 }
 
+/// The addresses a kernel's execution information names.
+#[derive(Clone, Default)]
+struct ExecAddresses {
+    svm: Vec<u64>,
+    device: Vec<u64>,
+}
+
+impl ExecAddresses {
+    fn is_empty(&self) -> bool {
+        self.svm.is_empty() && self.device.is_empty()
+    }
+}
+
 /// A checked NDRange.
 #[derive(Clone, Copy, Debug)]
 pub struct NdRange {
@@ -734,7 +755,7 @@ fn fill_launch(
     launch.read_only.clear();
     launch.untracked = false;
     launch.local_sizes.clear();
-    let mut svm_pointers: Vec<usize> = Vec::new();
+    let mut addresses: Vec<u64> = Vec::new();
     {
         let args = kernel.args.lock();
         for (index, (arg, value)) in info.args.iter().zip(args.iter()).enumerate() {
@@ -791,23 +812,25 @@ fn fill_launch(
                     launch.mems.push(mem);
                     launch.untracked = true;
                 }
-                Some(ArgValue::Svm(ptr)) => {
+                Some(ArgValue::Address(address)) => {
                     launch
                         .args
                         .get_mut(at..at + 8)
                         .ok_or(CL_INVALID_KERNEL_ARGS)?
-                        .copy_from_slice(&(*ptr as u64).to_ne_bytes());
-                    svm_pointers.push(*ptr);
+                        .copy_from_slice(&address.to_ne_bytes());
+                    addresses.push(*address);
                 }
             }
         }
     }
-    // SVM allocations the kernel may use, as arguments or through pointers
-    // in memory: each is held by the launch and counts as written.
-    let exec_info = kernel.svm_pointers.lock();
-    if !svm_pointers.is_empty() || !exec_info.is_empty() {
-        svm_pointers.extend(exec_info.iter().copied());
-        match crate::svm::launch_objects(&kernel.program.context, &svm_pointers) {
+    // Memory the kernel may reach through raw addresses, as arguments or
+    // through pointers in memory: each object is held by the launch and
+    // counts as written.
+    let exec_info = kernel.exec_addresses.lock();
+    if !addresses.is_empty() || !exec_info.is_empty() {
+        addresses.extend(exec_info.svm.iter().chain(&exec_info.device));
+        let context = &kernel.program.context;
+        match crate::device_address::launch_objects(context, context_index, &addresses) {
             Some(objects) => {
                 launch.read_only.resize(launch.mems.len(), false);
                 for m in objects {

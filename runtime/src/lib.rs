@@ -10,6 +10,7 @@ pub mod command_buffer;
 pub mod context;
 pub mod copy_pool;
 pub mod device;
+pub mod device_address;
 pub mod event;
 pub mod image;
 pub mod kernel;

@@ -244,19 +244,10 @@ pub fn uses_svm_pointer(mem: &Mem) -> bool {
         && find(root.host_ptr).is_some_and(|(a, _)| Arc::ptr_eq(&a.mem.buffer, &root.buffer))
 }
 
-/// The hidden buffer objects of the SVM allocations that `pointers` point
-/// into (once each), for a kernel launch that may read and write them;
-/// `None` when a non-NULL pointer is in no allocation of `context` (the
-/// launch then reaches memory nobody tracks).
-pub fn launch_objects(context: &Context, pointers: &[usize]) -> Option<Vec<Arc<Mem>>> {
-    let mut out: Vec<Arc<Mem>> = Vec::new();
-    for &ptr in pointers.iter().filter(|&&p| p != 0) {
-        let (allocation, _) = find_in(context, ptr)?;
-        if !out.iter().any(|m| Arc::ptr_eq(m, &allocation.mem)) {
-            out.push(allocation.mem.clone());
-        }
-    }
-    Some(out)
+/// The hidden buffer object of the SVM allocation of `context` that `ptr`
+/// points into.
+pub fn object_at(context: &Context, ptr: usize) -> Option<Arc<Mem>> {
+    find_in(context, ptr).map(|(allocation, _)| allocation.mem.clone())
 }
 
 /// A byte range of an allocation as a one-row rectangle.

@@ -59,6 +59,9 @@ cl_api! {
     clReleaseCommandQueue: fn(Handle) -> cl_int;
     clCreateBuffer: fn(Handle, cl_bitfield, usize, *mut c_void, *mut cl_int) -> Handle;
     clCreateSubBuffer: fn(Handle, cl_bitfield, cl_uint, *const c_void, *mut cl_int) -> Handle;
+    clCreateBufferWithProperties: fn(Handle, *const cl_ulong, cl_bitfield, usize, *mut c_void, *mut cl_int) -> Handle;
+    clGetMemObjectInfo: fn(Handle, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+    clSetKernelExecInfo: fn(Handle, cl_uint, usize, *const c_void) -> cl_int;
     clReleaseMemObject: fn(Handle) -> cl_int;
     clCreateProgramWithSource: fn(Handle, cl_uint, *const *const c_char, *const usize, *mut cl_int) -> Handle;
     clBuildProgram: fn(Handle, cl_uint, *const Handle, *const c_char, NotifyFn, *mut c_void) -> cl_int;
@@ -612,6 +615,13 @@ pub struct Buffer<'g> {
     gpu: &'g Gpu,
     pub handle: Handle,
     pub size: usize,
+}
+
+impl<'g> Buffer<'g> {
+    /// Takes over a buffer the test created itself (released on drop).
+    pub fn wrap(gpu: &'g Gpu, handle: Handle, size: usize) -> Buffer<'g> {
+        Buffer { gpu, handle, size }
+    }
 }
 
 impl Drop for Buffer<'_> {
