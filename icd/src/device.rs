@@ -405,6 +405,10 @@ unsafe fn device_info(
                     | CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
                 write_info(&caps, size, ptr, size_ret)
             }
+            // Binary semaphores, kept on the host (cl_khr_semaphore).
+            CL_DEVICE_SEMAPHORE_TYPES_KHR => {
+                write_info(&[CL_SEMAPHORE_TYPE_BINARY_KHR], size, ptr, size_ret)
+            }
             CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => write_info(
                 &crate::command_buffer::MUTABLE_DISPATCH_FIELDS,
                 size,

@@ -21,6 +21,21 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"clSetKernelArgDevicePointerEXT" => {
             Some(crate::kernel::clSetKernelArgDevicePointerEXT as *mut c_void)
         }
+        b"clCreateSemaphoreWithPropertiesKHR" => {
+            Some(crate::semaphore::clCreateSemaphoreWithPropertiesKHR as *mut c_void)
+        }
+        b"clRetainSemaphoreKHR" => Some(crate::semaphore::clRetainSemaphoreKHR as *mut c_void),
+        b"clReleaseSemaphoreKHR" => Some(crate::semaphore::clReleaseSemaphoreKHR as *mut c_void),
+        b"clEnqueueWaitSemaphoresKHR" => {
+            Some(crate::semaphore::clEnqueueWaitSemaphoresKHR as *mut c_void)
+        }
+        b"clEnqueueSignalSemaphoresKHR" => {
+            Some(crate::semaphore::clEnqueueSignalSemaphoresKHR as *mut c_void)
+        }
+        b"clGetSemaphoreInfoKHR" => Some(crate::semaphore::clGetSemaphoreInfoKHR as *mut c_void),
+        b"clGetSemaphoreHandleForTypeKHR" => {
+            Some(crate::semaphore::clGetSemaphoreHandleForTypeKHR as *mut c_void)
+        }
         _ => command_buffer_function(name),
     }
 }

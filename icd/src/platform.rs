@@ -115,6 +115,10 @@ pub unsafe extern "C" fn clGetPlatformInfo(
                     write_info(&platform.host_timer_resolution(), size, ptr, size_ret)
                 }
                 CL_PLATFORM_ICD_SUFFIX_KHR => write_info(ICD_SUFFIX, size, ptr, size_ret),
+                // Every device has cl_khr_semaphore's binary semaphores.
+                CL_PLATFORM_SEMAPHORE_TYPES_KHR => {
+                    write_info(&[CL_SEMAPHORE_TYPE_BINARY_KHR], size, ptr, size_ret)
+                }
                 // CL_INVALID_VALUE if param_name is not one of the supported
                 // values (queries of extensions ferrocl does not expose
                 // included).

@@ -2,9 +2,9 @@
 //!
 //! Every API object (`Platform`, `Device`, `Context`, `Queue`, `Mem`,
 //! `Program`, `Kernel`, `Event`, `Sampler`, `CommandBuffer`,
-//! `MutableDispatch`) is `#[repr(C)]` and begins with an [`ApiHeader`]: the
-//! ICD dispatch-table pointer (the ICD loader reads it from the first word
-//! of every handle) and a type tag. A handle is
+//! `MutableDispatch`, `Semaphore`) is `#[repr(C)]` and begins with an
+//! [`ApiHeader`]: the ICD dispatch-table pointer (the ICD loader reads it
+//! from the first word of every handle) and a type tag. A handle is
 //! `Arc::into_raw` of the object, so the runtime's own `Arc`s and the
 //! application's references are one count, and an object stays alive while
 //! anything needs it.
@@ -43,6 +43,7 @@ pub enum Tag {
     Sampler = 0x5341_4d50,
     CommandBuffer = 0x434d_4442,
     MutableCommand = 0x4d55_5443,
+    Semaphore = 0x5345_4d41,
 }
 
 /// The first bytes of every API object.

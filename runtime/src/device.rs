@@ -182,7 +182,7 @@ pub const COMMAND_BUFFER_VERSION: u32 = make_version(0, 9, 8);
 pub const MUTABLE_DISPATCH_VERSION: u32 = make_version(0, 9, 5);
 
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 7] = [
+const API_EXTENSIONS: [&str; 8] = [
     // Every buffer has a fixed device address (device_address.rs).
     "cl_ext_buffer_device_address",
     // Recorded commands replayed through each queue (command_buffer.rs).
@@ -191,6 +191,8 @@ const API_EXTENSIONS: [&str; 7] = [
     "cl_khr_device_uuid",
     "cl_khr_extended_versioning",
     "cl_khr_image2d_from_buffer",
+    // Binary semaphores kept on the host (semaphore.rs).
+    "cl_khr_semaphore",
     "cl_khr_suggested_local_work_size",
 ];
 

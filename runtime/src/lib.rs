@@ -21,6 +21,7 @@ pub mod printf;
 pub mod program;
 pub mod queue;
 pub mod sampler;
+pub mod semaphore;
 pub mod staging;
 pub mod svm;
 
