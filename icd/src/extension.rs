@@ -18,6 +18,11 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"clGetKernelSuggestedLocalWorkSizeKHR" => {
             Some(crate::enqueue::clGetKernelSuggestedLocalWorkSizeKHR as *mut c_void)
         }
+        // cl_khr_create_command_queue: the core function under the
+        // extension's name.
+        b"clCreateCommandQueueWithPropertiesKHR" => {
+            Some(crate::queue::clCreateCommandQueueWithProperties as *mut c_void)
+        }
         b"clSetKernelArgDevicePointerEXT" => {
             Some(crate::kernel::clSetKernelArgDevicePointerEXT as *mut c_void)
         }
@@ -129,6 +134,10 @@ mod tests {
             assert!(!clGetExtensionFunctionAddress(c"clCreateCommandBufferKHR".as_ptr()).is_null());
             assert!(
                 !clGetExtensionFunctionAddress(c"clUpdateMutableCommandsKHR".as_ptr()).is_null()
+            );
+            assert_eq!(
+                clGetExtensionFunctionAddress(c"clCreateCommandQueueWithPropertiesKHR".as_ptr()),
+                crate::queue::clCreateCommandQueueWithProperties as *mut c_void
             );
             // cl_khr_command_buffer_multi_device is not offered.
             assert!(clGetExtensionFunctionAddress(c"clRemapCommandBufferKHR".as_ptr()).is_null());

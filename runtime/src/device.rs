@@ -182,12 +182,14 @@ pub const COMMAND_BUFFER_VERSION: u32 = make_version(0, 9, 8);
 pub const MUTABLE_DISPATCH_VERSION: u32 = make_version(0, 9, 5);
 
 /// The API-only extensions every ferrocl device has.
-const API_EXTENSIONS: [&str; 8] = [
+const API_EXTENSIONS: [&str; 9] = [
     // Every buffer has a fixed device address (device_address.rs).
     "cl_ext_buffer_device_address",
     // Recorded commands replayed through each queue (command_buffer.rs).
     "cl_khr_command_buffer",
     "cl_khr_command_buffer_mutable_dispatch",
+    // clCreateCommandQueueWithProperties for OpenCL 1.x applications.
+    "cl_khr_create_command_queue",
     "cl_khr_device_uuid",
     "cl_khr_extended_versioning",
     "cl_khr_image2d_from_buffer",
