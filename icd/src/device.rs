@@ -405,6 +405,22 @@ unsafe fn device_info(
                     | CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
                 write_info(&caps, size, ptr, size_ret)
             }
+            // Buffers, not images, import opaque file descriptors.
+            CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR
+                if info.has_extension("cl_khr_external_memory_opaque_fd") =>
+            {
+                write_info(
+                    &[CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR],
+                    size,
+                    ptr,
+                    size_ret,
+                )
+            }
+            CL_DEVICE_EXTERNAL_MEMORY_IMPORT_ASSUME_LINEAR_IMAGES_HANDLE_TYPES_KHR
+                if info.has_extension("cl_khr_external_memory") =>
+            {
+                write_info(&Vec::<cl_uint>::new(), size, ptr, size_ret)
+            }
             // Binary semaphores, kept on the host (cl_khr_semaphore).
             CL_DEVICE_SEMAPHORE_TYPES_KHR => {
                 write_info(&[CL_SEMAPHORE_TYPE_BINARY_KHR], size, ptr, size_ret)

@@ -23,6 +23,12 @@ fn extension_function(name: &[u8]) -> Option<*mut c_void> {
         b"clCreateCommandQueueWithPropertiesKHR" => {
             Some(crate::queue::clCreateCommandQueueWithProperties as *mut c_void)
         }
+        b"clEnqueueAcquireExternalMemObjectsKHR" => {
+            Some(crate::memory::clEnqueueAcquireExternalMemObjectsKHR as *mut c_void)
+        }
+        b"clEnqueueReleaseExternalMemObjectsKHR" => {
+            Some(crate::memory::clEnqueueReleaseExternalMemObjectsKHR as *mut c_void)
+        }
         b"clSetKernelArgDevicePointerEXT" => {
             Some(crate::kernel::clSetKernelArgDevicePointerEXT as *mut c_void)
         }

@@ -11,6 +11,7 @@ use ferrocl_runtime::cl::*;
 use ferrocl_runtime::command::{Command, Pattern};
 use ferrocl_runtime::context::{Context, ObjectCallback};
 use ferrocl_runtime::device_address;
+use ferrocl_runtime::external_memory;
 use ferrocl_runtime::memory::{
     self, wait_blocking, Mem, Rect, DEVICE_ACCESS_FLAGS, HOST_ACCESS_FLAGS,
 };
@@ -123,34 +124,248 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
             // CL_INVALID_CONTEXT if context is not a valid context.
             from_handle::<Context>(context)?;
             let mut list: Vec<u64> = Vec::new();
+            let mut names: Vec<u64> = Vec::new();
+            let mut fd: Option<i32> = None;
+            let mut devices: Option<Vec<*mut c_void>> = None;
             if !properties.is_null() {
                 let mut i = 0;
                 loop {
                     // SAFETY: a 0-terminated list of (name, value) pairs.
                     let name = properties.add(i).read_unaligned();
+                    list.push(name);
                     if name == 0 {
                         break;
                     }
-                    let value = properties.add(i + 1).read_unaligned();
                     // CL_INVALID_PROPERTY if a property name in properties is
                     // not a supported property name, if the value specified
                     // for a supported property name is not valid, or if the
-                    // same property name is specified more than once. The
-                    // one buffer property is cl_ext_buffer_device_address's
-                    // cl_bool.
-                    let repeated = list.chunks(2).any(|pair| pair[0] == name);
-                    let valid = name == u64::from(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT)
-                        && (value == u64::from(CL_TRUE) || value == u64::from(CL_FALSE));
-                    if repeated || !valid {
+                    // same property name is specified more than once (or
+                    // more than one external memory handle is given: there
+                    // is one handle type).
+                    if names.contains(&name) {
                         return Err(CL_INVALID_PROPERTY);
                     }
-                    list.extend([name, value]);
-                    i += 2;
+                    names.push(name);
+                    match name as cl_uint {
+                        // cl_ext_buffer_device_address's cl_bool.
+                        CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT => {
+                            let value = properties.add(i + 1).read_unaligned();
+                            if value != u64::from(CL_TRUE) && value != u64::from(CL_FALSE) {
+                                return Err(CL_INVALID_PROPERTY);
+                            }
+                            list.push(value);
+                            i += 2;
+                        }
+                        // cl_khr_external_memory_opaque_fd's descriptor.
+                        CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR => {
+                            let value = properties.add(i + 1).read_unaligned();
+                            list.push(value);
+                            fd = Some(value as i32);
+                            i += 2;
+                        }
+                        // cl_khr_external_memory's device list, ended by
+                        // CL_MEM_DEVICE_HANDLE_LIST_END_KHR (0).
+                        CL_MEM_DEVICE_HANDLE_LIST_KHR => {
+                            let mut found = Vec::new();
+                            i += 1;
+                            loop {
+                                let d = properties.add(i).read_unaligned();
+                                list.push(d);
+                                i += 1;
+                                if d == 0 {
+                                    break;
+                                }
+                                found.push(d as *mut c_void);
+                            }
+                            devices = Some(found);
+                        }
+                        _ => return Err(CL_INVALID_PROPERTY),
+                    }
                 }
-                list.push(0);
+            }
+            if let Some(fd) = fd {
+                return create_external_buffer(context, list, flags, size, host_ptr, fd, devices);
+            }
+            // CL_INVALID_PROPERTY if properties does not include a supported
+            // external memory handle and CL_MEM_DEVICE_HANDLE_LIST_KHR is
+            // specified.
+            if devices.is_some() {
+                return Err(CL_INVALID_PROPERTY);
             }
             create_buffer(context, list, flags, size, host_ptr)
         })
+    }
+}
+
+/// `clCreateBufferWithProperties` with an opaque file descriptor
+/// (cl_khr_external_memory_opaque_fd): a buffer over the memory it names,
+/// imported into the context's first device.
+fn create_external_buffer(
+    context: *mut c_void,
+    properties: Vec<u64>,
+    flags: cl_bitfield,
+    size: usize,
+    host_ptr: *mut c_void,
+    fd: i32,
+    devices: Option<Vec<*mut c_void>>,
+) -> Result<*mut c_void, cl_int> {
+    // SAFETY: a handle the application got from this library.
+    let ctx = unsafe { arc_from_handle::<Context>(context)? };
+    // CL_INVALID_DEVICE if a device identified by CL_MEM_DEVICE_HANDLE_LIST_KHR
+    // is not a valid device of context or cannot import the handle type, or
+    // if the list is not given and a device of context cannot. The memory
+    // is imported into one device, the context's first.
+    let first = &ctx.devices[0];
+    let imports = |d: &ferrocl_runtime::device::Device| {
+        d.info().has_extension("cl_khr_external_memory_opaque_fd")
+    };
+    match &devices {
+        None if ctx.devices.len() > 1 || !imports(first) => return Err(CL_INVALID_DEVICE),
+        None => {}
+        Some(list) => {
+            for &d in list {
+                // SAFETY: a handle from the application, only checked.
+                let device = unsafe { from_handle::<ferrocl_runtime::device::Device>(d) }
+                    .map_err(|_| CL_INVALID_DEVICE)?;
+                if !std::ptr::eq(device, &**first) || !imports(device) {
+                    return Err(CL_INVALID_DEVICE);
+                }
+            }
+        }
+    }
+    // CL_INVALID_VALUE if values specified in flags are not valid, or if an
+    // external memory handle comes with CL_MEM_USE_HOST_PTR,
+    // CL_MEM_ALLOC_HOST_PTR or CL_MEM_COPY_HOST_PTR.
+    check_flags(flags)?;
+    if flags & HOST_PTR_FLAGS != 0 {
+        return Err(CL_INVALID_VALUE);
+    }
+    // CL_INVALID_BUFFER_SIZE if size is 0 or larger than the device allows.
+    if size == 0 || size as u64 > first.info().max_mem_alloc_size {
+        return Err(CL_INVALID_BUFFER_SIZE);
+    }
+    // CL_INVALID_HOST_PTR if an external memory handle comes with a
+    // host_ptr.
+    if !host_ptr.is_null() {
+        return Err(CL_INVALID_HOST_PTR);
+    }
+    let flags = if flags & DEVICE_ACCESS_FLAGS == 0 {
+        flags | CL_MEM_READ_WRITE
+    } else {
+        flags
+    };
+    let mem = external_memory::import_opaque_fd(ctx, flags, size, fd, properties.clone())?;
+    if device_address::requested(&properties) {
+        device_address::register(&mem);
+    }
+    Ok(into_handle(mem))
+}
+
+/// `clEnqueueAcquireExternalMemObjectsKHR` (`acquire`) and
+/// `clEnqueueReleaseExternalMemObjectsKHR`.
+///
+/// # Safety
+/// The application's pointers, as the extension defines them.
+unsafe fn external_ownership(
+    command_queue: *mut c_void,
+    num_mem_objects: cl_uint,
+    mem_objects: *const *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+    acquire: bool,
+) -> cl_int {
+    // SAFETY: the application's pointers.
+    api_call(|| unsafe {
+        // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+        // command-queue.
+        let queue = queue_arg(command_queue)?;
+        // CL_INVALID_VALUE if num_mem_objects is zero and mem_objects is not
+        // NULL, or if num_mem_objects is greater than 0 and mem_objects is
+        // NULL.
+        if (num_mem_objects == 0) != mem_objects.is_null() {
+            return Err(CL_INVALID_VALUE);
+        }
+        let mems = (0..num_mem_objects as usize)
+            .map(|i| {
+                // CL_INVALID_MEM_OBJECT if any of the memory objects is not
+                // a valid memory object created using an external memory
+                // handle.
+                let mem = arc_from_handle::<Mem>(mem_objects.add(i).read_unaligned())?;
+                if !external_memory::is_external(&mem) {
+                    return Err(CL_INVALID_MEM_OBJECT);
+                }
+                // CL_INVALID_COMMAND_QUEUE if a memory object belongs to a
+                // context that does not hold the queue's device, or was
+                // imported for another device.
+                if !Arc::ptr_eq(&mem.context, &queue.context)
+                    || !Arc::ptr_eq(&mem.context.devices[0], &queue.device)
+                {
+                    return Err(CL_INVALID_COMMAND_QUEUE);
+                }
+                Ok(mem)
+            })
+            .collect::<Result<Vec<_>, cl_int>>()?;
+        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
+        // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
+        // status of any of the events in event_wait_list is a negative
+        // integer value.
+        if waits.iter().any(|e| e.status() < 0) {
+            return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        }
+        let e = external_memory::enqueue_ownership(&queue, mems, acquire, &waits)?;
+        return_event(event, e);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// The application's pointers, as the extension defines them.
+#[allow(non_snake_case)] // the extension's C name
+pub unsafe extern "C" fn clEnqueueAcquireExternalMemObjectsKHR(
+    command_queue: *mut c_void,
+    num_mem_objects: cl_uint,
+    mem_objects: *const *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        external_ownership(
+            command_queue,
+            num_mem_objects,
+            mem_objects,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            true,
+        )
+    }
+}
+
+/// # Safety
+/// The application's pointers, as the extension defines them.
+#[allow(non_snake_case)] // the extension's C name
+pub unsafe extern "C" fn clEnqueueReleaseExternalMemObjectsKHR(
+    command_queue: *mut c_void,
+    num_mem_objects: cl_uint,
+    mem_objects: *const *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const *mut c_void,
+    event: *mut *mut c_void,
+) -> cl_int {
+    // SAFETY: forwarded.
+    unsafe {
+        external_ownership(
+            command_queue,
+            num_mem_objects,
+            mem_objects,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            false,
+        )
     }
 }
 

@@ -115,6 +115,20 @@ pub unsafe extern "C" fn clGetPlatformInfo(
                     write_info(&platform.host_timer_resolution(), size, ptr, size_ret)
                 }
                 CL_PLATFORM_ICD_SUFFIX_KHR => write_info(ICD_SUFFIX, size, ptr, size_ret),
+                // The handle types every device imports.
+                CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR
+                    if platform
+                        .extensions_with_version()
+                        .iter()
+                        .any(|e| e.name == "cl_khr_external_memory_opaque_fd") =>
+                {
+                    write_info(
+                        &[CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR],
+                        size,
+                        ptr,
+                        size_ret,
+                    )
+                }
                 // Every device has cl_khr_semaphore's binary semaphores.
                 CL_PLATFORM_SEMAPHORE_TYPES_KHR => {
                     write_info(&[CL_SEMAPHORE_TYPE_BINARY_KHR], size, ptr, size_ret)

@@ -467,6 +467,14 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
     if vk.pci_bus_info.is_some() {
         list.push(NameVersion::new("cl_khr_pci_bus_info", v1));
     }
+    // Buffers over memory Vulkan exported (external_memory.rs).
+    if vk.features.external_memory_fd {
+        list.push(NameVersion::new(
+            "cl_khr_external_memory",
+            make_version(1, 0, 1),
+        ));
+        list.push(NameVersion::new("cl_khr_external_memory_opaque_fd", v1));
+    }
     list.sort_by(|a, b| a.name.cmp(&b.name));
     list
 }

@@ -12,6 +12,7 @@ pub mod copy_pool;
 pub mod device;
 pub mod device_address;
 pub mod event;
+pub mod external_memory;
 pub mod image;
 pub mod kernel;
 pub mod memory;

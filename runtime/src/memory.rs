@@ -184,12 +184,13 @@ impl Mem {
     }
 
     /// A buffer object whose storage is `size` bytes at `offset` of an
-    /// existing `buffer`: a coarse-grained SVM allocation
-    /// (`runtime/src/svm.rs`), for its own commands and for
-    /// `CL_MEM_USE_HOST_PTR` with an SVM pointer. `host_ptr` is the SVM
-    /// pointer of byte 0 (`CL_MEM_HOST_PTR`).
+    /// existing `buffer` of the context's first device: a coarse-grained
+    /// SVM allocation (`runtime/src/svm.rs`), for its own commands and for
+    /// `CL_MEM_USE_HOST_PTR` with an SVM pointer (`host_ptr` is then the
+    /// SVM pointer of byte 0, `CL_MEM_HOST_PTR`), or imported external
+    /// memory (`runtime/src/external_memory.rs`).
     #[allow(clippy::too_many_arguments)]
-    pub fn new_over_svm(
+    pub fn new_over_buffer(
         context: Arc<Context>,
         flags: cl_bitfield,
         size: usize,

@@ -149,7 +149,7 @@ pub fn alloc(
         0 => CL_MEM_READ_WRITE,
         access => access,
     };
-    let mem = Mem::new_over_svm(
+    let mem = Mem::new_over_buffer(
         context.clone(),
         mem_flags,
         size,
@@ -225,7 +225,7 @@ pub fn buffer_over(
         return Err(CL_INVALID_BUFFER_SIZE);
     }
     let svm = &allocation.mem;
-    Ok(Some(Mem::new_over_svm(
+    Ok(Some(Mem::new_over_buffer(
         context.clone(),
         flags,
         size,

@@ -322,6 +322,62 @@ impl CommandStream {
         Ok(())
     }
 
+    /// Moves `buffer`, whose memory was imported from another API, between
+    /// that API and this queue (Vulkan's queue family ownership transfer to
+    /// or from `VK_QUEUE_FAMILY_EXTERNAL`): `acquire` makes the other API's
+    /// writes visible to the work recorded after it, and a release makes
+    /// the work recorded before it visible to the other API.
+    pub fn external_ownership(&mut self, buffer: &Arc<Buffer>, acquire: bool) -> Result<()> {
+        let device = Arc::clone(&self.device);
+        let batch = self.recording()?;
+        let ours = device.queue_family;
+        let external = vk::QUEUE_FAMILY_EXTERNAL;
+        let all_access =
+            WORK_WRITES | vk::AccessFlags::SHADER_READ | vk::AccessFlags::TRANSFER_READ;
+        let (src, dst, src_access, dst_access, src_stage, dst_stage) = if acquire {
+            (
+                external,
+                ours,
+                vk::AccessFlags::empty(),
+                all_access,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                WORK_STAGES,
+            )
+        } else {
+            (
+                ours,
+                external,
+                WORK_WRITES,
+                vk::AccessFlags::empty(),
+                WORK_STAGES,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+            )
+        };
+        let barrier = [vk::BufferMemoryBarrier::default()
+            .src_access_mask(src_access)
+            .dst_access_mask(dst_access)
+            .src_queue_family_index(src)
+            .dst_queue_family_index(dst)
+            .buffer(buffer.raw)
+            .offset(0)
+            .size(vk::WHOLE_SIZE)];
+        // SAFETY: the command buffer is recording; the buffer is kept alive
+        // with the batch below.
+        unsafe {
+            device.raw.cmd_pipeline_barrier(
+                batch.cmd,
+                src_stage,
+                dst_stage,
+                vk::DependencyFlags::empty(),
+                &[],
+                &barrier,
+                &[],
+            )
+        };
+        batch.keep_buffer(buffer);
+        Ok(())
+    }
+
     /// Copies `size` bytes between buffers (may be the same buffer with
     /// non-overlapping ranges).
     pub fn copy_buffer(

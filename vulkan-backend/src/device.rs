@@ -423,6 +423,9 @@ fn create_logical_device(
     if s.external_memory_host {
         extensions.push(ash::ext::external_memory_host::NAME);
     }
+    if s.external_memory_fd {
+        extensions.push(ash::khr::external_memory_fd::NAME);
+    }
     if s.calibrated_timestamps {
         extensions.push(ash::ext::calibrated_timestamps::NAME);
     }

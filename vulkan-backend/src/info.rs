@@ -115,6 +115,9 @@ pub struct Features {
     pub device_clock: bool,
     pub push_descriptor: bool,
     pub external_memory_host: bool,
+    /// VK_KHR_external_memory_fd, with storage buffers importable from
+    /// opaque file descriptors (`Device::import_memory_fd`).
+    pub external_memory_fd: bool,
     /// storagePushConstant8 / storagePushConstant16: 8- and 16-bit members
     /// may be read straight from the push-constant block.
     pub push_constant_8bit: bool,
@@ -215,6 +218,7 @@ pub(crate) struct FeatureSupport {
     pub shader_clock: Option<ShaderClockSupport>,
     pub push_descriptor: bool,
     pub external_memory_host: bool,
+    pub external_memory_fd: bool,
     pub calibrated_timestamps: bool,
     pub portability_subset: bool,
     /// VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
@@ -388,6 +392,12 @@ pub(crate) fn probe(
         shader_subgroup_extended_types: flag(v12.shader_subgroup_extended_types),
         push_descriptor: ext(ash::khr::push_descriptor::NAME),
         external_memory_host: ext(ash::ext::external_memory_host::NAME),
+        external_memory_fd: ext(ash::khr::external_memory_fd::NAME)
+            && buffers_importable(
+                instance,
+                physical,
+                vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD,
+            ),
         portability_subset: ext(ash::khr::portability_subset::NAME),
         pipeline_executable_info: has_pep && flag(pep.pipeline_executable_info),
         ..FeatureSupport::default()
@@ -678,6 +688,7 @@ pub(crate) fn probe(
             device_clock: support.shader_clock.is_some_and(|c| c.device),
             push_descriptor: support.push_descriptor,
             external_memory_host: support.external_memory_host,
+            external_memory_fd: support.external_memory_fd,
             push_constant_8bit: support.storage_push_constant8,
             push_constant_16bit: support.storage_push_constant16,
             subgroup_extended_types: support.shader_subgroup_extended_types,
@@ -754,4 +765,33 @@ fn host_cpu_max_mhz() -> u32 {
                 .reduce(f64::max)
         })
         .map_or(0, |mhz| mhz.round() as u32)
+}
+
+/// The usage of every buffer ferrocl makes.
+pub(crate) const BUFFER_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
+        | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS.as_raw(),
+);
+
+/// Whether buffers of [`BUFFER_USAGE`] can be bound to memory imported
+/// from handles of `handle_type`.
+pub(crate) fn buffers_importable(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    handle_type: vk::ExternalMemoryHandleTypeFlags,
+) -> bool {
+    let query = vk::PhysicalDeviceExternalBufferInfo::default()
+        .usage(BUFFER_USAGE)
+        .handle_type(handle_type);
+    let mut props = vk::ExternalBufferProperties::default();
+    // SAFETY: `physical` belongs to the live instance.
+    unsafe {
+        instance.get_physical_device_external_buffer_properties(physical, &query, &mut props)
+    };
+    props
+        .external_memory_properties
+        .external_memory_features
+        .contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
 }

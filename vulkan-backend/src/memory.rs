@@ -40,6 +40,9 @@ enum Backing {
     /// Application memory imported with VK_EXT_external_memory_host; the
     /// `VkDeviceMemory` is ours, the pages stay the application's.
     ImportedHost(vk::DeviceMemory),
+    /// Memory another API exported as an opaque file descriptor
+    /// (VK_KHR_external_memory_fd); the import owns a reference to it.
+    ImportedFd(vk::DeviceMemory),
 }
 
 /// A buffer and its memory; freed on drop. The runtime keeps it alive
@@ -117,9 +120,10 @@ impl Drop for Buffer {
                     let _ = allocator.free(allocation);
                 }
             }
-            Some(Backing::ImportedHost(memory)) => {
+            Some(Backing::ImportedHost(memory) | Backing::ImportedFd(memory)) => {
                 // SAFETY: the buffer bound to it is destroyed above; the
-                // application's pages are not freed by this.
+                // application's pages, or the exporter's memory, stay
+                // theirs.
                 unsafe { self.device.raw.free_memory(memory, None) };
             }
             None => {}
@@ -455,6 +459,96 @@ impl Device {
             host_cached: mapped.is_some(),
             system_memory: true,
             mapped,
+            mirror: None,
+        })
+    }
+
+    /// A buffer over `size` bytes of memory another API exported as an
+    /// opaque file descriptor (VK_KHR_external_memory_fd). On success the
+    /// import owns `fd`. OpenCL names no memory type, and Vulkan requires
+    /// the exporter's: this takes the first DEVICE_LOCAL type the buffer
+    /// allows, the type an exporter of device memory picks first.
+    ///
+    /// # Safety
+    /// `fd` is an opaque file descriptor of memory exported from a device
+    /// of the same driver, at least `size` bytes long.
+    pub unsafe fn import_memory_fd(&self, fd: i32, size: u64) -> Result<Buffer> {
+        let shared = &self.shared;
+        if !shared.info.features.external_memory_fd {
+            return Err(Error::Other(
+                "this device imports no memory from file descriptors".to_string(),
+            ));
+        }
+        if size == 0 || size > shared.info.limits.max_buffer_size {
+            return Err(Error::OutOfDeviceMemory);
+        }
+        let handle_type = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
+        let mut external_info =
+            vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle_type);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(crate::info::BUFFER_USAGE)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .push_next(&mut external_info);
+        // SAFETY: the device is alive; size is within maxBufferSize.
+        let buffer = unsafe { shared.raw.create_buffer(&info, None) }
+            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+        // SAFETY: a live buffer of this device.
+        let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+        let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+        let Some(type_index) = (0..shared.memory_types.len() as u32).find(|&i| {
+            requirements.memory_type_bits & (1 << i) != 0
+                && shared.memory_types[i as usize].contains(device_local)
+        }) else {
+            // SAFETY: created above, never bound.
+            unsafe { shared.raw.destroy_buffer(buffer, None) };
+            return Err(Error::Other(
+                "no device-local memory type can hold this buffer".to_string(),
+            ));
+        };
+        let mut import = vk::ImportMemoryFdInfoKHR::default()
+            .handle_type(handle_type)
+            .fd(fd);
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let allocate = vk::MemoryAllocateInfo::default()
+            .allocation_size(requirements.size.max(size))
+            .memory_type_index(type_index)
+            .push_next(&mut import)
+            .push_next(&mut flags);
+        // SAFETY: the caller vouches for the descriptor; Vulkan takes it
+        // over only when the import succeeds.
+        let memory = match unsafe { shared.raw.allocate_memory(&allocate, None) } {
+            Ok(memory) => memory,
+            Err(e) => {
+                // SAFETY: created above, never bound.
+                unsafe { shared.raw.destroy_buffer(buffer, None) };
+                return Err(allocation_vk_error("vkAllocateMemory (fd import)", e));
+            }
+        };
+        // SAFETY: the memory type is allowed for the buffer and the memory
+        // covers its requirements from offset 0.
+        if let Err(e) = unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) } {
+            // SAFETY: both were created above and are unused.
+            unsafe {
+                shared.raw.destroy_buffer(buffer, None);
+                shared.raw.free_memory(memory, None);
+            }
+            return Err(allocation_vk_error("vkBindBufferMemory", e));
+        }
+        let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+        // SAFETY: SHADER_DEVICE_ADDRESS usage, memory allocated with the
+        // DEVICE_ADDRESS flag.
+        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+        Ok(Buffer {
+            device: Arc::clone(shared),
+            raw: buffer,
+            memory: Some(Backing::ImportedFd(memory)),
+            size,
+            address,
+            host_cached: false,
+            system_memory: false,
+            mapped: None,
             mirror: None,
         })
     }
