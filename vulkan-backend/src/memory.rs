@@ -357,45 +357,15 @@ impl Device {
             )));
         }
 
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST
-            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         let importable = shared.instance.raw.as_ref().is_some_and(|raw| {
-            let query = vk::PhysicalDeviceExternalBufferInfo::default()
-                .usage(usage)
-                .handle_type(handle_type);
-            let mut props = vk::ExternalBufferProperties::default();
-            // SAFETY: `physical` belongs to the live instance.
-            unsafe {
-                raw.instance.get_physical_device_external_buffer_properties(
-                    shared.physical,
-                    &query,
-                    &mut props,
-                )
-            };
-            props
-                .external_memory_properties
-                .external_memory_features
-                .contains(vk::ExternalMemoryFeatureFlags::IMPORTABLE)
+            crate::info::buffers_importable(&raw.instance, shared.physical, handle_type)
         });
         if !importable {
             return Err(Error::Other(
                 "the device cannot import host memory into storage buffers".to_string(),
             ));
         }
-        let mut external_info =
-            vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle_type);
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut external_info);
-        // SAFETY: the device is alive; size is within maxBufferSize.
-        let buffer = unsafe { shared.raw.create_buffer(&info, None) }
-            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-        // SAFETY: a live buffer of this device.
-        let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+        let (buffer, requirements) = external_buffer(shared, size, handle_type)?;
         let allowed = requirements.memory_type_bits & host_props.memory_type_bits;
         let coherent = vk::MemoryPropertyFlags::HOST_COHERENT;
         let pick = |want: vk::MemoryPropertyFlags| {
@@ -415,37 +385,10 @@ impl Device {
         let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
             .handle_type(handle_type)
             .host_pointer(host.as_ptr().cast::<c_void>());
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let allocate = vk::MemoryAllocateInfo::default()
-            .allocation_size(size)
-            .memory_type_index(type_index)
-            .push_next(&mut import)
-            .push_next(&mut flags);
         // SAFETY: the import info names memory the caller keeps alive, with
         // size and address aligned to minImportedHostPointerAlignment.
-        let memory = match unsafe { shared.raw.allocate_memory(&allocate, None) } {
-            Ok(memory) => memory,
-            Err(e) => {
-                // SAFETY: created above, never bound.
-                unsafe { shared.raw.destroy_buffer(buffer, None) };
-                return Err(allocation_vk_error("vkAllocateMemory (host import)", e));
-            }
-        };
-        // SAFETY: the memory type is allowed for the buffer and the memory
-        // covers its size from offset 0.
-        if let Err(e) = unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) } {
-            // SAFETY: both were created above and are unused.
-            unsafe {
-                shared.raw.destroy_buffer(buffer, None);
-                shared.raw.free_memory(memory, None);
-            }
-            return Err(allocation_vk_error("vkBindBufferMemory", e));
-        }
-        let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
-        // SAFETY: SHADER_DEVICE_ADDRESS usage, memory allocated with the
-        // DEVICE_ADDRESS flag.
-        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+        let (memory, address) =
+            unsafe { bind_imported(shared, buffer, size, type_index, &mut import)? };
         let mapped = shared.memory_types[type_index as usize]
             .contains(coherent)
             .then_some(MappedPtr(host));
@@ -483,18 +426,7 @@ impl Device {
             return Err(Error::OutOfDeviceMemory);
         }
         let handle_type = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
-        let mut external_info =
-            vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle_type);
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(crate::info::BUFFER_USAGE)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut external_info);
-        // SAFETY: the device is alive; size is within maxBufferSize.
-        let buffer = unsafe { shared.raw.create_buffer(&info, None) }
-            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-        // SAFETY: a live buffer of this device.
-        let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+        let (buffer, requirements) = external_buffer(shared, size, handle_type)?;
         let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
         let Some(type_index) = (0..shared.memory_types.len() as u32).find(|&i| {
             requirements.memory_type_bits & (1 << i) != 0
@@ -509,37 +441,17 @@ impl Device {
         let mut import = vk::ImportMemoryFdInfoKHR::default()
             .handle_type(handle_type)
             .fd(fd);
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let allocate = vk::MemoryAllocateInfo::default()
-            .allocation_size(requirements.size.max(size))
-            .memory_type_index(type_index)
-            .push_next(&mut import)
-            .push_next(&mut flags);
         // SAFETY: the caller vouches for the descriptor; Vulkan takes it
         // over only when the import succeeds.
-        let memory = match unsafe { shared.raw.allocate_memory(&allocate, None) } {
-            Ok(memory) => memory,
-            Err(e) => {
-                // SAFETY: created above, never bound.
-                unsafe { shared.raw.destroy_buffer(buffer, None) };
-                return Err(allocation_vk_error("vkAllocateMemory (fd import)", e));
-            }
+        let (memory, address) = unsafe {
+            bind_imported(
+                shared,
+                buffer,
+                requirements.size.max(size),
+                type_index,
+                &mut import,
+            )?
         };
-        // SAFETY: the memory type is allowed for the buffer and the memory
-        // covers its requirements from offset 0.
-        if let Err(e) = unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) } {
-            // SAFETY: both were created above and are unused.
-            unsafe {
-                shared.raw.destroy_buffer(buffer, None);
-                shared.raw.free_memory(memory, None);
-            }
-            return Err(allocation_vk_error("vkBindBufferMemory", e));
-        }
-        let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
-        // SAFETY: SHADER_DEVICE_ADDRESS usage, memory allocated with the
-        // DEVICE_ADDRESS flag.
-        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
         Ok(Buffer {
             device: Arc::clone(shared),
             raw: buffer,
@@ -552,6 +464,76 @@ impl Device {
             mirror: None,
         })
     }
+}
+
+/// A buffer of ferrocl's usage that memory of `handle_type` can back, and
+/// its memory requirements.
+fn external_buffer(
+    shared: &DeviceShared,
+    size: u64,
+    handle_type: vk::ExternalMemoryHandleTypeFlags,
+) -> Result<(vk::Buffer, vk::MemoryRequirements)> {
+    let mut external_info = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle_type);
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(crate::info::BUFFER_USAGE)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .push_next(&mut external_info);
+    // SAFETY: the device is alive; the callers keep size within
+    // maxBufferSize.
+    let buffer = unsafe { shared.raw.create_buffer(&info, None) }
+        .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+    // SAFETY: a live buffer of this device.
+    let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+    Ok((buffer, requirements))
+}
+
+/// Imports memory (`import`, an import structure of the handle type) of
+/// `size` bytes and `type_index`, with device addresses, binds it to
+/// `buffer` and returns it and the buffer's device address. On failure the
+/// buffer is destroyed.
+///
+/// # Safety
+/// `buffer` is a new, unbound buffer of the device; `import` names memory
+/// the import may take.
+unsafe fn bind_imported<T: vk::ExtendsMemoryAllocateInfo + ?Sized>(
+    shared: &DeviceShared,
+    buffer: vk::Buffer,
+    size: u64,
+    type_index: u32,
+    import: &mut T,
+) -> Result<(vk::DeviceMemory, u64)> {
+    let mut flags =
+        vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+    let allocate = vk::MemoryAllocateInfo::default()
+        .allocation_size(size)
+        .memory_type_index(type_index)
+        .push_next(import)
+        .push_next(&mut flags);
+    // SAFETY: per the contract.
+    let memory = match unsafe { shared.raw.allocate_memory(&allocate, None) } {
+        Ok(memory) => memory,
+        Err(e) => {
+            // SAFETY: per the contract, never bound.
+            unsafe { shared.raw.destroy_buffer(buffer, None) };
+            return Err(allocation_vk_error("vkAllocateMemory (import)", e));
+        }
+    };
+    // SAFETY: the callers pick a memory type the buffer allows, and the
+    // memory covers the buffer from offset 0.
+    if let Err(e) = unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) } {
+        // SAFETY: both are unused.
+        unsafe {
+            shared.raw.destroy_buffer(buffer, None);
+            shared.raw.free_memory(memory, None);
+        }
+        return Err(allocation_vk_error("vkBindBufferMemory", e));
+    }
+    let address_info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+    // SAFETY: SHADER_DEVICE_ADDRESS usage, memory allocated with the
+    // DEVICE_ADDRESS flag.
+    let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+    Ok((memory, address))
 }
 
 /// How a coarse-grained SVM buffer is seen from the host at its device
