@@ -368,10 +368,10 @@ impl Preprocessor<'_> {
             Some(f) => f.lexer.header_name(self.diags),
             None => None,
         };
-        let (name, span) = match header {
-            Some((name, _angled, span)) => {
+        let (name, quoted, span) = match header {
+            Some((name, angled, span)) => {
                 self.end_directive("include");
-                (name, span)
+                (name, !angled, span)
             }
             None => {
                 // `#include` followed by macros that expand to a header name.
@@ -383,7 +383,7 @@ impl Preprocessor<'_> {
                             self.diags
                                 .warning(t.span, "extra tokens at end of #include directive");
                         }
-                        (s[1..s.len() - 1].to_string(), expanded[0].span)
+                        (s[1..s.len() - 1].to_string(), true, expanded[0].span)
                     }
                     Some(PpKind::Punct("<")) => {
                         let Some(close) = expanded.iter().position(|t| t.is_punct(">")) else {
@@ -392,7 +392,7 @@ impl Preprocessor<'_> {
                             return;
                         };
                         let name = self.join_spellings(&expanded[1..close], true);
-                        (name, expanded[0].span)
+                        (name, false, expanded[0].span)
                     }
                     _ => {
                         let span = expanded.first().map_or(at, |t| t.span);
@@ -403,14 +403,15 @@ impl Preprocessor<'_> {
                 }
             }
         };
-        self.include(&name, span);
+        self.include(&name, quoted, span);
     }
 
-    /// Enters the file `name`: an in-memory header of that name, else the
+    /// Enters the file `name`: an in-memory header of that name, else, for
+    /// a `"quoted"` name in a file read from disk, that file's directory
+    /// (as C compilers do: a header's own headers sit beside it), else the
     /// first `-I` directory holding it (or the path itself when absolute).
-    /// The including file's own directory is not searched: program source
-    /// has none.
-    fn include(&mut self, name: &str, span: Span) {
+    /// Program source has no directory of its own.
+    fn include(&mut self, name: &str, quoted: bool, span: Span) {
         if self.stack.len() >= INCLUDE_DEPTH_LIMIT {
             self.diags.error(span, "#include nested too deeply");
             return;
@@ -418,10 +419,15 @@ impl Preprocessor<'_> {
         let found = if let Some(h) = self.headers.iter().find(|h| h.name == name) {
             Some((format!("header:{name}"), name.to_string(), None, Some(h)))
         } else {
-            let mut candidates: Vec<std::path::PathBuf> = self
-                .include_dirs
-                .iter()
-                .map(|d| Path::new(d).join(name))
+            let own_dir = self
+                .stack
+                .last()
+                .and_then(|f| f.dir.as_ref())
+                .filter(|_| quoted)
+                .map(|d| d.join(name));
+            let mut candidates: Vec<std::path::PathBuf> = own_dir
+                .into_iter()
+                .chain(self.include_dirs.iter().map(|d| Path::new(d).join(name)))
                 .collect();
             if Path::new(name).is_absolute() {
                 candidates.insert(0, Path::new(name).to_path_buf());
@@ -444,6 +450,10 @@ impl Preprocessor<'_> {
             self.diags.error(span, format!("'{name}' file not found"));
             return;
         };
+        let dir = path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf);
         let id = match self.file_ids.get(&key) {
             Some(&id) => id,
             None => {
@@ -476,15 +486,21 @@ impl Preprocessor<'_> {
         if self.once.contains(&id) {
             return;
         }
-        self.push_file(id);
+        self.push_file_in(id, dir);
     }
 
     pub(super) fn push_file(&mut self, id: crate::token::FileId) {
+        self.push_file_in(id, None);
+    }
+
+    /// Enters file `id`, read from disk in `dir` (None: not from disk).
+    fn push_file_in(&mut self, id: crate::token::FileId, dir: Option<std::path::PathBuf>) {
         let text = self.files[id as usize].1.clone();
         self.stack.push(FileCtx {
             lexer: super::lexer::Lexer::new(text, id),
             cond_base: self.conds.len(),
             file: id,
+            dir,
         });
     }
 

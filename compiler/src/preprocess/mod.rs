@@ -111,6 +111,9 @@ struct FileCtx {
     cond_base: usize,
     /// The file itself (not a `#line` name), for `#pragma once`.
     file: FileId,
+    /// The directory of a file read from disk, where its own quoted
+    /// includes are looked for first.
+    dir: Option<std::path::PathBuf>,
 }
 
 /// An open `#if` group.

@@ -980,6 +980,39 @@ fn include_from_disk_directories() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn quoted_includes_look_beside_the_including_header_first() {
+    // pyopencl's random123 headers: `-I cl`, the source includes
+    // "lib/top.h", which includes "inner.h" from its own directory; an
+    // `inner.h` in the -I directory must not win, and <inner.h> still
+    // searches only -I.
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-pp-beside-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("top.h"), "#include \"inner.h\"\n").unwrap();
+    std::fs::write(lib.join("inner.h"), "int beside;\n").unwrap();
+    std::fs::write(dir.join("inner.h"), "int on_path;\n").unwrap();
+    std::fs::write(lib.join("angled.h"), "#include <inner.h>\n").unwrap();
+    let options = BuildOptions::parse(&format!("-I {}", dir.display())).unwrap();
+    let spelled = |src: &str| {
+        let (toks, _, diags) = pp_full(src, &[], &options, &TargetCaps::default());
+        assert!(!diags.has_errors(), "{:?}", diags.list);
+        toks.iter()
+            .filter_map(|t| match &t.kind {
+                TokenKind::Identifier(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(spelled("#include \"lib/top.h\"\n"), ["int", "beside"]);
+    assert_eq!(spelled("#include \"lib/angled.h\"\n"), ["int", "on_path"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---- predefined macros ----
 
 fn value_of(src_expr: &str, options: &str, caps: &TargetCaps) -> String {
