@@ -807,12 +807,27 @@ impl<'a> Parser<'a> {
                         format!("a struct or union member cannot be of type {tname}"),
                     );
                 }
+                // An unnamed member of an untagged struct or union type is
+                // an anonymous member (C11 6.7.2.1p13): its members are
+                // found through it (`TypeTable::member_path`).
+                let anonymous = d.name.is_none()
+                    && matches!(d.ty, Type::Struct(id)
+                        if self.types.structs.get(id).is_some_and(|s| s.tag.is_none()));
                 match d.name {
                     Some(name) => {
                         let attrs = specs.attrs.iter().chain(&d.attrs);
                         member_attrs.push(self.member_layout_attrs(attrs));
                         members.push(Member {
                             name,
+                            ty: d.ty,
+                            offset: 0,
+                        });
+                    }
+                    None if anonymous => {
+                        let attrs = specs.attrs.iter().chain(&d.attrs);
+                        member_attrs.push(self.member_layout_attrs(attrs));
+                        members.push(Member {
+                            name: String::new(),
                             ty: d.ty,
                             offset: 0,
                         });
@@ -1992,12 +2007,10 @@ impl<'a> Parser<'a> {
                 };
                 self.bump();
                 let member = match &ty {
-                    Type::Struct(id) => self.types.structs.get(*id).and_then(|d| {
-                        d.members
-                            .iter()
-                            .find(|m| m.name == name)
-                            .map(|m| (m.offset, m.ty.clone()))
-                    }),
+                    Type::Struct(id) => self
+                        .types
+                        .member_path(*id, &name)
+                        .map(|(_, m, offset)| (offset, m.ty.clone())),
                     _ => None,
                 };
                 let Some((at, mty)) = member else {

@@ -148,6 +148,10 @@ fn structs_unions_enums_typedefs_arrays() {
         row("2d array", "int a[3][4]; for (int r = 0; r < 3; r++) for (int c = 0; c < 4; c++) a[r][c] = r * 4 + c; out[i] = a[2][x & 3] + a[1][1];", |x| 8 + (x & 3) + 5),
         row("array partial init zeroes the rest", "int a[6] = {x, 2}; out[i] = a[0] + a[1] + a[2] + a[5];", |x| x.wrapping_add(2)),
         row_with("struct with array member", "typedef struct { int n; int v[4]; } A;", "A a = {3, {x, x + 1, x + 2, x + 3}}; int s = 0; for (int j = 0; j < a.n; j++) s += a.v[j]; out[i] = s;", |x| x.wrapping_mul(3).wrapping_add(3)),
+        // C11 anonymous members, as pyopencl's complex types declare them:
+        // a union of two untagged structs, each member reached directly.
+        row_with("anonymous struct members of a union", "typedef union { struct { float x, y; } __attribute__((aligned(8))); struct { float real, imag; } __attribute__((aligned(8))); } cf; cf mul(cf a, cf b) { cf c; c.real = a.real * b.real - a.imag * b.imag; c.imag = a.real * b.imag + a.imag * b.real; return c; }", "cf a; a.x = (float)(x & 255); a.y = 1.0f; cf p = mul(a, a); out[i] = (int)p.real * 1000 + (int)p.imag + (int)(sizeof(cf) * 100000000) + (int)__alignof__(cf) * 10000000;", |x| { let r = (x & 255) as i32; (r * r - 1) * 1000 + 2 * r + 800_000_000 + 80_000_000 }),
+        row_with("anonymous union member of a struct", "typedef struct { int tag; union { int n; float f; }; } T;", "T t; t.tag = 3; t.f = 1.5f; out[i] = t.tag + t.n + (int)__builtin_offsetof(T, f) * 100;", |_| 3 + 1.5f32.to_bits() as i32 + 400),
         row_with("anonymous struct typedef compared", "typedef struct { uchar r, g, b, a; } rgba;", "rgba p = {(uchar)x, 1, 2, 3}; uchar4 q = (uchar4)(p.r, p.g, p.b, p.a); out[i] = as_int(q);", |x| i32::from_le_bytes([x as u8, 1, 2, 3])),
     ];
     check_rows("int", "int", &int_inputs(), rows, "", 0.0);

@@ -510,45 +510,17 @@ impl<'a> Lowerer<'a> {
         };
         match ty {
             Type::Struct(id) => {
-                let def = &self.types.structs[id];
-                let Some(idx) = def.members.iter().position(|m| m.name == name) else {
+                // Through anonymous members, one index at a time.
+                let Some((path, _, _)) = self.types.member_path(id, name) else {
                     let tn = self.types.name(&ty);
                     self.error(span, format!("no member named '{name}' in '{tn}'"));
                     return None;
                 };
-                let mty = def.members[idx].ty.clone();
-                let is_union = def.is_union;
-                match base {
-                    Operand::Place(p) => {
-                        if is_union && !matches!(p, Place::Addr { .. } | Place::Pool { .. }) {
-                            self.error(
-                                span,
-                                "unions in __private or __local memory are not supported yet",
-                            );
-                            return None;
-                        }
-                        Some(Operand::Place(self.member_place(p, idx as u32, mty)))
-                    }
-                    Operand::Val(v) if is_union => {
-                        // Overlapping members need memory: spill the value
-                        // to a private pool slot and read the member there.
-                        if self.ppool.is_none() {
-                            self.error(span, "members of union values are not supported here yet; use a variable");
-                            return None;
-                        }
-                        let sym = self.named_private("", &ty);
-                        let place = Self::sym_place(&sym);
-                        self.store(&place, &v, span);
-                        Some(Operand::Place(self.member_place(place, idx as u32, mty)))
-                    }
-                    Operand::Val(v) => {
-                        let t = self.sty(&mty);
-                        Some(Operand::Val(Val::new(
-                            self.op(Op::CompositeExtract, t, &[v.id, idx as u32]),
-                            mty,
-                        )))
-                    }
+                let mut operand = base;
+                for idx in path {
+                    operand = self.member_at(operand, idx as usize, span)?;
                 }
+                Some(operand)
             }
             Type::Vector(s, n) => {
                 let Some(comps) = swizzle_comps(name, n as u32) else {
@@ -589,6 +561,52 @@ impl<'a> Lowerer<'a> {
                     ),
                 );
                 None
+            }
+        }
+    }
+
+
+    /// Member `idx` of a struct or union operand.
+    fn member_at(&mut self, base: Operand, idx: usize, span: Span) -> R<Operand> {
+        let ty = match &base {
+            Operand::Place(p) => p.ty().clone(),
+            Operand::Val(v) => v.ty.clone(),
+        };
+        let Type::Struct(id) = ty else {
+            return None;
+        };
+        let def = &self.types.structs[id];
+        let mty = def.members.get(idx)?.ty.clone();
+        let is_union = def.is_union;
+        match base {
+            Operand::Place(p) => {
+                if is_union && !matches!(p, Place::Addr { .. } | Place::Pool { .. }) {
+                    self.error(
+                        span,
+                        "unions in __private or __local memory are not supported yet",
+                    );
+                    return None;
+                }
+                Some(Operand::Place(self.member_place(p, idx as u32, mty)))
+            }
+            Operand::Val(v) if is_union => {
+                // Overlapping members need memory: spill the value
+                // to a private pool slot and read the member there.
+                if self.ppool.is_none() {
+                    self.error(span, "members of union values are not supported here yet; use a variable");
+                    return None;
+                }
+                let sym = self.named_private("", &ty);
+                let place = Self::sym_place(&sym);
+                self.store(&place, &v, span);
+                Some(Operand::Place(self.member_place(place, idx as u32, mty)))
+            }
+            Operand::Val(v) => {
+                let t = self.sty(&mty);
+                Some(Operand::Val(Val::new(
+                    self.op(Op::CompositeExtract, t, &[v.id, idx as u32]),
+                    mty,
+                )))
             }
         }
     }

@@ -391,11 +391,27 @@ impl TypeTable {
     }
 
     pub fn member(&self, id: StructId, name: &str) -> Option<&Member> {
-        self.structs
-            .get(id)?
-            .members
-            .iter()
-            .find(|m| m.name == name)
+        self.member_path(id, name).map(|(_, m, _)| m)
+    }
+
+    /// The member `name` of struct or union `id`, also through anonymous
+    /// struct and union members (C11 6.7.2.1p13: their members are
+    /// members of the containing one): the indices from `id` down to it,
+    /// the member, and its offset from the start of `id`.
+    pub fn member_path(&self, id: StructId, name: &str) -> Option<(Vec<u32>, &Member, u32)> {
+        let def = self.structs.get(id)?;
+        if let Some(i) = def.members.iter().position(|m| m.name == name) {
+            let m = &def.members[i];
+            return Some((vec![i as u32], m, m.offset));
+        }
+        def.members.iter().enumerate().find_map(|(i, m)| match m.ty {
+            Type::Struct(inner) if m.name.is_empty() => {
+                let (mut path, found, offset) = self.member_path(inner, name)?;
+                path.insert(0, i as u32);
+                Some((path, found, m.offset + offset))
+            }
+            _ => None,
+        })
     }
 }
 
