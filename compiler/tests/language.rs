@@ -460,6 +460,19 @@ fn unions_in_private_and_local_memory() {
 }
 
 #[test]
+fn unions_in_functions_no_kernel_calls() {
+    // Uncalled functions are still checked; those taking or declaring
+    // unions (pyopencl's complex helpers, most of them unused by any one
+    // kernel) must check as they would when called.
+    build(
+        "typedef union { struct { float x, y; }; struct { float real, imag; }; } cf;\n\
+         inline float cf_real(cf a) { return a.real; }\n\
+         inline cf cf_new(float r, float i) { cf c; c.real = r; c.imag = i; return c; }\n\
+         kernel void k(global float *out) { out[0] = 1.0f; }\n",
+    );
+}
+
+#[test]
 fn shuffles_and_math_with_pointer_outputs() {
     build(
         "kernel void k(global float4 *o, global int4 *io, global float *f, global int *i) {\n\

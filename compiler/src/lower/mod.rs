@@ -4051,8 +4051,18 @@ impl<'a> Lowerer<'a> {
         self.jumps.clear();
         self.frames.clear();
         self.call_stack.clear();
-        self.pool = None;
-        self.ppool = None;
+        // The pools a kernel would give the function, so that what needs
+        // them (unions in private or local memory) checks as in a called
+        // function; the scratch module is discarded.
+        let pool = |l: &mut Self, on: bool| {
+            on.then(|| LocalPool {
+                var: l.m.id(),
+                args_bytes: l.u32c(0),
+                static_bytes: 0,
+            })
+        };
+        self.pool = pool(self, self.pool_mode);
+        self.ppool = pool(self, self.private_pool_mode);
         let mut args = Vec::new();
         for p in &f.params {
             let ty = self.sty(&p.ty);
