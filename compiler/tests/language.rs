@@ -463,12 +463,18 @@ fn unions_in_private_and_local_memory() {
 fn unions_in_functions_no_kernel_calls() {
     // Uncalled functions are still checked; those taking or declaring
     // unions (pyopencl's complex helpers, most of them unused by any one
-    // kernel) must check as they would when called.
+    // kernel) must check as they would when called. Their pool variables
+    // reuse offsets: a `const` one must not make a later one at the same
+    // offset read-only (nor a kernel's another kernel's).
     build(
         "typedef union { struct { float x, y; }; struct { float real, imag; }; } cf;\n\
          inline float cf_real(cf a) { return a.real; }\n\
          inline cf cf_new(float r, float i) { cf c; c.real = r; c.imag = i; return c; }\n\
-         kernel void k(global float *out) { out[0] = 1.0f; }\n",
+         inline float limited(cf a) { const float limit = 2.0f; return a.real > limit ? limit : a.real; }\n\
+         inline float assigned(cf z) { float b; b = z.imag; return b; }\n\
+         kernel void k(global float *out) { out[0] = 1.0f; }\n\
+         kernel void k2(global float *out) { const float c = 2.0f; out[0] = c; }\n\
+         kernel void k3(global float *out) { float d; d = 3.0f; out[0] = d; }\n",
     );
 }
 

@@ -1942,6 +1942,10 @@ impl<'a> Lowerer<'a> {
         let globals = self.global_vars.clone();
         self.k.interface.extend(globals);
 
+        // Pool variables are known by their offset, which the next kernel
+        // reuses: what was noted of the last kernel's variables goes.
+        self.const_vars.clear();
+        self.generic_vars.clear();
         self.ppool = if self.private_pool_mode {
             let zero = self.u32c(0);
             Some(LocalPool {
@@ -4063,6 +4067,8 @@ impl<'a> Lowerer<'a> {
         };
         self.pool = pool(self, self.pool_mode);
         self.ppool = pool(self, self.private_pool_mode);
+        self.const_vars.clear();
+        self.generic_vars.clear();
         let mut args = Vec::new();
         for p in &f.params {
             let ty = self.sty(&p.ty);
