@@ -565,7 +565,6 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-
     /// Member `idx` of a struct or union operand.
     fn member_at(&mut self, base: Operand, idx: usize, span: Span) -> R<Operand> {
         let ty = match &base {
@@ -593,7 +592,10 @@ impl<'a> Lowerer<'a> {
                 // Overlapping members need memory: spill the value
                 // to a private pool slot and read the member there.
                 if self.ppool.is_none() {
-                    self.error(span, "members of union values are not supported here yet; use a variable");
+                    self.error(
+                        span,
+                        "members of union values are not supported here yet; use a variable",
+                    );
                     return None;
                 }
                 let sym = self.named_private("", &ty);

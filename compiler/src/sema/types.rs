@@ -404,14 +404,17 @@ impl TypeTable {
             let m = &def.members[i];
             return Some((vec![i as u32], m, m.offset));
         }
-        def.members.iter().enumerate().find_map(|(i, m)| match m.ty {
-            Type::Struct(inner) if m.name.is_empty() => {
-                let (mut path, found, offset) = self.member_path(inner, name)?;
-                path.insert(0, i as u32);
-                Some((path, found, m.offset + offset))
-            }
-            _ => None,
-        })
+        def.members
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| match m.ty {
+                Type::Struct(inner) if m.name.is_empty() => {
+                    let (mut path, found, offset) = self.member_path(inner, name)?;
+                    path.insert(0, i as u32);
+                    Some((path, found, m.offset + offset))
+                }
+                _ => None,
+            })
     }
 }
 
