@@ -30,6 +30,7 @@ use crate::image::{
 use crate::info::write_info;
 use crate::kernel::{clSetKernelArg, clSetKernelArgSVMPointer, clSetKernelExecInfo};
 use crate::memory::{check_copy_buffer, check_copy_buffer_rect, check_fill_buffer};
+use crate::properties::{Properties, Value};
 use crate::svm::{check_svm_device, check_svm_fill, check_svm_memcpy};
 use ferrocl_runtime::api::{
     arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
@@ -49,50 +50,29 @@ pub(crate) const MUTABLE_DISPATCH_FIELDS: cl_bitfield = CL_MUTABLE_DISPATCH_GLOB
     | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR
     | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR;
 
-/// A property list as given, with its terminating 0 (empty for NULL), each
-/// name at most once (else `CL_INVALID_VALUE`); `known` says which names
-/// may appear and which bits their values may hold.
+/// A property list of a command-buffer or a command, each name at most
+/// once and `known` with only the bits `known` gives it
+/// (else `CL_INVALID_VALUE`).
 ///
 /// # Safety
 /// `properties` is NULL or a 0-terminated list of (name, value) pairs.
 unsafe fn property_list(
     properties: *const cl_properties,
     known: &[(cl_uint, cl_bitfield)],
-) -> Result<Vec<u64>, cl_int> {
-    let mut array = Vec::new();
-    if properties.is_null() {
-        return Ok(array);
+) -> Result<Properties, cl_int> {
+    // CL_INVALID_VALUE if values specified in properties are not valid, or
+    // if the same property name is specified more than once.
+    // SAFETY: per the contract.
+    let props = unsafe { Properties::read(properties, &[], CL_INVALID_VALUE)? };
+    let valid = |(name, value): &(u64, Value)| {
+        known.iter().any(|&(n, bits)| {
+            u64::from(n) == *name && matches!(value, Value::Word(w) if w & !bits == 0)
+        })
+    };
+    if !props.entries.iter().all(valid) {
+        return Err(CL_INVALID_VALUE);
     }
-    let mut i = 0;
-    loop {
-        // SAFETY: per the contract.
-        let name = unsafe { properties.add(i).read_unaligned() };
-        if name == 0 {
-            break;
-        }
-        // SAFETY: per the contract, a value follows every name.
-        let value = unsafe { properties.add(i + 1).read_unaligned() };
-        // CL_INVALID_VALUE if values specified in properties are not valid,
-        // or if the same property name is specified more than once.
-        let repeated = array.chunks(2).any(|pair| pair[0] == name);
-        let valid = known
-            .iter()
-            .any(|&(n, bits)| u64::from(n) == name && value & !bits == 0);
-        if repeated || !valid {
-            return Err(CL_INVALID_VALUE);
-        }
-        array.extend([name, value]);
-        i += 2;
-    }
-    array.push(0);
-    Ok(array)
-}
-
-/// The value of `name` in a checked property list.
-fn property(list: &[u64], name: cl_uint) -> Option<u64> {
-    list.chunks_exact(2)
-        .find(|pair| pair[0] == u64::from(name))
-        .map(|pair| pair[1])
+    Ok(props)
 }
 
 /// # Safety
@@ -124,12 +104,16 @@ pub unsafe extern "C" fn clCreateCommandBufferKHR(
                     CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR,
                 ),
             ];
-            let properties = property_list(properties, &known)?;
-            let flags = property(&properties, CL_COMMAND_BUFFER_FLAGS_KHR).unwrap_or(0);
-            let asserts =
-                property(&properties, CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR).unwrap_or(0);
+            let props = property_list(properties, &known)?;
+            let flags = props.word(CL_COMMAND_BUFFER_FLAGS_KHR).unwrap_or(0);
+            let asserts = props
+                .word(CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR)
+                .unwrap_or(0);
             Ok(into_handle(CommandBuffer::new(
-                queue, properties, flags, asserts,
+                queue,
+                props.array,
+                flags,
+                asserts,
             )))
         })
     }
@@ -486,13 +470,12 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
                         CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR,
                     ),
                 ];
-                let list = property_list(properties, &known)?;
-                let named = property(&list, CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR);
+                let props = property_list(properties, &known)?;
+                let named = props.word(CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR);
                 // CL_INVALID_VALUE if the command or the command-buffer
                 // asserts no additional work-groups and local_work_size is
                 // NULL.
-                let asserts =
-                    property(&list, CL_MUTABLE_DISPATCH_ASSERTS_KHR).unwrap_or(0) | cb.asserts;
+                let asserts = props.word(CL_MUTABLE_DISPATCH_ASSERTS_KHR).unwrap_or(0) | cb.asserts;
                 if asserts & CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR != 0
                     && local_work_size.is_null()
                 {
@@ -525,7 +508,7 @@ pub unsafe extern "C" fn clCommandNDRangeKernelKHR(
                 // Without CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR every
                 // field the device can update may be.
                 let updatable = named.unwrap_or(MUTABLE_DISPATCH_FIELDS);
-                let dispatch = cb.new_dispatch(recorded, list, updatable, config);
+                let dispatch = cb.new_dispatch(recorded, props.array, updatable, config);
                 handle = Some(handle_of(&*dispatch));
                 Ok(Step::Dispatch(dispatch))
             },

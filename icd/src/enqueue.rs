@@ -43,6 +43,26 @@ pub(crate) unsafe fn wait_list(
     Ok(events)
 }
 
+/// [`wait_list`] for the commands whose call itself fails when a waited-for
+/// event has: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
+/// status of any of the events in event_wait_list is a negative integer
+/// value.
+///
+/// # Safety
+/// `list` is NULL or points to `num` handles.
+pub(crate) unsafe fn unfailed_wait_list(
+    queue: &Queue,
+    num: cl_uint,
+    list: *const *mut c_void,
+) -> Result<Vec<Arc<Event>>, cl_int> {
+    // SAFETY: forwarded contract.
+    let waits = unsafe { wait_list(queue, num, list)? };
+    if waits.iter().any(|e| e.status() < 0) {
+        return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    }
+    Ok(waits)
+}
+
 /// Hands the command's event to the application when it asked for one.
 ///
 /// # Safety

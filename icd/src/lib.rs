@@ -23,6 +23,7 @@ pub mod kernel;
 pub mod memory;
 pub mod platform;
 pub mod program;
+pub(crate) mod properties;
 pub mod queue;
 pub mod sampler;
 pub mod semaphore;

@@ -1,9 +1,10 @@
 //! Buffer entry points: creation, sub-buffers, info, and every buffer
 //! transfer command.
 
-use crate::enqueue::{queue_arg, return_event, wait_list};
+use crate::enqueue::{queue_arg, return_event, unfailed_wait_list, wait_list};
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
+use crate::properties::{context_devices, Properties, Value};
 use ferrocl_runtime::api::{
     arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
 };
@@ -40,7 +41,7 @@ fn check_flags(flags: cl_bitfield) -> Result<(), cl_int> {
 
 fn create_buffer(
     context: *mut c_void,
-    properties: Vec<u64>,
+    props: Properties,
     flags: cl_bitfield,
     size: usize,
     host_ptr: *mut c_void,
@@ -48,6 +49,15 @@ fn create_buffer(
     // CL_INVALID_CONTEXT if context is not a valid context.
     // SAFETY: a handle the application got from this library.
     let ctx = unsafe { arc_from_handle::<Context>(context)? };
+    if let Some(fd) = props.word(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR) {
+        return create_external_buffer(ctx, props, flags, size, host_ptr, fd as i32);
+    }
+    // CL_INVALID_PROPERTY if properties does not include a supported
+    // external memory handle and CL_MEM_DEVICE_HANDLE_LIST_KHR is
+    // specified.
+    if props.list(CL_MEM_DEVICE_HANDLE_LIST_KHR).is_some() {
+        return Err(CL_INVALID_PROPERTY);
+    }
     // CL_INVALID_VALUE if values specified in flags are not valid.
     check_flags(flags)?;
     // CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
@@ -72,7 +82,8 @@ fn create_buffer(
     } else {
         flags
     };
-    let device_address = device_address::requested(&properties);
+    let device_address = wants_device_address(&props);
+    let properties = props.array;
     // CL_MEM_USE_HOST_PTR with a pointer from clSVMAlloc: the buffer has the
     // shared memory as its storage (and so its device address is the SVM
     // pointer, as cl_ext_buffer_device_address promises).
@@ -104,7 +115,7 @@ pub unsafe extern "C" fn clCreateBuffer(
     // SAFETY: errcode_ret is the application's.
     unsafe {
         api_create(errcode_ret, || {
-            create_buffer(context, Vec::new(), flags, size, host_ptr)
+            create_buffer(context, Properties::default(), flags, size, host_ptr)
         })
     }
 }
@@ -123,115 +134,64 @@ pub unsafe extern "C" fn clCreateBufferWithProperties(
         api_create(errcode_ret, || {
             // CL_INVALID_CONTEXT if context is not a valid context.
             from_handle::<Context>(context)?;
-            let mut list: Vec<u64> = Vec::new();
-            let mut names: Vec<u64> = Vec::new();
-            let mut fd: Option<i32> = None;
-            let mut devices: Option<Vec<*mut c_void>> = None;
-            if !properties.is_null() {
-                let mut i = 0;
-                loop {
-                    // SAFETY: a 0-terminated list of (name, value) pairs.
-                    let name = properties.add(i).read_unaligned();
-                    list.push(name);
-                    if name == 0 {
-                        break;
-                    }
-                    // CL_INVALID_PROPERTY if a property name in properties is
-                    // not a supported property name, if the value specified
-                    // for a supported property name is not valid, or if the
-                    // same property name is specified more than once (or
-                    // more than one external memory handle is given: there
-                    // is one handle type).
-                    if names.contains(&name) {
-                        return Err(CL_INVALID_PROPERTY);
-                    }
-                    names.push(name);
-                    match name as cl_uint {
-                        // cl_ext_buffer_device_address's cl_bool.
-                        CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT => {
-                            let value = properties.add(i + 1).read_unaligned();
-                            if value != u64::from(CL_TRUE) && value != u64::from(CL_FALSE) {
-                                return Err(CL_INVALID_PROPERTY);
-                            }
-                            list.push(value);
-                            i += 2;
-                        }
-                        // cl_khr_external_memory_opaque_fd's descriptor.
-                        CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR => {
-                            let value = properties.add(i + 1).read_unaligned();
-                            list.push(value);
-                            fd = Some(value as i32);
-                            i += 2;
-                        }
-                        // cl_khr_external_memory's device list, ended by
-                        // CL_MEM_DEVICE_HANDLE_LIST_END_KHR (0).
-                        CL_MEM_DEVICE_HANDLE_LIST_KHR => {
-                            let mut found = Vec::new();
-                            i += 1;
-                            loop {
-                                let d = properties.add(i).read_unaligned();
-                                list.push(d);
-                                i += 1;
-                                if d == 0 {
-                                    break;
-                                }
-                                found.push(d as *mut c_void);
-                            }
-                            devices = Some(found);
-                        }
-                        _ => return Err(CL_INVALID_PROPERTY),
-                    }
+            // CL_INVALID_PROPERTY if a property name in properties is not a
+            // supported property name, if the value specified for a
+            // supported property name is not valid, or if the same property
+            // name is specified more than once (or more than one external
+            // memory handle is given: there is one handle type).
+            let list_name = CL_MEM_DEVICE_HANDLE_LIST_KHR;
+            let props = Properties::read(properties, &[list_name], CL_INVALID_PROPERTY)?;
+            let valid = |(name, value): &(u64, Value)| match (*name, value) {
+                // cl_ext_buffer_device_address's cl_bool.
+                (n, Value::Word(w)) if n == u64::from(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT) => {
+                    *w == u64::from(CL_TRUE) || *w == u64::from(CL_FALSE)
                 }
-            }
-            if let Some(fd) = fd {
-                return create_external_buffer(context, list, flags, size, host_ptr, fd, devices);
-            }
-            // CL_INVALID_PROPERTY if properties does not include a supported
-            // external memory handle and CL_MEM_DEVICE_HANDLE_LIST_KHR is
-            // specified.
-            if devices.is_some() {
+                // cl_khr_external_memory_opaque_fd's descriptor, and the
+                // devices it is for.
+                (n, _) => {
+                    n == u64::from(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR)
+                        || n == u64::from(list_name)
+                }
+            };
+            if !props.entries.iter().all(valid) {
                 return Err(CL_INVALID_PROPERTY);
             }
-            create_buffer(context, list, flags, size, host_ptr)
+            create_buffer(context, props, flags, size, host_ptr)
         })
     }
+}
+
+/// Whether `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT` is `CL_TRUE` in `props`.
+fn wants_device_address(props: &Properties) -> bool {
+    props.word(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT) == Some(u64::from(CL_TRUE))
 }
 
 /// `clCreateBufferWithProperties` with an opaque file descriptor
 /// (cl_khr_external_memory_opaque_fd): a buffer over the memory it names,
 /// imported into the context's first device.
 fn create_external_buffer(
-    context: *mut c_void,
-    properties: Vec<u64>,
+    ctx: Arc<Context>,
+    props: Properties,
     flags: cl_bitfield,
     size: usize,
     host_ptr: *mut c_void,
     fd: i32,
-    devices: Option<Vec<*mut c_void>>,
 ) -> Result<*mut c_void, cl_int> {
-    // SAFETY: a handle the application got from this library.
-    let ctx = unsafe { arc_from_handle::<Context>(context)? };
     // CL_INVALID_DEVICE if a device identified by CL_MEM_DEVICE_HANDLE_LIST_KHR
     // is not a valid device of context or cannot import the handle type, or
     // if the list is not given and a device of context cannot. The memory
     // is imported into one device, the context's first.
     let first = &ctx.devices[0];
-    let imports = |d: &ferrocl_runtime::device::Device| {
-        d.info().has_extension("cl_khr_external_memory_opaque_fd")
+    let imports = |d: &Arc<ferrocl_runtime::device::Device>| {
+        Arc::ptr_eq(d, first) && d.info().has_extension("cl_khr_external_memory_opaque_fd")
     };
-    match &devices {
-        None if ctx.devices.len() > 1 || !imports(first) => return Err(CL_INVALID_DEVICE),
-        None => {}
-        Some(list) => {
-            for &d in list {
-                // SAFETY: a handle from the application, only checked.
-                let device = unsafe { from_handle::<ferrocl_runtime::device::Device>(d) }
-                    .map_err(|_| CL_INVALID_DEVICE)?;
-                if !std::ptr::eq(device, &**first) || !imports(device) {
-                    return Err(CL_INVALID_DEVICE);
-                }
-            }
-        }
+    let importers = match props.list(CL_MEM_DEVICE_HANDLE_LIST_KHR) {
+        // SAFETY: the application's handles.
+        Some(handles) => unsafe { context_devices(&ctx, handles)? },
+        None => ctx.devices.clone(),
+    };
+    if !importers.iter().all(imports) {
+        return Err(CL_INVALID_DEVICE);
     }
     // CL_INVALID_VALUE if values specified in flags are not valid, or if an
     // external memory handle comes with CL_MEM_USE_HOST_PTR,
@@ -254,8 +214,9 @@ fn create_external_buffer(
     } else {
         flags
     };
-    let mem = external_memory::import_opaque_fd(ctx, flags, size, fd, properties.clone())?;
-    if device_address::requested(&properties) {
+    let device_address = wants_device_address(&props);
+    let mem = external_memory::import_opaque_fd(ctx, flags, size, fd, props.array)?;
+    if device_address {
         device_address::register(&mem);
     }
     Ok(into_handle(mem))
@@ -306,13 +267,7 @@ unsafe fn external_ownership(
                 Ok(mem)
             })
             .collect::<Result<Vec<_>, cl_int>>()?;
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
-        // status of any of the events in event_wait_list is a negative
-        // integer value.
-        if waits.iter().any(|e| e.status() < 0) {
-            return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-        }
+        let waits = unfailed_wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         let e = external_memory::enqueue_ownership(&queue, mems, acquire, &waits)?;
         return_event(event, e);
         Ok(())

@@ -5,9 +5,10 @@
 // The extension's C names.
 #![allow(non_snake_case)]
 
-use crate::enqueue::{queue_arg, return_event, wait_list};
+use crate::enqueue::{queue_arg, return_event, unfailed_wait_list};
 use crate::entry::{api_call, api_create};
 use crate::info::write_info;
+use crate::properties::{context_devices, Properties, Value};
 use ferrocl_runtime::api::{
     arc_from_handle, from_handle, handle_of, into_handle, reference_count, release, retain,
 };
@@ -19,9 +20,6 @@ use ferrocl_runtime::queue::Queue;
 use ferrocl_runtime::semaphore::{self, Semaphore};
 use std::ffi::c_void;
 use std::sync::Arc;
-
-/// `CL_SEMAPHORE_DEVICE_HANDLE_LIST_END_KHR`.
-const DEVICE_LIST_END: u64 = 0;
 
 /// # Safety
 /// The application's pointers, as the extension defines them.
@@ -39,74 +37,41 @@ pub unsafe extern "C" fn clCreateSemaphoreWithPropertiesKHR(
             if sema_props.is_null() {
                 return Err(CL_INVALID_VALUE);
             }
-            let mut list = Vec::new();
-            let mut kind = None;
-            let mut devices: Option<Vec<*mut c_void>> = None;
-            let mut i = 0;
-            loop {
-                let name = sema_props.add(i).read_unaligned();
-                list.push(name);
-                if name == 0 {
-                    break;
-                }
-                // CL_INVALID_PROPERTY if a property name in sema_props is
-                // not a supported property name, if the value specified for
-                // a supported property name is not valid, or if the same
-                // property name is specified more than once.
-                match name as cl_uint {
-                    CL_SEMAPHORE_TYPE_KHR if kind.is_none() => {
-                        let value = sema_props.add(i + 1).read_unaligned();
-                        list.push(value);
-                        if value != u64::from(CL_SEMAPHORE_TYPE_BINARY_KHR) {
-                            return Err(CL_INVALID_PROPERTY);
-                        }
-                        kind = Some(value);
-                        i += 2;
-                    }
-                    CL_SEMAPHORE_DEVICE_HANDLE_LIST_KHR if devices.is_none() => {
-                        let mut found = Vec::new();
-                        i += 1;
-                        loop {
-                            let d = sema_props.add(i).read_unaligned();
-                            list.push(d);
-                            i += 1;
-                            if d == DEVICE_LIST_END {
-                                break;
-                            }
-                            found.push(d as *mut c_void);
-                        }
-                        devices = Some(found);
-                    }
-                    _ => return Err(CL_INVALID_PROPERTY),
-                }
+            // CL_INVALID_PROPERTY if a property name in sema_props is not a
+            // supported property name, if the value specified for a
+            // supported property name is not valid, or if the same property
+            // name is specified more than once.
+            let list_name = CL_SEMAPHORE_DEVICE_HANDLE_LIST_KHR;
+            let props = Properties::read(sema_props, &[list_name], CL_INVALID_PROPERTY)?;
+            let known = |(name, _): &(u64, Value)| {
+                [CL_SEMAPHORE_TYPE_KHR, list_name]
+                    .iter()
+                    .any(|&n| u64::from(n) == *name)
+            };
+            if !props.entries.iter().all(known) {
+                return Err(CL_INVALID_PROPERTY);
             }
-            // CL_INVALID_VALUE if sema_props does not specify
-            // CL_SEMAPHORE_TYPE_KHR.
-            if kind.is_none() {
-                return Err(CL_INVALID_VALUE);
+            match props.word(CL_SEMAPHORE_TYPE_KHR) {
+                Some(kind) if kind == u64::from(CL_SEMAPHORE_TYPE_BINARY_KHR) => {}
+                Some(_) => return Err(CL_INVALID_PROPERTY),
+                // CL_INVALID_VALUE if sema_props does not specify
+                // CL_SEMAPHORE_TYPE_KHR.
+                None => return Err(CL_INVALID_VALUE),
             }
-            let device = match devices {
+            let device = match props.list(list_name) {
                 // CL_INVALID_PROPERTY if context is a multiple device
                 // context and sema_props does not specify
                 // CL_SEMAPHORE_DEVICE_HANDLE_LIST_KHR.
                 None if context.devices.len() > 1 => return Err(CL_INVALID_PROPERTY),
                 None => context.devices[0].clone(),
-                Some(list) => {
-                    // CL_INVALID_DEVICE if the list does not identify
-                    // exactly one valid device of context.
-                    let [handle] = list[..] else {
-                        return Err(CL_INVALID_DEVICE);
-                    };
-                    let device = from_handle::<Device>(handle).map_err(|_| CL_INVALID_DEVICE)?;
-                    context
-                        .devices
-                        .iter()
-                        .find(|d| std::ptr::eq(Arc::as_ptr(d), device))
-                        .cloned()
-                        .ok_or(CL_INVALID_DEVICE)?
-                }
+                // CL_INVALID_DEVICE if the list does not identify exactly
+                // one valid device of context.
+                Some(handles) => match &context_devices(&context, handles)?[..] {
+                    [device] => device.clone(),
+                    _ => return Err(CL_INVALID_DEVICE),
+                },
             };
-            Ok(into_handle(Semaphore::new(context, device, list)))
+            Ok(into_handle(Semaphore::new(context, device, props.array)))
         })
     }
 }
@@ -190,13 +155,7 @@ unsafe fn semaphore_command(
         // command-queue.
         let queue = queue_arg(command_queue)?;
         let semaphores = semaphores(&queue, num_sema_objects, sema_objects)?;
-        let waits = wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
-        // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
-        // status of any of the events in event_wait_list is a negative
-        // integer value.
-        if waits.iter().any(|e| e.status() < 0) {
-            return Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-        }
+        let waits = unfailed_wait_list(&queue, num_events_in_wait_list, event_wait_list)?;
         return_event(event, enqueue(&queue, &semaphores, &waits)?);
         Ok(())
     })

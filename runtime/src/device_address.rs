@@ -17,14 +17,6 @@ use crate::context::Context;
 use crate::memory::Mem;
 use std::sync::{Arc, Weak};
 
-/// Whether `properties` (a buffer's `CL_MEM_PROPERTIES`) ask for a device
-/// address.
-pub fn requested(properties: &[u64]) -> bool {
-    properties
-        .chunks_exact(2)
-        .any(|p| p[0] == u64::from(CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT) && p[1] != 0)
-}
-
 /// Registers a buffer created with `CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT`.
 pub fn register(mem: &Arc<Mem>) {
     let mut buffers = mem.context.device_address_buffers.lock();
@@ -36,9 +28,15 @@ pub fn register(mem: &Arc<Mem>) {
 
 /// `CL_MEM_DEVICE_ADDRESS_EXT`: the buffer's address on each device of its
 /// context, in the context's order; `CL_INVALID_OPERATION` for a memory
-/// object created without the property.
+/// object created without the property (one not registered).
 pub fn addresses(mem: &Mem) -> Result<Vec<u64>, cl_int> {
-    if !requested(&mem.properties) {
+    let registered = mem
+        .context
+        .device_address_buffers
+        .lock()
+        .iter()
+        .any(|w| std::ptr::eq(w.as_ptr(), mem));
+    if !registered {
         return Err(CL_INVALID_OPERATION);
     }
     (0..mem.context.devices.len())
@@ -47,9 +45,11 @@ pub fn addresses(mem: &Mem) -> Result<Vec<u64>, cl_int> {
 }
 
 /// The registered buffer whose bytes on device `index` of `context`
-/// include `address`.
+/// include `address`. Looked through under the registry's lock, which
+/// nothing else is taken under: a launch with raw addresses allocates
+/// nothing here.
 fn buffer_at(context: &Context, index: usize, address: u64) -> Option<Arc<Mem>> {
-    let buffers: Vec<Weak<Mem>> = context.device_address_buffers.lock().clone();
+    let buffers = context.device_address_buffers.lock();
     buffers.iter().filter_map(Weak::upgrade).find(|m| {
         m.device_address_on(index)
             .is_ok_and(|start| address >= start && address - start < m.size as u64)

@@ -18,12 +18,10 @@ use crate::queue::{Access, Queue};
 use crate::vk_error;
 use std::sync::Arc;
 
-/// Whether a memory object was created from an external memory handle.
+/// Whether a memory object was created from an external memory handle
+/// (its storage, shared with its sub-buffers, is imported memory).
 pub fn is_external(mem: &Mem) -> bool {
-    let root = mem.parent.as_deref().unwrap_or(mem);
-    root.properties
-        .chunks_exact(2)
-        .any(|p| p[0] == u64::from(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR))
+    mem.buffer.imported_from_fd()
 }
 
 /// A buffer of `size` bytes over the memory of the opaque file descriptor

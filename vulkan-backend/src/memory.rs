@@ -94,6 +94,12 @@ impl Buffer {
         self.system_memory
     }
 
+    /// The memory was imported from a file descriptor
+    /// ([`Device::import_memory_fd`]).
+    pub fn imported_from_fd(&self) -> bool {
+        matches!(self.memory, Some(Backing::ImportedFd(_)))
+    }
+
     /// How the device address of a buffer made by
     /// [`Device::create_svm_buffer`] is also a host address; `None` for
     /// other buffers.
@@ -157,12 +163,7 @@ impl Device {
         }
         let info = vk::BufferCreateInfo::default()
             .size(size)
-            .usage(
-                vk::BufferUsageFlags::STORAGE_BUFFER
-                    | vk::BufferUsageFlags::TRANSFER_SRC
-                    | vk::BufferUsageFlags::TRANSFER_DST
-                    | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
-            )
+            .usage(crate::info::BUFFER_USAGE)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: the device is alive; size is within maxBufferSize.
         let raw = unsafe { shared.raw.create_buffer(&info, None) }

@@ -510,6 +510,11 @@ impl<'a> Lowerer<'a> {
         };
         match ty {
             Type::Struct(id) => {
+                // A direct member without building a path (the common case).
+                let def = &self.types.structs[id];
+                if let Some(idx) = def.members.iter().position(|m| m.name == name) {
+                    return self.member_at(base, idx, span);
+                }
                 // Through anonymous members, one index at a time.
                 let Some((path, _, _)) = self.types.member_path(id, name) else {
                     let tn = self.types.name(&ty);

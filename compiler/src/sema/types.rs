@@ -390,10 +390,6 @@ impl TypeTable {
         }
     }
 
-    pub fn member(&self, id: StructId, name: &str) -> Option<&Member> {
-        self.member_path(id, name).map(|(_, m, _)| m)
-    }
-
     /// The member `name` of struct or union `id`, also through anonymous
     /// struct and union members (C11 6.7.2.1p13: their members are
     /// members of the containing one): the indices from `id` down to it,
