@@ -357,5 +357,37 @@ fn a_kernel_changes_memory_vulkan_exported() {
         assert!(m.is_null());
         assert_eq!(err, CL_INVALID_PROPERTY);
     }
+    // The device list may come first: the buffer is still external.
+    let props = [
+        u64::from(CL_MEM_DEVICE_HANDLE_LIST_KHR),
+        gpu.device as u64,
+        0,
+        u64::from(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR),
+        exporter.export_fd() as u64,
+        0,
+    ];
+    // SAFETY: a 0-terminated property list naming a descriptor of N * 4
+    // bytes; no host pointer; one external memory object.
+    unsafe {
+        let mem = (gpu.api.clCreateBufferWithProperties)(
+            gpu.context,
+            props.as_ptr(),
+            CL_MEM_READ_WRITE,
+            N * 4,
+            null_mut(),
+            &mut err,
+        );
+        check(err, "clCreateBufferWithProperties (device list, opaque fd)");
+        let listed = Buffer::wrap(&gpu, mem, N * 4);
+        check(
+            acquire(gpu.queue, 1, &listed.handle, 0, null(), null_mut()),
+            "acquire",
+        );
+        check(
+            release(gpu.queue, 1, &listed.handle, 0, null(), null_mut()),
+            "release",
+        );
+        gpu.finish();
+    }
     drop(buffer);
 }
