@@ -3076,6 +3076,87 @@ fn unions_enums_and_typedef_arrays() {
     );
 }
 
+/// A program with a union or a pointer cast in private memory keeps the
+/// variables that may be addressed in the private pool and the others in
+/// their own variables (compiler/src/lower/addressed.rs); both kinds, and
+/// pointers into the pool, in one kernel.
+#[test]
+fn pooled_and_unpooled_private_variables_side_by_side() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef union { uint4 v; uint w[4]; } quad;
+        typedef struct { uint v[4]; } ctr_t;
+        uint sum4(const uint *p) { return p[0] + p[1] + p[2] + p[3]; }
+        void bump(ctr_t *c) { if (++c->v[0] == 0) ++c->v[1]; }
+        __kernel void mixed(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint x = in[i];
+            uint table[4] = { x, x ^ 1u, x + 2u, x * 3u };
+            uint passed[4] = { x, 7u, 11u, 13u };
+            ctr_t c = {{ x, 0u, 5u, 6u }};
+            ctr_t plain = {{ 1u, 2u, 3u, 4u }};
+            float f = as_float((x & 0x3fffffffu) | 0x00800000u);
+            uint bits = *(uint *)&f;
+            quad q;
+            q.v = (uint4)(x, x + 1u, x + 2u, x + 3u);
+            uint acc = 0;
+            for (int k = 0; k < 4; k++) {
+                acc += table[(i + k) & 3] * (uint)(k + 1);
+                plain.v[k] += acc;
+            }
+            bump(&c);
+            uint *p = passed + 1;
+            p[1] += 100u;
+            out[8 * i] = acc;
+            out[8 * i + 1] = sum4(passed);
+            out[8 * i + 2] = c.v[0] + c.v[1];
+            out[8 * i + 3] = plain.v[0] ^ plain.v[3];
+            out[8 * i + 4] = bits;
+            out[8 * i + 5] = q.w[i & 3];
+            out[8 * i + 6] = *p;
+            out[8 * i + 7] = plain.v[1] + plain.v[2];
+        }"#;
+    let n = 256usize;
+    let mut rng = XorShift::new(41);
+    let mut input = rng.u32s(n);
+    input[0] = u32::MAX;
+    let k = gpu.kernel(src, "mixed");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(8 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = input
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &x)| {
+            let table = [x, x ^ 1, x.wrapping_add(2), x.wrapping_mul(3)];
+            let mut plain = [1u32, 2, 3, 4];
+            let mut acc = 0u32;
+            for k in 0..4 {
+                acc = acc.wrapping_add(table[(i + k) & 3].wrapping_mul(k as u32 + 1));
+                plain[k] = plain[k].wrapping_add(acc);
+            }
+            let c0 = x.wrapping_add(1);
+            let c1 = u32::from(c0 == 0);
+            let passed = [x, 7u32, 111, 13];
+            [
+                acc,
+                passed.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+                c0.wrapping_add(c1),
+                plain[0] ^ plain[3],
+                (x & 0x3fff_ffff) | 0x0080_0000,
+                x.wrapping_add((i & 3) as u32),
+                7,
+                plain[1].wrapping_add(plain[2]),
+            ]
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<u32>(&dout),
+        &want,
+        "pooled and unpooled variables",
+    );
+}
+
 #[test]
 fn expression_semantics_side_effects_and_short_circuit() {
     let gpu = Gpu::new();

@@ -191,6 +191,7 @@ impl<'a> Lowerer<'a> {
                 dynamic,
                 ..
             } => {
+                self.check_outside_pool(sc, span)?;
                 let (path, saved) = self.save_path(path, &dynamic);
                 let base = LBase {
                     root,
@@ -747,6 +748,7 @@ impl<'a> Lowerer<'a> {
                 in_array,
                 ty,
             } => {
+                self.check_outside_pool(sc, e.span)?;
                 let space = space_of(sc);
                 let (index, is_array) = if in_array && !path.is_empty() {
                     let last = path.pop().unwrap_or_default();
@@ -775,6 +777,21 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// A pointer to a `Function` variable outside the private pool cannot
+    /// be made where private pointers are pool offsets: `addressed` put
+    /// every variable whose address is taken in the pool, so reaching
+    /// here is a compiler bug, reported instead of miscompiled.
+    fn check_outside_pool(&mut self, sc: StorageClass, span: Span) -> R<()> {
+        if sc == StorageClass::Function && self.ppool.is_some() {
+            self.error(
+                span,
+                "internal compiler error: the address of a private variable outside the private pool",
+            );
+            return None;
+        }
+        Some(())
     }
 
     /// Expressions that are never lvalues.

@@ -15,6 +15,7 @@
 //! kernel, pointers being byte offsets, every access composed from words.
 //! What neither form covers is diagnosed rather than miscompiled.
 
+mod addressed;
 mod atomic;
 mod bit_ops;
 mod builtin;
@@ -46,7 +47,7 @@ use crate::{
     AccessQualifier, AddressQualifier, ArgBlock, ArgKind, KernelArg, KernelInfo, TargetCaps,
     ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 type R<T> = Option<T>;
@@ -289,6 +290,10 @@ pub(crate) struct Lowerer<'a> {
     /// a `Function` word pool and private pointers are byte offsets into it.
     private_pool_mode: bool,
     ppool: Option<LocalPool>,
+    /// By function: the variables that may have their address taken,
+    /// which alone take private pool slots (see `addressed`); filled as
+    /// functions are lowered.
+    addressed: HashMap<&'a str, HashSet<&'a str>>,
     /// Vulkan has no 8- and 16-component vectors (`Vector16` is a kernel
     /// capability), so those are arrays; component-wise instructions on
     /// them are split per component. Array type → (element type, count).
@@ -509,6 +514,7 @@ fn lower_once(
                     || declares_union(f, &tu.types, AddrSpace::Private)
             }),
         ppool: None,
+        addressed: HashMap::new(),
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
         wide_spills: HashMap::new(),
@@ -1261,11 +1267,23 @@ impl<'a> Lowerer<'a> {
         id
     }
 
-    /// A named `__private` variable: a `Function` variable, or a slot of
-    /// the private word pool when the program reinterprets private memory.
+    /// A named `__private` variable of the function being lowered.
     fn named_private(&mut self, name: &str, ty: &Type) -> Sym {
+        let func = self.call_stack.last().copied();
+        self.private_of(func, name, ty)
+    }
+
+    /// A named `__private` variable (a parameter or local) of `func`: a
+    /// `Function` variable, or a slot of the private word pool when the
+    /// program reinterprets private memory and the variable may be
+    /// addressed or holds a union. Unnamed objects (compound literals,
+    /// spilled unions) and variables of no known function always take a
+    /// slot.
+    fn private_of(&mut self, func: Option<&'a str>, name: &str, ty: &Type) -> Sym {
         let (size, align) = self.types.size_align(ty);
-        if let Some(pool) = self.ppool.as_mut() {
+        let slot = self.ppool.is_some()
+            && (name.is_empty() || self.contains_union(ty) || self.may_be_addressed(func, name));
+        if let Some(pool) = self.ppool.as_mut().filter(|_| slot) {
             let at = crate::sema::types::round_up(pool.static_bytes, align.max(4));
             pool.static_bytes = crate::sema::types::round_up(at + size, 4);
             let offset = self.m.u32_const(at);
@@ -1287,6 +1305,17 @@ impl<'a> Lowerer<'a> {
             base: None,
             pool: None,
         }
+    }
+
+    fn may_be_addressed(&mut self, func: Option<&'a str>, name: &str) -> bool {
+        let Some(f) = func.and_then(|f| self.funcs.get(f).copied()) else {
+            return true;
+        };
+        let types = self.types;
+        self.addressed
+            .entry(f.name.as_str())
+            .or_insert_with(|| addressed::addressed_variables(f, types))
+            .contains(name)
     }
 
     fn sym_place(sym: &Sym) -> Place {
@@ -4181,7 +4210,7 @@ impl<'a> Lowerer<'a> {
         }
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         for (p, ty, v) in bound {
-            let mut sym = self.named_private(&p.name, &ty);
+            let mut sym = self.private_of(Some(f.name.as_str()), &p.name, &ty);
             let place = Self::sym_place(&sym);
             self.store(&place, &v, p.span);
             sym.base = v.base.clone();

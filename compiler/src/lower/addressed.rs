@@ -1,0 +1,280 @@
+//! Which `__private` variables of a function may have their address taken.
+//!
+//! A program that reinterprets private memory, or keeps a union there,
+//! lowers `__private` pointers to byte offsets into one `Function` word
+//! array per kernel (the private pool). Only a variable whose address can
+//! reach such a pointer needs a slot there; every other one stays an
+//! ordinary `Function` variable, which the driver's compiler keeps in
+//! registers. A pool of every variable instead hides the whole kernel's
+//! state behind one dynamically indexed array: slow code on GPUs, and
+//! minutes of LLVM time on lavapipe for random123's Threefry.
+//!
+//! The walk is syntactic and conservative. A name is addressed in a
+//! function when any occurrence of it, in any scope, is under `&` or is
+//! an array (or an array member of it) used as a value, where it decays
+//! to a pointer. A declaration the walk cannot type counts as addressed.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ast::{Expr, ExprKind, FuncDef, Init, Stmt, StmtKind, UnOp};
+use crate::sema::types::{Type, TypeTable};
+
+/// The names of `f`'s parameters and variables that may be addressed.
+pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> HashSet<&'a str> {
+    let mut walk = Walk {
+        types,
+        declared: HashMap::new(),
+        addressed: HashSet::new(),
+    };
+    for p in &f.params {
+        walk.declared.entry(&p.name).or_default().push(&p.ty);
+    }
+    if let Some(body) = &f.body {
+        walk.declarations(body);
+        walk.stmt(body);
+    }
+    walk.addressed
+}
+
+struct Walk<'a, 't> {
+    types: &'t TypeTable,
+    /// Every type each name is declared with in the function: scopes are
+    /// not tracked, so a name's uses are judged against all of them.
+    declared: HashMap<&'a str, Vec<&'a Type>>,
+    addressed: HashSet<&'a str>,
+}
+
+impl<'a> Walk<'a, '_> {
+    fn declarations(&mut self, s: &'a Stmt) {
+        match &s.kind {
+            StmtKind::Decl(vars) => {
+                for v in vars {
+                    self.declared.entry(&v.name).or_default().push(&v.ty);
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|x| self.declarations(x)),
+            StmtKind::If(_, a, b) => {
+                self.declarations(a);
+                if let Some(b) = b {
+                    self.declarations(b);
+                }
+            }
+            StmtKind::While(_, b)
+            | StmtKind::DoWhile(b, _)
+            | StmtKind::Switch(_, b)
+            | StmtKind::Case(_, b)
+            | StmtKind::Label(_, b) => self.declarations(b),
+            StmtKind::For(i, _, _, b) => {
+                if let Some(i) = i {
+                    self.declarations(i);
+                }
+                self.declarations(b);
+            }
+            _ => {}
+        }
+    }
+
+    fn stmt(&mut self, s: &'a Stmt) {
+        match &s.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.value(e),
+            StmtKind::Decl(vars) => {
+                for v in vars {
+                    if let Some(i) = &v.init {
+                        self.init(i);
+                    }
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|x| self.stmt(x)),
+            StmtKind::If(c, a, b) => {
+                self.value(c);
+                self.stmt(a);
+                if let Some(b) = b {
+                    self.stmt(b);
+                }
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
+                self.value(c);
+                self.stmt(b);
+            }
+            StmtKind::For(i, c, step, b) => {
+                if let Some(i) = i {
+                    self.stmt(i);
+                }
+                for e in [c, step].into_iter().flatten() {
+                    self.value(e);
+                }
+                self.stmt(b);
+            }
+            StmtKind::Case(_, b) | StmtKind::Label(_, b) => self.stmt(b),
+            _ => {}
+        }
+    }
+
+    fn init(&mut self, i: &'a Init) {
+        match i {
+            Init::Expr(e) => self.value(e),
+            Init::List(items, _) => items.iter().for_each(|i| self.init(i)),
+        }
+    }
+
+    /// `e` evaluated for its value (or assigned to): an array there
+    /// decays to a pointer to its first element.
+    fn value(&mut self, e: &'a Expr) {
+        match &e.kind {
+            ExprKind::Unary(UnOp::AddrOf, target) => {
+                if let Some((name, types)) = self.storage(target) {
+                    if !types.is_empty() {
+                        self.addressed.insert(name);
+                    }
+                }
+            }
+            // Not evaluated.
+            ExprKind::SizeofExpr(_) | ExprKind::VecStepExpr(_) => {}
+            ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member(_, _, false) => {
+                if let Some((name, types)) = self.storage(e) {
+                    if types.iter().any(|t| matches!(t, Type::Array(..))) {
+                        self.addressed.insert(name);
+                    }
+                }
+            }
+            ExprKind::CompoundLit(_, i) => self.init(i),
+            _ => {
+                e.any_operand(|a| {
+                    self.value(a);
+                    false
+                });
+            }
+        }
+    }
+
+    /// For an lvalue inside a named variable (`v`, `v.m`, `v[i].m`): the
+    /// variable's name and the types the lvalue may have, one per
+    /// declaration of the name (none once the path leaves the variable
+    /// through a pointer). `None` for other expressions. Operands that are
+    /// evaluated on the way (indices) are walked.
+    fn storage(&mut self, e: &'a Expr) -> Option<(&'a str, Vec<Type>)> {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                let types = self
+                    .declared
+                    .get(name.as_str())
+                    .map(|ts| ts.iter().map(|&t| t.clone()).collect())
+                    .unwrap_or_default();
+                Some((name, types))
+            }
+            ExprKind::Member(base, member, false) => {
+                let (name, types) = self.storage(base)?;
+                let types = types
+                    .iter()
+                    .filter_map(|t| self.member_type(t, member))
+                    .collect();
+                Some((name, types))
+            }
+            ExprKind::Index(base, index) => {
+                // `2[a]` is `a[2]`: an array on either side is indexed,
+                // and one in the index position is judged as a value.
+                self.value(index);
+                let (name, types) = self.storage(base)?;
+                let types = types
+                    .into_iter()
+                    .filter_map(|t| match t {
+                        Type::Array(elem, _) => Some(*elem),
+                        Type::Vector(s, _) => Some(Type::Scalar(s)),
+                        _ => None,
+                    })
+                    .collect();
+                Some((name, types))
+            }
+            _ => {
+                self.value(e);
+                None
+            }
+        }
+    }
+
+    /// The type of `member` of a value of type `t`; a swizzle's is never
+    /// an array, and any type that cannot be read here counts as one.
+    fn member_type(&self, t: &Type, member: &str) -> Option<Type> {
+        match t {
+            Type::Struct(id) => Some(
+                self.types
+                    .member_path(*id, member)
+                    .map_or(Type::Array(Box::new(Type::Void), 0), |(_, m, _)| {
+                        m.ty.clone()
+                    }),
+            ),
+            Type::Vector(s, _) => Some(Type::Scalar(*s)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addressed(src: &str) -> Vec<String> {
+        let mut diags = crate::diag::Diagnostics::default();
+        let (toks, _) = crate::preprocess::preprocess(
+            src,
+            &[],
+            &crate::options::BuildOptions::default(),
+            &crate::TargetCaps::default(),
+            &mut diags,
+        );
+        let tu = crate::parse::parse(&toks, false, &mut diags);
+        assert!(!diags.has_errors(), "{diags:?}");
+        let f = tu.funcs.last().expect("a function");
+        let mut names: Vec<String> = addressed_variables(f, &tu.types)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn scalars_read_and_written_by_name_are_not_addressed() {
+        let src = "void f(int n) { int a = n; int b; b = a * 2; a += b; float4 v; v.x = a; }";
+        assert!(addressed(src).is_empty());
+    }
+
+    #[test]
+    fn the_operand_of_address_of_is_addressed() {
+        let src = "void g(int *p); void f() { int a; int b; float4 v; struct { int m; } s; \
+                   g(&a); int *q = &s.m; float *r = &v.x; b = 1; }";
+        assert_eq!(addressed(src), ["a", "s", "v"]);
+    }
+
+    #[test]
+    fn arrays_are_addressed_where_they_decay() {
+        let src = "void g(int *p); void f(int i) { int a[4]; int b[4]; int c[2][2]; int d[2][2]; \
+                   int e[4]; a[i] = b[0]; g(c[1]); d[1][i] = 0; g(e + 1); }";
+        assert_eq!(addressed(src), ["c", "e"]);
+    }
+
+    #[test]
+    fn array_members_are_addressed_where_they_decay() {
+        let src = "typedef struct { int v[4]; } ctr_t; void g(int *p); \
+                   void f(int i) { ctr_t a; ctr_t b; a.v[i] = 1; g(b.v); }";
+        assert_eq!(addressed(src), ["b"]);
+    }
+
+    #[test]
+    fn a_pointer_indexed_or_dereferenced_is_not_addressed() {
+        let src = "void f(int *p, int i) { int *q = p; q[i] = *p; int *r = &q[1]; }";
+        assert!(addressed(src).is_empty());
+    }
+
+    #[test]
+    fn sizeof_takes_no_address() {
+        let src = "void f() { int a[4]; int n = sizeof(a) + sizeof(&a); }";
+        assert!(addressed(src).is_empty());
+    }
+
+    #[test]
+    fn an_array_in_the_index_position_decays() {
+        let src = "void f(int i) { int a[4]; int b = i[a]; }";
+        assert_eq!(addressed(src), ["a"]);
+    }
+}

@@ -1,0 +1,121 @@
+//! A program with a union or a pointer cast in `__private` memory lowers
+//! private pointers to offsets into one word array per kernel, the
+//! private pool. Only variables that may be addressed, or hold a union,
+//! take slots there (compiler/src/lower/addressed.rs); the rest stay
+//! `Function` variables of their own, which drivers keep in registers.
+//! Results are checked on a device in icd/tests/kernels.rs.
+
+mod common;
+
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Op, StorageClass};
+
+/// The lengths of the unnamed `Function` arrays of 32-bit words: the
+/// pools (named variables are the program's own).
+fn pool_lengths(m: &Module) -> Vec<u32> {
+    let named = |id: u32| {
+        m.debug_names
+            .iter()
+            .any(|i| i.class.opcode == Op::Name && i.operands.first() == Some(&Operand::IdRef(id)))
+    };
+    let constant = |id: u32| {
+        m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
+            .and_then(|i| match i.operands.first() {
+                Some(Operand::LiteralBit32(v)) => Some(*v),
+                _ => None,
+            })
+    };
+    let def = |id: u32| {
+        m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+    };
+    let word_array_len = |ptr_ty: u32| {
+        let ptr = def(ptr_ty)?;
+        let pointee = ptr.operands.get(1)?.unwrap_id_ref();
+        let arr = def(pointee)?;
+        if arr.class.opcode != Op::TypeArray {
+            return None;
+        }
+        let elem = def(arr.operands[0].unwrap_id_ref())?;
+        let is_word = elem.class.opcode == Op::TypeInt
+            && elem.operands.first() == Some(&Operand::LiteralBit32(32));
+        is_word.then(|| constant(arr.operands[1].unwrap_id_ref()))?
+    };
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Function))
+                && !i.result_id.is_some_and(named)
+        })
+        .filter_map(|i| word_array_len(i.result_type?))
+        .collect()
+}
+
+fn names(m: &Module) -> Vec<String> {
+    m.debug_names
+        .iter()
+        .filter(|i| i.class.opcode == Op::Name)
+        .filter_map(|i| match i.operands.get(1) {
+            Some(Operand::LiteralString(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn module(source: &str) -> Module {
+    let p = common::build(source);
+    rspirv::dr::load_words(&p.spirv).expect("the module parses")
+}
+
+#[test]
+fn only_addressed_variables_and_unions_take_pool_slots() {
+    // The union takes 16 bytes and `f`, whose address is taken, 4: a pool
+    // of 20 bytes (5 words, and one more that every pool has). The
+    // counters and the array indexed by name would add 48 bytes.
+    let m = module(
+        "typedef union { uint4 v; uint w[4]; } quad;\n\
+         kernel void k(global uint *out, uint n) {\n\
+             quad q;\n\
+             q.v = (uint4)(n);\n\
+             float f = (float)n;\n\
+             uint bits = *(uint *)&f;\n\
+             uint table[4] = { n, n + 1, n + 2, n + 3 };\n\
+             uint acc = 0, a = 1, b = 2, c = 3, d = 4, e = 5, g = 6;\n\
+             for (uint i = 0; i < n; i++) { acc += table[i & 3] * a; a += b; b ^= c; c += d; d -= e; e += g; }\n\
+             out[get_global_id(0)] = acc + q.w[n & 3] + bits;\n\
+         }\n",
+    );
+    assert_eq!(pool_lengths(&m), [6]);
+    let names = names(&m);
+    for own in ["acc", "table", "bits", "g"] {
+        assert!(names.iter().any(|n| n == own), "{own} in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n == "q" || n == "f"), "{names:?}");
+}
+
+#[test]
+fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
+    // `passed` decays into a call and `v` of `twice` is addressed: both in
+    // the pool; `kept` is only indexed.
+    let m = module(
+        "typedef union { int i; float f; } num;\n\
+         int sum(const int *p) { return p[0] + p[1]; }\n\
+         int twice(int v) { int *p = &v; *p *= 2; return v; }\n\
+         kernel void k(global int *out, int n) {\n\
+             num u; u.i = n;\n\
+             int passed[2] = { n, 1 };\n\
+             int kept[2] = { n, 2 };\n\
+             out[0] = sum(passed) + kept[n & 1] + twice(n) + (int)u.f;\n\
+         }\n",
+    );
+    // `u` 4 bytes, `passed` 8, `v` 4: 16 bytes, 4 words and one more.
+    assert_eq!(pool_lengths(&m), [5]);
+    let names = names(&m);
+    assert!(names.iter().any(|n| n == "kept"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "passed"), "{names:?}");
+}
