@@ -119,3 +119,20 @@ fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
     assert!(names.iter().any(|n| n == "kept"), "{names:?}");
     assert!(!names.iter().any(|n| n == "passed"), "{names:?}");
 }
+
+#[test]
+fn uncalled_functions_take_pool_offsets_as_private_pointers() {
+    // hashcat's headers define many functions a kernel does not call; a
+    // function is checked even so, given pointers of its parameters'
+    // types. In a pooled program a private pointer is an offset: it may
+    // be reinterpreted, and an array it reaches may decay.
+    let m = module(
+        "typedef struct { uint w[4]; } ctx_t;\n\
+         uchar second_byte(const uint *src) { const uchar *p = (const uchar *)src; return p[1]; }\n\
+         uint first_word(const uint *w) { return w[0]; }\n\
+         void touch(ctx_t *c) { c->w[1] = first_word(c->w); }\n\
+         uchar unused_reader(const uint *src) { return ((const uchar *)src)[2]; }\n\
+         kernel void k(global uint *out) { uint x = out[1]; out[0] = second_byte(&x); }\n",
+    );
+    assert_eq!(pool_lengths(&m), [2]);
+}

@@ -3453,6 +3453,88 @@ fn separately_compiled_helper_is_linked() {
     check_validation();
 }
 
+/// hashcat compiles its kernels with `clCompileProgram` and links them
+/// alone: the source includes headers by absolute path (`-D
+/// INCLUDE_PATH=...`), and those include their neighbours by bare quoted
+/// names. The link finds them all among what the compile read, also once
+/// the directory is gone.
+#[test]
+fn a_link_finds_the_neighbours_of_headers_included_by_path() {
+    let env = Env::new();
+    let dev = device();
+    let dir = std::env::temp_dir().join(format!("ferrocl-link-includes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("inc_types.h"), "#pragma once\ntypedef uint u32;\n").unwrap();
+    std::fs::write(
+        dir.join("inc_common.cl"),
+        "#include \"inc_types.h\"\nu32 twice(u32 v) { return v * 2u; }\n",
+    )
+    .unwrap();
+    let text = "#include M2S(INCLUDE_PATH/inc_types.h)\n\
+                #include M2S(INCLUDE_PATH/inc_common.cl)\n\
+                __kernel void k(__global u32 *x) { x[get_global_id(0)] = twice(x[get_global_id(0)]); }\n";
+    let options = CString::new(format!(
+        "-D INCLUDE_PATH={} -D XM2S(x)=#x -D M2S(x)=XM2S(x)",
+        dir.display()
+    ))
+    .unwrap();
+    let mut err = 0;
+    unsafe {
+        let src = CString::new(text).unwrap();
+        let sp = src.as_ptr();
+        let object = clCreateProgramWithSource(env.ctx, 1, &sp, null(), &mut err);
+        ok(err);
+        ok(clCompileProgram(
+            object,
+            1,
+            &dev,
+            options.as_ptr(),
+            0,
+            null(),
+            null(),
+            None,
+            null_mut(),
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let linked = clLinkProgram(
+            env.ctx,
+            1,
+            &dev,
+            null(),
+            1,
+            &object,
+            None,
+            null_mut(),
+            &mut err,
+        );
+        ok(err);
+        let name = CString::new("k").unwrap();
+        let k = clCreateKernel(linked, name.as_ptr(), &mut err);
+        ok(err);
+        let buf = env.buffer(CL_MEM_READ_WRITE, 16, null_mut());
+        env.write(buf, 0, &[1u32, 2, 3, 4]);
+        set_arg(k, 0, &buf);
+        let global = 4usize;
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        assert_eq!(env.read::<u32>(buf, 0, 4), vec![2, 4, 6, 8]);
+        ok(clReleaseKernel(k));
+        ok(clReleaseMemObject(buf));
+        ok(clReleaseProgram(object));
+        ok(clReleaseProgram(linked));
+    }
+    check_validation();
+}
+
 /// A map larger than the staging pool keeps reusing one staging buffer:
 /// the next map of the buffer returns the same host pointer, and still
 /// fetches the buffer's current contents into it.

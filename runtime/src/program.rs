@@ -354,6 +354,10 @@ impl Program {
                 }
                 _ => None,
             };
+            match &outcome {
+                Ok(compiled) => print_build_log(options, &compiled.log, false),
+                Err(e) => print_build_log(options, &e.log, true),
+            }
             let mut builds = self.builds.lock();
             let b = &mut builds[i];
             b.options = options.to_string();
@@ -454,6 +458,19 @@ impl Program {
 
     pub fn kernels_alive(&self) -> usize {
         self.kernel_count.load(Ordering::Acquire)
+    }
+}
+
+/// Many applications drop the build log of a failed build. With
+/// `FERROCL_BUILD_LOG` set, the log of every failed build, compile and
+/// link goes to stderr with the options; with `FERROCL_BUILD_LOG=all`, of
+/// every one.
+fn print_build_log(options: &str, log: &str, failed: bool) {
+    static MODE: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    let all = *MODE.get_or_init(|| std::env::var("FERROCL_BUILD_LOG").ok().map(|v| v == "all"));
+    if all == Some(true) || (failed && all.is_some()) {
+        let outcome = if failed { "failed" } else { "succeeded" };
+        eprintln!("ferrocl: build {outcome}, options \"{options}\"\n{log}");
     }
 }
 

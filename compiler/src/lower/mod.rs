@@ -4102,8 +4102,14 @@ impl<'a> Lowerer<'a> {
         for p in &f.params {
             let ty = self.sty(&p.ty);
             let id = self.op(Op::Undef, ty, &[]);
+            // Where the space has a pool its pointers are offsets, and an
+            // undefined one serves.
             let base = match &p.ty {
-                Type::Pointer(elem, sp, _) if !sp.is_addressed() && **elem != Type::Void => {
+                Type::Pointer(elem, sp, _)
+                    if !sp.is_addressed()
+                        && **elem != Type::Void
+                        && self.pool_of(*sp).is_none() =>
+                {
                     let arr = Type::Array(elem.clone(), 1);
                     let var = self.new_function_var(&arr);
                     // Any object of the pointee type serves for checking.

@@ -411,42 +411,64 @@ impl Preprocessor<'_> {
     /// (as C compilers do: a header's own headers sit beside it), else the
     /// first `-I` directory holding it (or the path itself when absolute).
     /// Program source has no directory of its own.
+    ///
+    /// Headers are named as paths, so a quoted name in a header looks for
+    /// the header named by joining it to the including header's name
+    /// first (`lib/top.h` including `"inner.h"` finds `lib/inner.h`). A
+    /// file read from disk is recorded under that same name, the one the
+    /// next run finds first: a linked program compiles its objects again
+    /// from what they recorded, after the directories may be gone.
     fn include(&mut self, name: &str, quoted: bool, span: Span) {
         if self.stack.len() >= INCLUDE_DEPTH_LIMIT {
             self.diags.error(span, "#include nested too deeply");
             return;
         }
-        let found = if let Some(h) = self.headers.iter().find(|h| h.name == name) {
-            Some((format!("header:{name}"), name.to_string(), None, Some(h)))
+        let including = self.stack.last().filter(|_| quoted);
+        let beside_name = including
+            .and_then(|f| f.name_dir.as_ref())
+            .map(|d| d.join(name).to_string_lossy().into_owned());
+        let in_memory = beside_name
+            .iter()
+            .map(String::as_str)
+            .chain([name])
+            .find_map(|n| self.headers.iter().find(|h| h.name == n));
+        let found = if let Some(h) = in_memory {
+            let name = h.name.clone();
+            Some((format!("header:{name}"), name.clone(), None, Some(h), name))
         } else {
-            let own_dir = self
-                .stack
-                .last()
+            let own_dir = including
                 .and_then(|f| f.dir.as_ref())
-                .filter(|_| quoted)
-                .map(|d| d.join(name));
-            let mut candidates: Vec<std::path::PathBuf> = own_dir
+                .map(|d| (d.join(name), beside_name.clone()));
+            let mut candidates: Vec<(std::path::PathBuf, Option<String>)> = own_dir
                 .into_iter()
-                .chain(self.include_dirs.iter().map(|d| Path::new(d).join(name)))
+                .chain(
+                    self.include_dirs
+                        .iter()
+                        .map(|d| (Path::new(d).join(name), None)),
+                )
                 .collect();
             if Path::new(name).is_absolute() {
-                candidates.insert(0, Path::new(name).to_path_buf());
+                candidates.insert(0, (Path::new(name).to_path_buf(), None));
             }
-            candidates.into_iter().find(|p| p.is_file()).map(|p| {
-                let key = p
-                    .canonicalize()
-                    .unwrap_or_else(|_| p.clone())
-                    .to_string_lossy()
-                    .into_owned();
-                (
-                    format!("disk:{key}"),
-                    p.to_string_lossy().into_owned(),
-                    Some(p),
-                    None,
-                )
-            })
+            candidates
+                .into_iter()
+                .find(|(p, _)| p.is_file())
+                .map(|(p, recorded)| {
+                    let key = p
+                        .canonicalize()
+                        .unwrap_or_else(|_| p.clone())
+                        .to_string_lossy()
+                        .into_owned();
+                    (
+                        format!("disk:{key}"),
+                        p.to_string_lossy().into_owned(),
+                        Some(p),
+                        None,
+                        recorded.unwrap_or_else(|| name.to_string()),
+                    )
+                })
         };
-        let Some((key, display, path, header)) = found else {
+        let Some((key, display, path, header, recorded)) = found else {
             self.diags.error(span, format!("'{name}' file not found"));
             return;
         };
@@ -457,19 +479,10 @@ impl Preprocessor<'_> {
         let id = match self.file_ids.get(&key) {
             Some(&id) => id,
             None => {
-                let text: Rc<str> = match (header, path) {
+                let text: Rc<str> = match (header, &path) {
                     (Some(h), _) => Rc::from(h.source.as_str()),
-                    (None, Some(p)) => match std::fs::read(&p) {
-                        Ok(bytes) => {
-                            let text: Rc<str> = Rc::from(String::from_utf8_lossy(&bytes).as_ref());
-                            if !self.disk_includes.iter().any(|h| h.name == name) {
-                                self.disk_includes.push(Header {
-                                    name: name.to_string(),
-                                    source: text.to_string(),
-                                });
-                            }
-                            text
-                        }
+                    (None, Some(p)) => match std::fs::read(p) {
+                        Ok(bytes) => Rc::from(String::from_utf8_lossy(&bytes).as_ref()),
                         Err(e) => {
                             self.diags
                                 .error(span, format!("cannot read '{display}': {e}"));
@@ -483,24 +496,43 @@ impl Preprocessor<'_> {
                 id
             }
         };
+        // Under every name that reached it: one file may be included as
+        // `/abs/dir/x.h` by one header and as `"x.h"` by its neighbour.
+        if path.is_some() && !self.disk_includes.iter().any(|h| h.name == recorded) {
+            self.disk_includes.push(Header {
+                name: recorded.clone(),
+                source: self.files[id as usize].1.to_string(),
+            });
+        }
         if self.once.contains(&id) {
             return;
         }
-        self.push_file_in(id, dir);
+        let name_dir = Path::new(&recorded)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(Path::to_path_buf);
+        self.push_file_in(id, dir, name_dir);
     }
 
     pub(super) fn push_file(&mut self, id: crate::token::FileId) {
-        self.push_file_in(id, None);
+        self.push_file_in(id, None, None);
     }
 
-    /// Enters file `id`, read from disk in `dir` (None: not from disk).
-    fn push_file_in(&mut self, id: crate::token::FileId, dir: Option<std::path::PathBuf>) {
+    /// Enters file `id`, read from disk in `dir` (None: not from disk),
+    /// named as a path in `name_dir`.
+    fn push_file_in(
+        &mut self,
+        id: crate::token::FileId,
+        dir: Option<std::path::PathBuf>,
+        name_dir: Option<std::path::PathBuf>,
+    ) {
         let text = self.files[id as usize].1.clone();
         self.stack.push(FileCtx {
             lexer: super::lexer::Lexer::new(text, id),
             cond_base: self.conds.len(),
             file: id,
             dir,
+            name_dir,
         });
     }
 

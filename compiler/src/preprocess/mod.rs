@@ -56,7 +56,8 @@ pub fn preprocess(
 }
 
 /// Like [`preprocess`], and also returns every file that `#include` read
-/// from disk (not from `headers`), named as the directive wrote it: what a
+/// from disk (not from `headers`), under each name by which a later run
+/// would look it up among in-memory headers: what a
 /// compiled object keeps so that a later link need not find the files
 /// again (`clCompileProgram` `-I` directories may be gone by then).
 pub fn preprocess_recording_includes(
@@ -114,6 +115,10 @@ struct FileCtx {
     /// The directory of a file read from disk, where its own quoted
     /// includes are looked for first.
     dir: Option<std::path::PathBuf>,
+    /// The directory part of the name the file was entered under: a
+    /// quoted include in it looks for the header named by joining the two
+    /// first.
+    name_dir: Option<std::path::PathBuf>,
 }
 
 /// An open `#if` group.
@@ -147,7 +152,8 @@ struct Preprocessor<'a> {
     file_ids: HashMap<String, FileId>,
     /// Files with `#pragma once`.
     once: HashSet<FileId>,
-    /// Files read from disk by `#include`, by the name the directive used.
+    /// Files read from disk by `#include`, by the name an in-memory lookup
+    /// finds first (see `include`).
     disk_includes: Vec<Header>,
     /// Files being read, innermost last.
     stack: Vec<FileCtx>,

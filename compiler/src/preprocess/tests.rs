@@ -1013,6 +1013,50 @@ fn quoted_includes_look_beside_the_including_header_first() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn recorded_includes_preprocess_again_without_the_directory() {
+    // hashcat's layout: the source includes headers by absolute path, and
+    // those include their neighbours by bare quoted names. A link
+    // compiles the objects again from the recorded files alone.
+    let dir = std::env::temp_dir().join(format!(
+        "ferrocl-pp-recorded-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("inc_vendor.h"),
+        "#ifndef VENDOR\n#define VENDOR 7\n#endif\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("inc_platform.cl"),
+        "#include \"inc_vendor.h\"\nint platform = VENDOR;\n",
+    )
+    .unwrap();
+    let source = format!(
+        "#include \"{0}/inc_vendor.h\"\n#include \"{0}/inc_platform.cl\"\n",
+        dir.display()
+    );
+    let options = BuildOptions::default();
+    let caps = TargetCaps::default();
+    let spelled = |toks: &[Token]| {
+        toks.iter()
+            .map(|t| format!("{:?}", t.kind))
+            .collect::<Vec<_>>()
+    };
+    let mut diags = Diagnostics::default();
+    let (first, _, recorded) =
+        super::preprocess_recording_includes(&source, &[], &options, &caps, &mut diags);
+    assert!(!diags.has_errors(), "{:?}", diags.list);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut diags = Diagnostics::default();
+    let (again, _) = preprocess(&source, &recorded, &options, &caps, &mut diags);
+    assert!(!diags.has_errors(), "{:?}", diags.list);
+    assert_eq!(spelled(&first), spelled(&again));
+    assert!(spelled(&again).iter().any(|t| t.contains('7')), "{again:?}");
+}
+
 // ---- predefined macros ----
 
 fn value_of(src_expr: &str, options: &str, caps: &TargetCaps) -> String {
