@@ -24,7 +24,8 @@ pub struct Parser<'a> {
     typedefs: Vec<HashMap<String, Type>>,
     tags: HashMap<String, usize>,
     enum_tags: HashMap<String, ()>,
-    enum_consts: HashMap<String, i64>,
+    /// Enumerators: value and type (see `enum_specifier`).
+    enum_consts: HashMap<String, (i64, Scalar)>,
     /// Unsuffixed floating literals are `double` only with cl_khr_fp64.
     fp64: bool,
     depth: u32,
@@ -913,7 +914,10 @@ impl<'a> Parser<'a> {
         if !self.eat("{") {
             return;
         }
-        let mut next = 0i64;
+        // An enumerator is an `int` (C99 6.7.2.2). Like GCC and clang, one
+        // whose value does not fit keeps the type of its value: hashcat's
+        // headers keep 64-bit hash constants in enums.
+        let mut next = (0i64, Scalar::Int);
         while !self.is_punct("}") && !self.at_eof() {
             let span = self.span();
             let Some(name) = self.ident_text().map(str::to_string) else {
@@ -925,14 +929,17 @@ impl<'a> Parser<'a> {
             if self.eat("=") {
                 let e = self.conditional_expr();
                 match consteval::eval(&e, &self.types) {
-                    Some(v) => next = v.as_i64(),
+                    Some(v) => {
+                        let ty = consteval::int_type(&e);
+                        next = enumerator(wide_value(v.as_i64(), ty), ty);
+                    }
                     None => self
                         .diags
                         .error(e.span, "enumerator value is not an integer constant"),
                 }
             }
             self.enum_consts.insert(name, next);
-            next = next.wrapping_add(1);
+            next = enumerator(wide_value(next.0, next.1) + 1, next.1);
             if !self.eat(",") {
                 break;
             }
@@ -2125,7 +2132,7 @@ impl<'a> Parser<'a> {
             TokenKind::Identifier(name) => {
                 self.bump();
                 match self.enum_consts.get(&name) {
-                    Some(v) => ExprKind::IntLit(*v as u64, Scalar::Int),
+                    Some(&(v, ty)) => ExprKind::IntLit(v as u64, ty),
                     None => ExprKind::Ident(name),
                 }
             }
@@ -2295,6 +2302,31 @@ fn describe(t: &Token) -> String {
 }
 
 /// C99 6.4.4.1: the first type of the literal's list that holds the value.
+/// `v` (bits of a value of type `ty`) as a mathematical integer.
+fn wide_value(v: i64, ty: Scalar) -> i128 {
+    if ty == Scalar::ULong {
+        v as u64 as i128
+    } else {
+        consteval::wrap_to(v, ty) as i128
+    }
+}
+
+/// An enumerator of value `v` whose expression has type `ty`: an `int`
+/// where the value fits, else `ty` where that is 64-bit, else the first of
+/// `uint` and `long` that holds it.
+fn enumerator(v: i128, ty: Scalar) -> (i64, Scalar) {
+    let ty = if i32::try_from(v).is_ok() {
+        Scalar::Int
+    } else if ty.bits() == 64 {
+        ty
+    } else if u32::try_from(v).is_ok() {
+        Scalar::UInt
+    } else {
+        Scalar::Long
+    };
+    (v as i64, ty)
+}
+
 fn int_literal_type(value: u64, suffix: &str, radix: u32) -> Scalar {
     let unsigned = suffix.contains('u');
     let long = suffix.contains('l');

@@ -3076,6 +3076,43 @@ fn unions_enums_and_typedef_arrays() {
     );
 }
 
+/// An enumerator is an `int`; one whose value does not fit keeps the type
+/// of its value, as in GCC and clang (hashcat keeps its SHA-512 constants
+/// in an enum).
+#[test]
+fn enumerators_beyond_int_keep_their_type() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef enum {
+            SMALL = 5, NEXT, BIG = 0x6a09e667f3bcc908UL, AFTER, U32 = 0xd76aa478, NEG = -3
+        } consts;
+        __kernel void k(__global ulong *out) {
+            out[0] = BIG;
+            out[1] = AFTER;
+            out[2] = (ulong)U32;
+            out[3] = (ulong)NEG;
+            out[4] = NEXT;
+            out[5] = sizeof(BIG);
+            out[6] = sizeof(U32) + sizeof(SMALL);
+            out[7] = U32 >> 28;
+        }"#;
+    let k = gpu.kernel(src, "k");
+    let out = gpu.zeroed::<u64>(8);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[1], None, None);
+    let want = [
+        0x6a09_e667_f3bc_c908,
+        0x6a09_e667_f3bc_c909,
+        0xd76a_a478,
+        (-3i64) as u64,
+        6,
+        8,
+        8,
+        0xd,
+    ];
+    assert_same(&gpu.read::<u64>(&out), &want, "enumerators");
+}
+
 /// A program with a union or a pointer cast in private memory keeps the
 /// variables that may be addressed in the private pool and the others in
 /// their own variables (compiler/src/lower/addressed.rs); both kinds, and

@@ -109,6 +109,35 @@ pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
     })
 }
 
+/// The type of the integer constant expression `e` (C99 6.3.1.8's usual
+/// arithmetic conversions over its literals and casts), which `eval`
+/// computes in 64 bits.
+pub fn int_type(e: &Expr) -> Scalar {
+    use crate::sema::types::{common_scalar, promote};
+    match &e.kind {
+        ExprKind::IntLit(_, s) => *s,
+        ExprKind::Cast(Type::Scalar(s), _) => *s,
+        ExprKind::SizeofType(_) | ExprKind::AlignofType(_) => Scalar::ULong,
+        ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::BitNot, a) => promote(int_type(a)),
+        ExprKind::Binary(BinOp::Shl | BinOp::Shr, a, _) => promote(int_type(a)),
+        ExprKind::Binary(
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor,
+            a,
+            b,
+        ) => common_scalar(int_type(a), int_type(b)),
+        ExprKind::Cond(_, a, b) => common_scalar(int_type(a), int_type(b)),
+        ExprKind::Comma(_, b) => int_type(b),
+        _ => Scalar::Int,
+    }
+}
+
 /// `x op y` as constant folding computes it (in 64 bits).
 pub(crate) fn binary(op: BinOp, x: ConstVal, y: ConstVal) -> Option<ConstVal> {
     use ConstVal::*;
