@@ -2393,6 +2393,23 @@ fn parse_hex_float(s: &str) -> Option<f64> {
     Some(v * 2f64.powi(exp))
 }
 
+/// `src` preprocessed and parsed, for the compiler's unit tests; panics on
+/// a diagnostic.
+#[cfg(test)]
+pub(crate) fn parse_for_test(src: &str) -> TranslationUnit {
+    let mut diags = Diagnostics::default();
+    let (toks, _) = crate::preprocess::preprocess(
+        src,
+        &[],
+        &crate::options::BuildOptions::default(),
+        &crate::TargetCaps::default(),
+        &mut diags,
+    );
+    let tu = parse(&toks, false, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    tu
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3379,6 +3379,37 @@ fn kernel_arguments_do_not_retain_memory_objects() {
     check_validation();
 }
 
+/// Runs kernel `name` of `program` over a buffer holding `data`, one
+/// work-item per element, and returns what the buffer holds after.
+unsafe fn run_in_place<T: Copy + Default>(env: &Env, program: H, name: &str, data: &[T]) -> Vec<T> {
+    let mut err = 0;
+    let name = CString::new(name).unwrap();
+    // SAFETY: a program the caller built, and buffers made here.
+    unsafe {
+        let k = clCreateKernel(program, name.as_ptr(), &mut err);
+        ok(err);
+        let buf = env.buffer(CL_MEM_READ_WRITE, std::mem::size_of_val(data), null_mut());
+        env.write(buf, 0, data);
+        set_arg(k, 0, &buf);
+        let global = data.len();
+        ok(clEnqueueNDRangeKernel(
+            env.queue,
+            k,
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        let got = env.read::<T>(buf, 0, data.len());
+        ok(clReleaseKernel(k));
+        ok(clReleaseMemObject(buf));
+        got
+    }
+}
+
 #[test]
 fn separately_compiled_helper_is_linked() {
     let env = Env::new();
@@ -3425,27 +3456,8 @@ fn separately_compiled_helper_is_linked() {
             &mut err,
         );
         ok(err);
-        let name = CString::new("apply").unwrap();
-        let k = clCreateKernel(linked, name.as_ptr(), &mut err);
-        ok(err);
-        let buf = env.buffer(CL_MEM_READ_WRITE, 16, null_mut());
-        env.write(buf, 0, &[1.0f32, 2.0, 3.0, 4.0]);
-        set_arg(k, 0, &buf);
-        let global = 4usize;
-        ok(clEnqueueNDRangeKernel(
-            env.queue,
-            k,
-            1,
-            null(),
-            &global,
-            null(),
-            0,
-            null(),
-            null_mut(),
-        ));
-        assert_eq!(env.read::<f32>(buf, 0, 4), vec![2.0, 5.0, 10.0, 17.0]);
-        ok(clReleaseKernel(k));
-        ok(clReleaseMemObject(buf));
+        let got = run_in_place(&env, linked, "apply", &[1.0f32, 2.0, 3.0, 4.0]);
+        assert_eq!(got, vec![2.0, 5.0, 10.0, 17.0]);
         for obj in [caller, callee, linked] {
             ok(clReleaseProgram(obj));
         }
@@ -3508,27 +3520,10 @@ fn a_link_finds_the_neighbours_of_headers_included_by_path() {
             &mut err,
         );
         ok(err);
-        let name = CString::new("k").unwrap();
-        let k = clCreateKernel(linked, name.as_ptr(), &mut err);
-        ok(err);
-        let buf = env.buffer(CL_MEM_READ_WRITE, 16, null_mut());
-        env.write(buf, 0, &[1u32, 2, 3, 4]);
-        set_arg(k, 0, &buf);
-        let global = 4usize;
-        ok(clEnqueueNDRangeKernel(
-            env.queue,
-            k,
-            1,
-            null(),
-            &global,
-            null(),
-            0,
-            null(),
-            null_mut(),
-        ));
-        assert_eq!(env.read::<u32>(buf, 0, 4), vec![2, 4, 6, 8]);
-        ok(clReleaseKernel(k));
-        ok(clReleaseMemObject(buf));
+        assert_eq!(
+            run_in_place(&env, linked, "k", &[1u32, 2, 3, 4]),
+            vec![2, 4, 6, 8]
+        );
         ok(clReleaseProgram(object));
         ok(clReleaseProgram(linked));
     }

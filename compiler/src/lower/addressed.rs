@@ -214,16 +214,7 @@ mod tests {
     use super::*;
 
     fn addressed(src: &str) -> Vec<String> {
-        let mut diags = crate::diag::Diagnostics::default();
-        let (toks, _) = crate::preprocess::preprocess(
-            src,
-            &[],
-            &crate::options::BuildOptions::default(),
-            &crate::TargetCaps::default(),
-            &mut diags,
-        );
-        let tu = crate::parse::parse(&toks, false, &mut diags);
-        assert!(!diags.has_errors(), "{diags:?}");
+        let tu = crate::parse::parse_for_test(src);
         let f = tu.funcs.last().expect("a function");
         let mut names: Vec<String> = addressed_variables(f, &tu.types)
             .into_iter()

@@ -182,20 +182,9 @@ impl Renamer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Diagnostics;
 
     fn parse(src: &str) -> TranslationUnit {
-        let mut diags = Diagnostics::default();
-        let (toks, _) = crate::preprocess::preprocess(
-            src,
-            &[],
-            &crate::options::BuildOptions::default(),
-            &crate::TargetCaps::default(),
-            &mut diags,
-        );
-        let tu = crate::parse::parse(&toks, false, &mut diags);
-        assert!(!diags.has_errors(), "{diags:?}");
-        tu
+        crate::parse::parse_for_test(src)
     }
 
     #[test]
