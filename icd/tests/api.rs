@@ -3379,6 +3379,54 @@ fn kernel_arguments_do_not_retain_memory_objects() {
     check_validation();
 }
 
+/// `text` compiled with `clCompileProgram` and `options` for the device.
+unsafe fn compiled_object(env: &Env, text: &str, options: &str) -> H {
+    let src = CString::new(text).unwrap();
+    let options = CString::new(options).unwrap();
+    let dev = device();
+    let sp = src.as_ptr();
+    let mut err = 0;
+    // SAFETY: NUL-terminated source and options, one device.
+    unsafe {
+        let p = clCreateProgramWithSource(env.ctx, 1, &sp, null(), &mut err);
+        ok(err);
+        ok(clCompileProgram(
+            p,
+            1,
+            &dev,
+            options.as_ptr(),
+            0,
+            null(),
+            null(),
+            None,
+            null_mut(),
+        ));
+        p
+    }
+}
+
+/// `objects` linked with `clLinkProgram` for the device.
+unsafe fn linked_program(env: &Env, objects: &[H]) -> H {
+    let dev = device();
+    let mut err = 0;
+    // SAFETY: compiled objects of this context.
+    let linked = unsafe {
+        clLinkProgram(
+            env.ctx,
+            1,
+            &dev,
+            null(),
+            objects.len() as cl_uint,
+            objects.as_ptr(),
+            None,
+            null_mut(),
+            &mut err,
+        )
+    };
+    ok(err);
+    linked
+}
+
 /// Runs kernel `name` of `program` over a buffer holding `data`, one
 /// work-item per element, and returns what the buffer holds after.
 unsafe fn run_in_place<T: Copy + Default>(env: &Env, program: H, name: &str, data: &[T]) -> Vec<T> {
@@ -3413,28 +3461,8 @@ unsafe fn run_in_place<T: Copy + Default>(env: &Env, program: H, name: &str, dat
 #[test]
 fn separately_compiled_helper_is_linked() {
     let env = Env::new();
-    let dev = device();
-    let mut err = 0;
     unsafe {
-        let compiled = |text: &str| {
-            let src = CString::new(text).unwrap();
-            let sp = src.as_ptr();
-            let mut err = 0;
-            let p = clCreateProgramWithSource(env.ctx, 1, &sp, null(), &mut err);
-            ok(err);
-            ok(clCompileProgram(
-                p,
-                1,
-                &dev,
-                null(),
-                0,
-                null(),
-                null(),
-                None,
-                null_mut(),
-            ));
-            p
-        };
+        let compiled = |text: &str| compiled_object(&env, text, "");
         let caller = compiled(
             "float helper(float);\n\
              __kernel void apply(__global float *x) {\n\
@@ -3443,19 +3471,7 @@ fn separately_compiled_helper_is_linked() {
              }\n",
         );
         let callee = compiled("float helper(float v) { return v * v + 1.0f; }\n");
-        let inputs = [caller, callee];
-        let linked = clLinkProgram(
-            env.ctx,
-            1,
-            &dev,
-            null(),
-            2,
-            inputs.as_ptr(),
-            None,
-            null_mut(),
-            &mut err,
-        );
-        ok(err);
+        let linked = linked_program(&env, &[caller, callee]);
         let got = run_in_place(&env, linked, "apply", &[1.0f32, 2.0, 3.0, 4.0]);
         assert_eq!(got, vec![2.0, 5.0, 10.0, 17.0]);
         for obj in [caller, callee, linked] {
@@ -3473,7 +3489,6 @@ fn separately_compiled_helper_is_linked() {
 #[test]
 fn a_link_finds_the_neighbours_of_headers_included_by_path() {
     let env = Env::new();
-    let dev = device();
     let dir = std::env::temp_dir().join(format!("ferrocl-link-includes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("inc_types.h"), "#pragma once\ntypedef uint u32;\n").unwrap();
@@ -3485,41 +3500,14 @@ fn a_link_finds_the_neighbours_of_headers_included_by_path() {
     let text = "#include M2S(INCLUDE_PATH/inc_types.h)\n\
                 #include M2S(INCLUDE_PATH/inc_common.cl)\n\
                 __kernel void k(__global u32 *x) { x[get_global_id(0)] = twice(x[get_global_id(0)]); }\n";
-    let options = CString::new(format!(
+    let options = format!(
         "-D INCLUDE_PATH={} -D XM2S(x)=#x -D M2S(x)=XM2S(x)",
         dir.display()
-    ))
-    .unwrap();
-    let mut err = 0;
+    );
     unsafe {
-        let src = CString::new(text).unwrap();
-        let sp = src.as_ptr();
-        let object = clCreateProgramWithSource(env.ctx, 1, &sp, null(), &mut err);
-        ok(err);
-        ok(clCompileProgram(
-            object,
-            1,
-            &dev,
-            options.as_ptr(),
-            0,
-            null(),
-            null(),
-            None,
-            null_mut(),
-        ));
+        let object = compiled_object(&env, text, &options);
         std::fs::remove_dir_all(&dir).unwrap();
-        let linked = clLinkProgram(
-            env.ctx,
-            1,
-            &dev,
-            null(),
-            1,
-            &object,
-            None,
-            null_mut(),
-            &mut err,
-        );
-        ok(err);
+        let linked = linked_program(&env, &[object]);
         assert_eq!(
             run_in_place(&env, linked, "k", &[1u32, 2, 3, 4]),
             vec![2, 4, 6, 8]

@@ -247,6 +247,25 @@ fn ownership(gpu: &Gpu, name: &std::ffi::CStr) -> Ownership {
     unsafe { std::mem::transmute_copy::<*mut c_void, Ownership>(&f) }
 }
 
+/// A read-write buffer of N * 4 bytes made from the 0-terminated property
+/// list `props`, which names an exported descriptor.
+fn external_buffer<'g>(gpu: &'g Gpu, props: &[u64], what: &str) -> Buffer<'g> {
+    let mut err = 0;
+    // SAFETY: a 0-terminated property list; no host pointer.
+    let mem = unsafe {
+        (gpu.api.clCreateBufferWithProperties)(
+            gpu.context,
+            props.as_ptr(),
+            CL_MEM_READ_WRITE,
+            N * 4,
+            null_mut(),
+            &mut err,
+        )
+    };
+    check(err, what);
+    Buffer::wrap(gpu, mem, N * 4)
+}
+
 #[test]
 fn a_kernel_changes_memory_vulkan_exported() {
     let gpu = Gpu::new();
@@ -274,21 +293,7 @@ fn a_kernel_changes_memory_vulkan_exported() {
         exporter.export_fd() as u64,
         0,
     ];
-    let mut err = 0;
-    // SAFETY: a 0-terminated property list naming a descriptor of N * 4
-    // bytes; no host pointer.
-    let mem = unsafe {
-        (gpu.api.clCreateBufferWithProperties)(
-            gpu.context,
-            props.as_ptr(),
-            CL_MEM_READ_WRITE,
-            N * 4,
-            null_mut(),
-            &mut err,
-        )
-    };
-    check(err, "clCreateBufferWithProperties (opaque fd)");
-    let buffer = Buffer::wrap(&gpu, mem, N * 4);
+    let buffer = external_buffer(&gpu, &props, "clCreateBufferWithProperties (opaque fd)");
     let k = gpu.kernel(
         "__kernel void step(__global uint *p) { size_t i = get_global_id(0); p[i] = p[i] * 2u + 1u; }",
         "step",
@@ -328,6 +333,7 @@ fn a_kernel_changes_memory_vulkan_exported() {
             acquire(gpu.queue, 0, null(), 0, null(), null_mut()),
             "acquire nothing",
         );
+        let mut err = 0;
         let props = [u64::from(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR), 12345, 0];
         let flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
         let m = (gpu.api.clCreateBufferWithProperties)(
@@ -366,19 +372,13 @@ fn a_kernel_changes_memory_vulkan_exported() {
         exporter.export_fd() as u64,
         0,
     ];
-    // SAFETY: a 0-terminated property list naming a descriptor of N * 4
-    // bytes; no host pointer; one external memory object.
+    let listed = external_buffer(
+        &gpu,
+        &props,
+        "clCreateBufferWithProperties (device list, opaque fd)",
+    );
+    // SAFETY: one external memory object of this context.
     unsafe {
-        let mem = (gpu.api.clCreateBufferWithProperties)(
-            gpu.context,
-            props.as_ptr(),
-            CL_MEM_READ_WRITE,
-            N * 4,
-            null_mut(),
-            &mut err,
-        );
-        check(err, "clCreateBufferWithProperties (device list, opaque fd)");
-        let listed = Buffer::wrap(&gpu, mem, N * 4);
         check(
             acquire(gpu.queue, 1, &listed.handle, 0, null(), null_mut()),
             "acquire",

@@ -10,9 +10,10 @@
 //! minutes of LLVM time on lavapipe for random123's Threefry.
 //!
 //! The walk is syntactic and conservative. A name is addressed in a
-//! function when any occurrence of it, in any scope, is under `&` or is
-//! an array (or an array member of it) used as a value, where it decays
-//! to a pointer. A declaration the walk cannot type counts as addressed.
+//! function when any occurrence of it is under `&`, or is an array (or an
+//! array member of it) used as a value, where it decays to a pointer;
+//! each occurrence is judged against every declaration of the name before
+//! it, in any scope. A member the walk cannot type counts as an array.
 
 use std::collections::{HashMap, HashSet};
 
@@ -30,7 +31,6 @@ pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> Hash
         walk.declared.entry(&p.name).or_default().push(&p.ty);
     }
     if let Some(body) = &f.body {
-        walk.declarations(body);
         walk.stmt(body);
     }
     walk.addressed
@@ -38,47 +38,23 @@ pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> Hash
 
 struct Walk<'a, 't> {
     types: &'t TypeTable,
-    /// Every type each name is declared with in the function: scopes are
-    /// not tracked, so a name's uses are judged against all of them.
+    /// Every type each name has been declared with so far in the
+    /// function: scopes are not tracked, so a use is judged against all
+    /// of them.
     declared: HashMap<&'a str, Vec<&'a Type>>,
     addressed: HashSet<&'a str>,
 }
 
 impl<'a> Walk<'a, '_> {
-    fn declarations(&mut self, s: &'a Stmt) {
-        match &s.kind {
-            StmtKind::Decl(vars) => {
-                for v in vars {
-                    self.declared.entry(&v.name).or_default().push(&v.ty);
-                }
-            }
-            StmtKind::Block(items) => items.iter().for_each(|x| self.declarations(x)),
-            StmtKind::If(_, a, b) => {
-                self.declarations(a);
-                if let Some(b) = b {
-                    self.declarations(b);
-                }
-            }
-            StmtKind::While(_, b)
-            | StmtKind::DoWhile(b, _)
-            | StmtKind::Switch(_, b)
-            | StmtKind::Case(_, b)
-            | StmtKind::Label(_, b) => self.declarations(b),
-            StmtKind::For(i, _, _, b) => {
-                if let Some(i) = i {
-                    self.declarations(i);
-                }
-                self.declarations(b);
-            }
-            _ => {}
-        }
-    }
-
     fn stmt(&mut self, s: &'a Stmt) {
         match &s.kind {
             StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.value(e),
+            // A name is declared before any use of it that refers to
+            // that declaration, so collecting declarations as they come
+            // judges every use against its own among them.
             StmtKind::Decl(vars) => {
                 for v in vars {
+                    self.declared.entry(&v.name).or_default().push(&v.ty);
                     if let Some(i) = &v.init {
                         self.init(i);
                     }

@@ -14,7 +14,7 @@ use std::rc::Rc;
 /// Deepest `#include` nesting (clang's limit too).
 const INCLUDE_DEPTH_LIMIT: usize = 200;
 
-impl Preprocessor<'_> {
+impl<'a> Preprocessor<'a> {
     /// The tokens left on the directive's line.
     fn line_tokens(&mut self) -> Vec<PpTok> {
         match self.stack.last_mut() {
@@ -423,65 +423,26 @@ impl Preprocessor<'_> {
             self.diags.error(span, "#include nested too deeply");
             return;
         }
-        let including = self.stack.last().filter(|_| quoted);
-        let beside_name = including
-            .and_then(|f| f.name_dir.as_ref())
-            .map(|d| d.join(name).to_string_lossy().into_owned());
-        let in_memory = beside_name
-            .iter()
-            .map(String::as_str)
-            .chain([name])
-            .find_map(|n| self.headers.iter().find(|h| h.name == n));
-        let found = if let Some(h) = in_memory {
-            let name = h.name.clone();
-            Some((format!("header:{name}"), name.clone(), None, Some(h), name))
-        } else {
-            let own_dir = including
-                .and_then(|f| f.dir.as_ref())
-                .map(|d| (d.join(name), beside_name.clone()));
-            let mut candidates: Vec<(std::path::PathBuf, Option<String>)> = own_dir
-                .into_iter()
-                .chain(
-                    self.include_dirs
-                        .iter()
-                        .map(|d| (Path::new(d).join(name), None)),
-                )
-                .collect();
-            if Path::new(name).is_absolute() {
-                candidates.insert(0, (Path::new(name).to_path_buf(), None));
-            }
-            candidates
-                .into_iter()
-                .find(|(p, _)| p.is_file())
-                .map(|(p, recorded)| {
-                    let key = p
-                        .canonicalize()
-                        .unwrap_or_else(|_| p.clone())
-                        .to_string_lossy()
-                        .into_owned();
-                    (
-                        format!("disk:{key}"),
-                        p.to_string_lossy().into_owned(),
-                        Some(p),
-                        None,
-                        recorded.unwrap_or_else(|| name.to_string()),
-                    )
-                })
-        };
-        let Some((key, display, path, header, recorded)) = found else {
+        let Some(found) = self.locate(name, quoted) else {
             self.diags.error(span, format!("'{name}' file not found"));
             return;
         };
-        let dir = path
-            .as_ref()
-            .and_then(|p| p.parent())
-            .map(Path::to_path_buf);
+        let (key, display) = match &found.from {
+            Origin::Header(h) => (format!("header:{}", h.name), h.name.clone()),
+            Origin::Disk(p) => {
+                let canonical = p.canonicalize().unwrap_or_else(|_| p.clone());
+                (
+                    format!("disk:{}", canonical.to_string_lossy()),
+                    p.to_string_lossy().into_owned(),
+                )
+            }
+        };
         let id = match self.file_ids.get(&key) {
             Some(&id) => id,
             None => {
-                let text: Rc<str> = match (header, &path) {
-                    (Some(h), _) => Rc::from(h.source.as_str()),
-                    (None, Some(p)) => match std::fs::read(p) {
+                let text: Rc<str> = match &found.from {
+                    Origin::Header(h) => Rc::from(h.source.as_str()),
+                    Origin::Disk(p) => match std::fs::read(p) {
                         Ok(bytes) => Rc::from(String::from_utf8_lossy(&bytes).as_ref()),
                         Err(e) => {
                             self.diags
@@ -489,29 +450,77 @@ impl Preprocessor<'_> {
                             return;
                         }
                     },
-                    (None, None) => return,
                 };
                 let id = self.add_file(&display, text);
                 self.file_ids.insert(key, id);
                 id
             }
         };
-        // Under every name that reached it: one file may be included as
-        // `/abs/dir/x.h` by one header and as `"x.h"` by its neighbour.
-        if path.is_some() && !self.disk_includes.iter().any(|h| h.name == recorded) {
-            self.disk_includes.push(Header {
-                name: recorded.clone(),
-                source: self.files[id as usize].1.to_string(),
-            });
-        }
+        let dir = match &found.from {
+            // Under every name that reached it: one file may be included
+            // as `/abs/dir/x.h` by one header and as `"x.h"` by its
+            // neighbour.
+            Origin::Disk(p) => {
+                if !self.disk_includes.iter().any(|h| h.name == found.name) {
+                    self.disk_includes.push(Header {
+                        name: found.name.clone(),
+                        source: self.files[id as usize].1.to_string(),
+                    });
+                }
+                p.parent().map(Path::to_path_buf)
+            }
+            Origin::Header(_) => None,
+        };
         if self.once.contains(&id) {
             return;
         }
-        let name_dir = Path::new(&recorded)
+        let name_dir = Path::new(&found.name)
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .map(Path::to_path_buf);
         self.push_file_in(id, dir, name_dir);
+    }
+
+    /// Where `include` finds `name` (see there), and the name it is known
+    /// by from then on.
+    fn locate(&self, name: &str, quoted: bool) -> Option<Located<'a>> {
+        let including = self.stack.last().filter(|_| quoted);
+        let beside_name = including
+            .and_then(|f| f.name_dir.as_ref())
+            .map(|d| d.join(name).to_string_lossy().into_owned());
+        let headers = self.headers;
+        let in_memory = beside_name
+            .iter()
+            .map(String::as_str)
+            .chain([name])
+            .find_map(|n| headers.iter().find(|h| h.name == n));
+        if let Some(h) = in_memory {
+            return Some(Located {
+                from: Origin::Header(h),
+                name: h.name.clone(),
+            });
+        }
+        // Beside the including file it is known by the name joined to the
+        // includer's; elsewhere by the name the directive wrote.
+        let beside = including
+            .and_then(|f| f.dir.as_ref())
+            .map(|d| (d.join(name), beside_name));
+        let absolute = Path::new(name)
+            .is_absolute()
+            .then(|| (Path::new(name).to_path_buf(), None));
+        let on_path = self
+            .include_dirs
+            .iter()
+            .map(|d| (Path::new(d).join(name), None));
+        absolute
+            .into_iter()
+            .chain(beside)
+            .chain(on_path)
+            .find(|(p, _)| p.is_file())
+            .map(|(p, known)| Located {
+                from: Origin::Disk(p),
+                name: known.unwrap_or_else(|| name.to_string()),
+            })
     }
 
     pub(super) fn push_file(&mut self, id: crate::token::FileId) {
@@ -750,4 +759,17 @@ impl Preprocessor<'_> {
         self.pragma(toks, t.span, out);
         true
     }
+}
+
+/// A file an `#include` found.
+struct Located<'a> {
+    from: Origin<'a>,
+    /// The name the file is known by: its own quoted includes look beside
+    /// it, and a file from disk is recorded under it.
+    name: String,
+}
+
+enum Origin<'a> {
+    Header(&'a Header),
+    Disk(std::path::PathBuf),
 }

@@ -942,13 +942,18 @@ fn include_errors() {
     assert_eq!(text, "int o ; after");
 }
 
-#[test]
-fn include_from_disk_directories() {
-    let dir = std::env::temp_dir().join(format!(
-        "ferrocl-pp-test-{}-{:?}",
+/// A directory of this test process and thread, for files a test writes.
+fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "ferrocl-pp-{tag}-{}-{:?}",
         std::process::id(),
         std::thread::current().id()
-    ));
+    ))
+}
+
+#[test]
+fn include_from_disk_directories() {
+    let dir = scratch_dir("test");
     let sub = dir.join("inc");
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::write(
@@ -986,11 +991,7 @@ fn quoted_includes_look_beside_the_including_header_first() {
     // "lib/top.h", which includes "inner.h" from its own directory; an
     // `inner.h` in the -I directory must not win, and <inner.h> still
     // searches only -I.
-    let dir = std::env::temp_dir().join(format!(
-        "ferrocl-pp-beside-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let dir = scratch_dir("beside");
     let lib = dir.join("lib");
     std::fs::create_dir_all(&lib).unwrap();
     std::fs::write(lib.join("top.h"), "#include \"inner.h\"\n").unwrap();
@@ -1018,11 +1019,7 @@ fn recorded_includes_preprocess_again_without_the_directory() {
     // hashcat's layout: the source includes headers by absolute path, and
     // those include their neighbours by bare quoted names. A link
     // compiles the objects again from the recorded files alone.
-    let dir = std::env::temp_dir().join(format!(
-        "ferrocl-pp-recorded-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let dir = scratch_dir("recorded");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("inc_vendor.h"),
