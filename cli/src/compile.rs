@@ -10,10 +10,17 @@ use std::fmt::Write as _;
 use std::process::Command;
 
 /// The capabilities to compile for: a device's, or a baseline Vulkan 1.2
-/// device (what `TargetCaps::default()` describes).
+/// device (what `TargetCaps::default()` describes, with
+/// `FERROCL_OUTLINE_NODES` applied as for a device).
 fn target_caps(device: Option<usize>) -> Result<(TargetCaps, String), String> {
     match device {
-        None => Ok((TargetCaps::default(), "baseline Vulkan 1.2 device".into())),
+        None => {
+            let caps = TargetCaps {
+                outline_min_nodes: ferrocl_runtime::device::outline_min_nodes_setting(),
+                ..TargetCaps::default()
+            };
+            Ok((caps, "baseline Vulkan 1.2 device".into()))
+        }
         Some(index) => {
             let platform = ferrocl_runtime::platform::Platform::get();
             let devices = platform.devices();

@@ -163,6 +163,11 @@ pub struct TargetCaps {
     /// right there. Can go when lavapipe passes `icd/tests/math_edges.rs`
     /// and `conversions.rs` on such a CPU without it.
     pub f64_rounding_from_floor: bool,
+    /// Functions of the program with at least this many expression nodes
+    /// (counting the calls they inline) that a kernel would inline more
+    /// than once are SPIR-V functions instead (lower/outline.rs); 0
+    /// outlines every function it can, `usize::MAX` none.
+    pub outline_min_nodes: usize,
 }
 
 impl Default for TargetCaps {
@@ -183,6 +188,7 @@ impl Default for TargetCaps {
             features: Vec::new(),
             fences_as_atomics: false,
             f64_rounding_from_floor: false,
+            outline_min_nodes: lower::OUTLINE_MIN_NODES,
         }
     }
 }

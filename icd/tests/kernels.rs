@@ -4646,3 +4646,99 @@ fn kernel_clocks_advance_for_each_work_item() {
         }
     }
 }
+
+/// Large functions a kernel would inline several times are SPIR-V
+/// functions of their own (compiler/src/lower/outline.rs): here `update`
+/// (called twice by the kernel) and `compress` (called by the kernel and
+/// twice by `update`), both taking `__private` pointers into the kernel's
+/// private pool (the `uchar *` cast puts the program there), with an
+/// early return, a loop around a call and a byte store through the pool
+/// between the calls.
+#[test]
+fn outlined_functions_with_private_pointers_into_the_pool() {
+    let gpu = Gpu::new();
+    let src = r#"
+        typedef struct { uint h[4]; uint len; } ctx_t;
+        #define R(a, b, c, d, k, s) \
+            a = rotate(a + ((b & c) | (~b & d)) + w[k] + 0x5a827999u * (k + 1u), (uint)(s)) + b
+        #define ROUNDS(o) \
+            R(a, b, c, d, o + 0u, 3); R(d, a, b, c, o + 1u, 7); \
+            R(c, d, a, b, o + 2u, 11); R(b, c, d, a, o + 3u, 19)
+        void compress(uint *h, const uint *w) {
+            uint a = h[0], b = h[1], c = h[2], d = h[3];
+            ROUNDS(0u); ROUNDS(4u); ROUNDS(8u); ROUNDS(12u);
+            ROUNDS(1u); ROUNDS(5u); ROUNDS(9u); ROUNDS(3u);
+            h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+        }
+        void set_byte(uint *w, int i, uchar v) { ((uchar *)w)[i] = v; }
+        uint update(ctx_t *ctx, const uint *w, int n) {
+            if (n == 0) return ctx->len;
+            for (int r = 0; r < n; r++) compress(ctx->h, w);
+            ctx->len += (uint)n;
+            compress(ctx->h, w);
+            return ctx->len;
+        }
+        __kernel void hashes(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint w[16];
+            for (int k = 0; k < 16; k++) w[k] = in[16 * i + k];
+            ctx_t ctx = {{ 1u, 2u, 3u, 4u }, 0u};
+            set_byte(w, 5, (uchar)i);
+            uint l = update(&ctx, w, i & 3);
+            compress(ctx.h, w);
+            set_byte(w, 0, (uchar)0xab);
+            l += update(&ctx, w, 1);
+            for (int k = 0; k < 4; k++) out[5 * i + k] = ctx.h[k];
+            out[5 * i + 4] = l;
+        }"#;
+    fn compress(h: &mut [u32; 4], w: &[u32; 16]) {
+        let [mut a, mut b, mut c, mut d] = *h;
+        let r = |a: u32, b: u32, c: u32, d: u32, k: u32, s: u32| {
+            let f = (b & c) | (!b & d);
+            a.wrapping_add(f)
+                .wrapping_add(w[k as usize])
+                .wrapping_add(0x5a82_7999u32.wrapping_mul(k + 1))
+                .rotate_left(s)
+                .wrapping_add(b)
+        };
+        for o in [0, 4, 8, 12, 1, 5, 9, 3] {
+            a = r(a, b, c, d, o, 3);
+            d = r(d, a, b, c, o + 1, 7);
+            c = r(c, d, a, b, o + 2, 11);
+            b = r(b, c, d, a, o + 3, 19);
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    fn update(h: &mut [u32; 4], len: &mut u32, w: &[u32; 16], n: u32) -> u32 {
+        if n == 0 {
+            return *len;
+        }
+        for _ in 0..n {
+            compress(h, w);
+        }
+        *len += n;
+        compress(h, w);
+        *len
+    }
+    let n = 128usize;
+    let input = XorShift::new(43).u32s(16 * n);
+    let k = gpu.kernel(src, "hashes");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(5 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
+            w[1] = (w[1] & !0xff00) | ((i as u32 & 0xff) << 8);
+            let (mut h, mut len) = ([1u32, 2, 3, 4], 0u32);
+            let mut l = update(&mut h, &mut len, &w, i as u32 & 3);
+            compress(&mut h, &w);
+            w[0] = (w[0] & !0xff) | 0xab;
+            l += update(&mut h, &mut len, &w, 1);
+            [h[0], h[1], h[2], h[3], l]
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
+}

@@ -734,6 +734,25 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         // lavapipe's double `trunc` and `rint` are wrong where the CPU has
         // no AVX-512 (compiler TargetCaps::f64_rounding_from_floor).
         f64_rounding_from_floor: vk.driver_name == "llvmpipe",
+        outline_min_nodes: outline_min_nodes_setting(),
+    }
+}
+
+/// `TargetCaps::outline_min_nodes` as `FERROCL_OUTLINE_NODES` sets it.
+pub fn outline_min_nodes_setting() -> usize {
+    outline_min_nodes(std::env::var("FERROCL_OUTLINE_NODES").ok().as_deref())
+}
+
+/// `TargetCaps::outline_min_nodes` from a `FERROCL_OUTLINE_NODES` value: a
+/// number of expression nodes (0 outlines every function the compiler
+/// can, `never` none); the compiler's default when unset or unreadable.
+fn outline_min_nodes(setting: Option<&str>) -> usize {
+    match setting.map(str::trim) {
+        Some("never") => usize::MAX,
+        Some(n) => n
+            .parse()
+            .unwrap_or(ferrocl_compiler::lower::OUTLINE_MIN_NODES),
+        None => ferrocl_compiler::lower::OUTLINE_MIN_NODES,
     }
 }
 

@@ -552,69 +552,11 @@ impl<'a> Lowerer<'a> {
         Some(Val::new(id, def.ret.clone()))
     }
 
-    /// Emits `def` as a SPIR-V function of its own: its parameters are
-    /// `OpFunctionParameter`s, its body the library function inlined into
-    /// a fresh function writer, so everything it calls in turn stays
-    /// inside it. The state of the function being lowered is set aside
-    /// and restored around it.
+    /// Emits the library function `def` as a SPIR-V function of its own,
+    /// with its own private pool (see [`Lowerer::emit_outlined`]).
     fn outline_library_function(&mut self, def: &'a FuncDef, span: Span) -> R<OutlinedFunction> {
-        let entry = self.label();
-        let saved_f = std::mem::replace(&mut self.f, FunctionWriter::new(entry));
-        let saved_scopes = std::mem::take(&mut self.scopes);
-        let saved_breakables = std::mem::take(&mut self.breakables);
-        let saved_jumps = std::mem::take(&mut self.jumps);
-        let saved_frames = std::mem::take(&mut self.frames);
-        let saved_pool = self.pool.take();
-        // The library keeps its own variables in its own private pool
-        // when the program's kernels use one.
-        let fresh_ppool = if self.ppool.is_some() {
-            let zero = self.u32c(0);
-            Some(LocalPool {
-                var: self.m.id(),
-                args_bytes: zero,
-                static_bytes: 0,
-            })
-        } else {
-            None
-        };
-        let saved_ppool = std::mem::replace(&mut self.ppool, fresh_ppool);
-        // Code reached from a dead region is still a live function.
-        let saved_dead = std::mem::replace(&mut self.dead, 0);
-        let saved_private = std::mem::replace(&mut self.private_bytes, 0);
-
-        let mut params = Vec::with_capacity(def.params.len());
-        let mut param_ids = Vec::with_capacity(def.params.len());
-        for p in &def.params {
-            let ty = self.sty(&p.ty);
-            let id = self.m.id();
-            param_ids.push((ty, id));
-            params.push(Val::new(id, p.ty.clone()));
-        }
-        let result = self.call_function(def, params, span);
-        if self.f.is_open() {
-            match &result {
-                Some(v) if self.f.reachable() && def.ret != Type::Void => {
-                    self.term(Op::ReturnValue, &[v.id])
-                }
-                _ if self.f.reachable() && def.ret == Type::Void => self.term(Op::Return, &[]),
-                _ => self.term(Op::Unreachable, &[]),
-            }
-        }
-        self.declare_private_pool();
-        let private_bytes = std::mem::replace(&mut self.private_bytes, saved_private);
-        self.dead = saved_dead;
-        self.ppool = saved_ppool;
-        self.pool = saved_pool;
-        self.frames = saved_frames;
-        self.jumps = saved_jumps;
-        self.breakables = saved_breakables;
-        self.scopes = saved_scopes;
-        let fw = std::mem::replace(&mut self.f, saved_f);
-        result?;
-
-        let ret = self.sty(&def.ret);
-        let id = self.add_function(fw, ret, &param_ids);
-        self.m.name(id, &def.name);
+        let types: Vec<Type> = def.params.iter().map(|p| p.ty.clone()).collect();
+        let (id, private_bytes) = self.emit_outlined(def, &types, true, span)?;
         Some(OutlinedFunction { id, private_bytes })
     }
 

@@ -25,6 +25,8 @@ mod expr;
 mod generic;
 mod image;
 mod integer_dot;
+mod outline;
+pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
 mod program_data;
 mod reinterpret;
 pub(crate) use image::uses_image_library;
@@ -171,6 +173,10 @@ struct LocalPool {
     /// expression); kernel-scope `__local` variables follow them.
     args_bytes: Word,
     static_bytes: u32,
+    /// The pool variable's storage class: `Workgroup` for `__local`;
+    /// `Function` for `__private`, or `Private` where the kernel calls
+    /// functions of its own that reach the pool (see [`outline`]).
+    storage: StorageClass,
 }
 
 /// The blocks of a loop opened by `Lowerer::enter_checked_loop`.
@@ -356,6 +362,12 @@ pub(crate) struct Lowerer<'a> {
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
     /// Image library functions emitted as SPIR-V functions of this module.
     image_functions: HashMap<&'a str, image::OutlinedFunction>,
+    /// The program's calls between its own functions (see [`outline`]).
+    call_graph: outline::CallGraph<'a>,
+    /// The functions the kernel being lowered calls as SPIR-V functions,
+    /// and those emitted so far, by name and parameter types.
+    outlined: HashSet<&'a str>,
+    user_functions: HashMap<(&'a str, Vec<Type>), Word>,
     /// A compiled object of `clCompileProgram`: `extern` variables and
     /// functions that another unit of a later `clLinkProgram` may define
     /// are not errors here (the object's module is never run).
@@ -534,6 +546,9 @@ fn lower_once(
         generic_vars: std::collections::HashSet::new(),
         const_vars: std::collections::HashSet::new(),
         image_functions: HashMap::new(),
+        call_graph: outline::CallGraph::of(tu),
+        outlined: HashSet::new(),
+        user_functions: HashMap::new(),
         object,
         generic_dynamic,
         generic_limit: false,
@@ -1975,12 +1990,22 @@ impl<'a> Lowerer<'a> {
         // reuses: what was noted of the last kernel's variables goes.
         self.const_vars.clear();
         self.generic_vars.clear();
+        let min_nodes = self.caps.outline_min_nodes;
+        self.outlined = self
+            .call_graph
+            .outlined(f.name.as_str(), min_nodes, |g| self.may_outline(g));
+        self.user_functions.clear();
         self.ppool = if self.private_pool_mode {
             let zero = self.u32c(0);
             Some(LocalPool {
                 var: self.m.id(),
                 args_bytes: zero,
                 static_bytes: 0,
+                storage: if self.outlined.is_empty() {
+                    StorageClass::Function
+                } else {
+                    StorageClass::Private
+                },
             })
         } else {
             None
@@ -1991,6 +2016,7 @@ impl<'a> Lowerer<'a> {
                 var: self.m.id(),
                 args_bytes: zero,
                 static_bytes: 0,
+                storage: StorageClass::Workgroup,
             })
         } else {
             None
@@ -2176,8 +2202,18 @@ impl<'a> Lowerer<'a> {
             let u = self.m.ty(TypeKey::Int(32));
             let len = self.m.u32_const(pool.static_bytes / 4 + 1);
             let arr = self.m.ty(TypeKey::Array(u, len));
-            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
-            self.f.var(p, pool.var);
+            let p = self.m.ty(TypeKey::Pointer(pool.storage, arr));
+            if pool.storage == StorageClass::Private {
+                self.m
+                    .global_with_id(Op::Variable, p, pool.var, &[StorageClass::Private as u32]);
+                // SPIR-V 1.4 lists every global variable an entry point
+                // reaches among its interface.
+                if self.caps.spirv_version >= (1, 4) {
+                    self.k.interface.insert(pool.var);
+                }
+            } else {
+                self.f.var(p, pool.var);
+            }
         }
     }
 
@@ -2224,13 +2260,13 @@ impl<'a> Lowerer<'a> {
         let u = self.m.ty(TypeKey::Int(32));
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[offset, two]);
-        let p = self.m.ty(TypeKey::Pointer(sc, u));
         let pool = if sc == StorageClass::Workgroup {
             &self.pool
         } else {
             &self.ppool
         };
-        let var = pool.as_ref().map_or(0, |p| p.var);
+        let (var, storage) = pool.as_ref().map_or((0, sc), |p| (p.var, p.storage));
+        let p = self.m.ty(TypeKey::Pointer(storage, u));
         self.op(Op::AccessChain, p, &[var, index])
     }
 
@@ -4087,15 +4123,17 @@ impl<'a> Lowerer<'a> {
         // The pools a kernel would give the function, so that what needs
         // them (unions in private or local memory) checks as in a called
         // function; the scratch module is discarded.
-        let pool = |l: &mut Self, on: bool| {
+        let pool = |l: &mut Self, on: bool, storage| {
             on.then(|| LocalPool {
                 var: l.m.id(),
                 args_bytes: l.u32c(0),
                 static_bytes: 0,
+                storage,
             })
         };
-        self.pool = pool(self, self.pool_mode);
-        self.ppool = pool(self, self.private_pool_mode);
+        self.pool = pool(self, self.pool_mode, StorageClass::Workgroup);
+        self.ppool = pool(self, self.private_pool_mode, StorageClass::Function);
+        self.outlined.clear();
         self.const_vars.clear();
         self.generic_vars.clear();
         let mut args = Vec::new();
@@ -4142,13 +4180,47 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Calls `f`: inlined, or a call of the kernel's SPIR-V function for
+    /// it where the kernel outlines it (see [`outline`]).
     fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
+        let name = f.name.as_str();
+        if self.outlined.contains(name) && !self.call_stack.contains(&name) {
+            if let Some(types) = self.outlined_param_types(f, &args) {
+                self.called.insert(name);
+                return self.call_outlined(f, types, args, span);
+            }
+        }
+        self.call_function_inline(f, args, span)
+    }
+
+    fn call_function_inline(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
         self.called.insert(f.name.as_str());
         let library = f.name.starts_with("__ferrocl_");
         self.in_library += library as usize;
         let result = self.inline_call(f, args, span);
         self.in_library -= library as usize;
         result
+    }
+
+    /// The type parameter `p` takes for argument `a`: a pointer parameter
+    /// without an address space takes the argument's, as a generic
+    /// pointer would.
+    fn bound_param_type(&self, p: &Param, a: &Val) -> Type {
+        let into_constant_data = a
+            .base
+            .as_ref()
+            .is_some_and(|b| b.sc == StorageClass::Private);
+        match (&p.ty, &a.ty) {
+            (Type::Pointer(elem, _, q), _) if into_constant_data => {
+                Type::Pointer(elem.clone(), AddrSpace::Private, *q)
+            }
+            (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _))
+                if *sp != AddrSpace::Private && !self.generic_dynamic =>
+            {
+                Type::Pointer(elem.clone(), *sp, *q)
+            }
+            _ => p.ty.clone(),
+        }
     }
 
     fn inline_call(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
@@ -4194,23 +4266,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut bound = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
-            // A pointer parameter without an address space takes the
-            // argument's, as a generic pointer would.
-            let into_constant_data = a
-                .base
-                .as_ref()
-                .is_some_and(|b| b.sc == StorageClass::Private);
-            let ty = match (&p.ty, &a.ty) {
-                (Type::Pointer(elem, _, q), _) if into_constant_data => {
-                    Type::Pointer(elem.clone(), AddrSpace::Private, *q)
-                }
-                (Type::Pointer(elem, AddrSpace::Private, q), Type::Pointer(_, sp, _))
-                    if *sp != AddrSpace::Private && !self.generic_dynamic =>
-                {
-                    Type::Pointer(elem.clone(), *sp, *q)
-                }
-                _ => p.ty.clone(),
-            };
+            let ty = self.bound_param_type(p, &a);
             let v = self.convert(a, &ty, span, false)?;
             bound.push((p, ty, v));
         }

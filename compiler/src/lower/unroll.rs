@@ -142,7 +142,7 @@ fn addressed_in_expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
 
 /// Calls `f` on every top-level expression of `s` and of the statements
 /// inside it (declarations' initializers included).
-fn for_each_expr<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
+pub(super) fn for_each_expr<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
     match &s.kind {
         StmtKind::Expr(e) => f(e),
         StmtKind::Decl(vars) => {

@@ -1,0 +1,325 @@
+//! Calls that stay calls: large functions a kernel would otherwise inline
+//! several times become SPIR-V functions of their own.
+//!
+//! Inlining every call makes a kernel as large as its call tree spelled
+//! out. hashcat's pure headers call big functions (`sha1_update_64`, the
+//! 64-case byte shifters) from many places: inlined, `m22000_init` was
+//! 515,000 lines of SPIR-V and NVIDIA's driver took 7 to 53 s per
+//! pipeline. So a function of the program whose body, with what it
+//! inlines, has at least `TargetCaps::outline_min_nodes` expression nodes
+//! and that the kernel would inline at least twice is emitted once per
+//! kernel and called with `OpFunctionCall`.
+//!
+//! Each kernel gets its own copies: the function's addressed variables
+//! keep fixed slots of that kernel's private word pool (no function is
+//! active twice at once, OpenCL C having no recursion), so a private
+//! pointer stays a byte offset into one pool, which the kernel then keeps
+//! in a `Private` variable that every function of it reaches. A call
+//! whose arguments the callee could not take as values (a `__local` or
+//! `__private` pointer with a compile-time target, outside the pools) is
+//! inlined as before.
+
+use super::unroll::for_each_expr;
+use super::*;
+
+/// The default of `TargetCaps::outline_min_nodes`: functions smaller than
+/// this, counting the calls they inline, are always inlined.
+pub const MIN_NODES: usize = 400;
+
+/// The calls between the program's own functions (the built-in library's
+/// are left out) and each function's size with its calls inlined.
+#[derive(Default)]
+pub(super) struct CallGraph<'a> {
+    /// By function: the program's functions it calls, with the number of
+    /// call sites.
+    calls: HashMap<&'a str, Vec<(&'a str, usize)>>,
+    /// Expression nodes of each function with every call inlined.
+    sizes: HashMap<&'a str, usize>,
+}
+
+impl<'a> CallGraph<'a> {
+    pub(super) fn of(tu: &'a TranslationUnit) -> CallGraph<'a> {
+        let defined: HashSet<&str> = tu
+            .funcs
+            .iter()
+            .filter(|f| f.body.is_some())
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut graph = CallGraph::default();
+        let mut own = HashMap::new();
+        for f in &tu.funcs {
+            let Some(body) = &f.body else { continue };
+            let mut nodes = 0;
+            let mut sites: Vec<(&str, usize)> = Vec::new();
+            for_each_expr(body, &mut |e| count(e, &defined, &mut nodes, &mut sites));
+            own.insert(f.name.as_str(), nodes);
+            graph.calls.insert(f.name.as_str(), sites);
+        }
+        // Callees finish before their callers; a callee still open is a
+        // recursive call, diagnosed when lowered, and counts nothing here.
+        let roots: Vec<&str> = graph.calls.keys().copied().collect();
+        for f in graph.post_order(&roots) {
+            let inlined = graph.calls[f].iter().fold(0usize, |n, &(g, sites)| {
+                let each = graph.sizes.get(g).copied().unwrap_or(0);
+                n.saturating_add(each.saturating_mul(sites))
+            });
+            graph.sizes.insert(f, own[f] + inlined);
+        }
+        graph
+    }
+
+    /// The functions `kernel` calls as SPIR-V functions: those `eligible`
+    /// admits that are large enough (`min_nodes`) and would be inlined at
+    /// least twice, counting the copies of their callers; with
+    /// `min_nodes` 0, every eligible function the kernel reaches.
+    pub(super) fn outlined(
+        &self,
+        kernel: &'a str,
+        min_nodes: usize,
+        eligible: impl Fn(&str) -> bool,
+    ) -> HashSet<&'a str> {
+        let mut order = self.post_order(&[kernel]);
+        // Callers before callees.
+        order.reverse();
+        let mut copies: HashMap<&str, usize> = HashMap::from([(kernel, 1)]);
+        let mut out = HashSet::new();
+        for f in order {
+            let n = copies.get(f).copied().unwrap_or(0);
+            let large = match min_nodes {
+                0 => n >= 1,
+                _ => n >= 2 && self.sizes.get(f).is_some_and(|&s| s >= min_nodes),
+            };
+            let outline = f != kernel && large && eligible(f);
+            if outline {
+                out.insert(f);
+            }
+            let each = if outline { 1 } else { n };
+            for &(g, sites) in self.calls.get(f).into_iter().flatten() {
+                let c = copies.entry(g).or_default();
+                *c = c.saturating_add(each.saturating_mul(sites));
+            }
+        }
+        out
+    }
+
+    /// The functions reachable from `roots`, each after everything it
+    /// calls (but for recursive calls); iterative, as call chains may be
+    /// deep.
+    fn post_order(&self, roots: &[&'a str]) -> Vec<&'a str> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for &root in roots {
+            if !seen.insert(root) {
+                continue;
+            }
+            let mut stack = vec![(root, 0)];
+            while let Some((f, next)) = stack.pop() {
+                let callees = self.calls.get(f).map_or(&[][..], |c| &c[..]);
+                match callees.get(next) {
+                    Some(&(g, _)) => {
+                        stack.push((f, next + 1));
+                        if seen.insert(g) {
+                            stack.push((g, 0));
+                        }
+                    }
+                    None => out.push(f),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Adds `e`'s expression nodes to `nodes` and its calls of `defined`
+/// functions to `sites`.
+fn count<'a>(
+    e: &'a Expr,
+    defined: &HashSet<&str>,
+    nodes: &mut usize,
+    sites: &mut Vec<(&'a str, usize)>,
+) {
+    *nodes += 1;
+    match &e.kind {
+        ExprKind::Call(name, _) if defined.contains(name.as_str()) => {
+            match sites.iter_mut().find(|(g, _)| *g == name) {
+                Some((_, n)) => *n += 1,
+                None => sites.push((name.as_str(), 1)),
+            }
+        }
+        ExprKind::CompoundLit(_, init) => count_init(init, defined, nodes, sites),
+        _ => {}
+    }
+    e.any_operand(|x| {
+        count(x, defined, nodes, sites);
+        false
+    });
+}
+
+fn count_init<'a>(
+    i: &'a Init,
+    defined: &HashSet<&str>,
+    nodes: &mut usize,
+    sites: &mut Vec<(&'a str, usize)>,
+) {
+    match i {
+        Init::Expr(e) => count(e, defined, nodes, sites),
+        Init::List(items, _) => items
+            .iter()
+            .for_each(|i| count_init(i, defined, nodes, sites)),
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Whether `name` may be a SPIR-V function of its own, judged by its
+    /// declaration: a function of the program (not a kernel, not the
+    /// built-in library's) that takes no image, sampler or event and
+    /// returns no `__local` or `__private` pointer.
+    pub(super) fn may_outline(&self, name: &str) -> bool {
+        let Some(f) = self.funcs.get(name) else {
+            return false;
+        };
+        let local_pointer = |t: &Type| {
+            matches!(
+                t,
+                Type::Pointer(_, AddrSpace::Private | AddrSpace::Local, _)
+            )
+        };
+        !f.is_kernel
+            && f.body.is_some()
+            && !name.starts_with("__ferrocl_")
+            && !local_pointer(&f.ret)
+            && !f.params.iter().any(|p| matches!(p.ty, Type::Opaque(_)))
+    }
+
+    /// The parameter types of an outlined call of `f` with `args`, or None
+    /// when the call must be inlined: an argument is a `__local` or
+    /// `__private` pointer with a compile-time target, or one into a space
+    /// without a word pool.
+    pub(super) fn outlined_param_types(&self, f: &FuncDef, args: &[Val]) -> Option<Vec<Type>> {
+        if args.len() != f.params.len() {
+            return None;
+        }
+        let mut types = Vec::with_capacity(args.len());
+        for (p, a) in f.params.iter().zip(args) {
+            if a.base.is_some() {
+                return None;
+            }
+            let ty = self.bound_param_type(p, a);
+            if let Type::Pointer(_, sp @ (AddrSpace::Private | AddrSpace::Local), _) = ty {
+                if !self.generic_dynamic && self.pool_of(sp).is_none() {
+                    return None;
+                }
+            }
+            types.push(ty);
+        }
+        Some(types)
+    }
+
+    /// Calls the kernel's SPIR-V function for `f` with parameters `types`,
+    /// emitting it first if this kernel has not called it yet.
+    pub(super) fn call_outlined(
+        &mut self,
+        f: &'a FuncDef,
+        types: Vec<Type>,
+        args: Vec<Val>,
+        span: Span,
+    ) -> R<Val> {
+        let key = (f.name.as_str(), types);
+        let id = match self.user_functions.get(&key) {
+            Some(&id) => id,
+            None => {
+                let (id, _) = self.emit_outlined(f, &key.1, false, span)?;
+                self.user_functions.insert(key.clone(), id);
+                id
+            }
+        };
+        let mut operands = vec![id];
+        for (ty, a) in key.1.iter().zip(args) {
+            operands.push(self.convert(a, ty, span, false)?.id);
+        }
+        let ret = self.sty(&f.ret);
+        let result = self.op(Op::FunctionCall, ret, &operands);
+        Some(Val::new(result, f.ret.clone()))
+    }
+
+    /// Emits `def` as a SPIR-V function of its own with parameters of
+    /// `types`: its parameters are `OpFunctionParameter`s, its body the
+    /// function inlined into a fresh function writer, so everything it
+    /// calls in turn stays inside it (or is called in turn). The state of
+    /// the function being lowered is set aside and restored around it.
+    /// With `own_pools` the function keeps its variables in a private pool
+    /// of its own and reaches no `__local` pool, and the bytes of its
+    /// private variables are returned apart; otherwise it shares the
+    /// kernel's pools, and its variables count once towards the kernel's.
+    pub(super) fn emit_outlined(
+        &mut self,
+        def: &'a FuncDef,
+        types: &[Type],
+        own_pools: bool,
+        span: Span,
+    ) -> R<(Word, u64)> {
+        let entry = self.label();
+        let saved_f = std::mem::replace(&mut self.f, FunctionWriter::new(entry));
+        let saved_scopes = std::mem::take(&mut self.scopes);
+        let saved_breakables = std::mem::take(&mut self.breakables);
+        let saved_jumps = std::mem::take(&mut self.jumps);
+        let saved_frames = std::mem::take(&mut self.frames);
+        let saved_pools = own_pools.then(|| {
+            let fresh_ppool = self.ppool.is_some().then(|| LocalPool {
+                var: self.m.id(),
+                args_bytes: self.u32c(0),
+                static_bytes: 0,
+                storage: StorageClass::Function,
+            });
+            (
+                self.pool.take(),
+                std::mem::replace(&mut self.ppool, fresh_ppool),
+            )
+        });
+        // Code reached from a dead region is still a live function.
+        let saved_dead = std::mem::replace(&mut self.dead, 0);
+        let saved_private = if own_pools {
+            std::mem::replace(&mut self.private_bytes, 0)
+        } else {
+            self.private_bytes
+        };
+
+        let mut params = Vec::with_capacity(types.len());
+        let mut param_ids = Vec::with_capacity(types.len());
+        for ty in types {
+            let t = self.sty(ty);
+            let id = self.m.id();
+            param_ids.push((t, id));
+            params.push(Val::new(id, ty.clone()));
+        }
+        let result = self.call_function_inline(def, params, span);
+        if self.f.is_open() {
+            match &result {
+                Some(v) if self.f.reachable() && def.ret != Type::Void => {
+                    self.term(Op::ReturnValue, &[v.id])
+                }
+                _ if self.f.reachable() && def.ret == Type::Void => self.term(Op::Return, &[]),
+                _ => self.term(Op::Unreachable, &[]),
+            }
+        }
+        let mut private_bytes = 0;
+        if let Some((pool, ppool)) = saved_pools {
+            self.declare_private_pool();
+            private_bytes = std::mem::replace(&mut self.private_bytes, saved_private);
+            self.pool = pool;
+            self.ppool = ppool;
+        }
+        self.dead = saved_dead;
+        self.frames = saved_frames;
+        self.jumps = saved_jumps;
+        self.breakables = saved_breakables;
+        self.scopes = saved_scopes;
+        let fw = std::mem::replace(&mut self.f, saved_f);
+        result?;
+
+        let ret = self.sty(&def.ret);
+        let id = self.add_function(fw, ret, &param_ids);
+        self.m.name(id, &def.name);
+        Some((id, private_bytes))
+    }
+}

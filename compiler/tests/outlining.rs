@@ -1,0 +1,235 @@
+//! Large functions that a kernel would inline more than once are SPIR-V
+//! functions of their own, one copy per kernel (compiler/src/lower/
+//! outline.rs). Every module here passes `spirv-val`; results are checked
+//! on a device in icd/tests/kernels.rs.
+
+mod common;
+
+use ferrocl_compiler::TargetCaps;
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Op, StorageClass};
+
+fn caps_with(min_nodes: usize) -> TargetCaps {
+    TargetCaps {
+        outline_min_nodes: min_nodes,
+        ..common::caps()
+    }
+}
+
+fn module(source: &str, min_nodes: usize) -> Module {
+    let p = common::build_caps(source, &caps_with(min_nodes));
+    rspirv::dr::load_words(&p.spirv).expect("the module parses")
+}
+
+/// The names of the module's functions that are not entry points, one per
+/// copy.
+fn functions(m: &Module) -> Vec<String> {
+    let entries: Vec<u32> = m
+        .entry_points
+        .iter()
+        .map(|e| e.operands[1].unwrap_id_ref())
+        .collect();
+    m.functions
+        .iter()
+        .filter_map(|f| f.def.as_ref()?.result_id)
+        .filter(|id| !entries.contains(id))
+        .map(|id| name(m, id))
+        .collect()
+}
+
+fn name(m: &Module, id: u32) -> String {
+    m.debug_names
+        .iter()
+        .find(|i| i.class.opcode == Op::Name && i.operands.first() == Some(&Operand::IdRef(id)))
+        .and_then(|i| match i.operands.get(1) {
+            Some(Operand::LiteralString(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn calls(m: &Module) -> usize {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+        .filter(|i| i.class.opcode == Op::FunctionCall)
+        .count()
+}
+
+/// A function of about 60 expression nodes taking a global pointer and a
+/// value, and returning one.
+const STEP: &str = r#"
+uint step(__global const uint *w, uint s) {
+    for (int i = 0; i < 4; i++) {
+        s += w[i] * 3u + (s >> 3);
+        s ^= rotate(s, 7u);
+        if (s == 12345u) return w[0];
+    }
+    return s;
+}
+"#;
+
+#[test]
+fn a_large_function_inlined_twice_becomes_one_spirv_function() {
+    let src = format!(
+        "{STEP}
+        __kernel void k(__global const uint *w, __global uint *out) {{
+            uint s = step(w, (uint)get_global_id(0));
+            out[get_global_id(0)] = step(w + 4, s);
+        }}"
+    );
+    let m = module(&src, 10);
+    assert_eq!(functions(&m), ["step"]);
+    assert_eq!(calls(&m), 2);
+    // Below the size bound, and with outlining off, both calls inline.
+    for min in [1000, usize::MAX] {
+        let m = module(&src, min);
+        assert!(functions(&m).is_empty(), "min {min}");
+        assert_eq!(calls(&m), 0, "min {min}");
+    }
+}
+
+#[test]
+fn a_function_inlined_once_stays_inline_unless_everything_is_outlined() {
+    let src = format!(
+        "{STEP}
+        __kernel void k(__global const uint *w, __global uint *out) {{
+            out[0] = step(w, 1u);
+        }}"
+    );
+    assert!(functions(&module(&src, 10)).is_empty());
+    assert_eq!(functions(&module(&src, 0)), ["step"]);
+}
+
+#[test]
+fn copies_count_the_callers_copies_and_each_kernel_has_its_own() {
+    // `outer` is inlined twice by `a`, so it is outlined; `step` is then
+    // called twice from outer's one copy, so it is outlined too. `b` calls
+    // `step` once and `outer` not at all: it inlines `step`.
+    let src = format!(
+        "{STEP}
+        uint outer(__global const uint *w, uint s) {{
+            return step(w, s) ^ step(w + 4, s + 1u);
+        }}
+        __kernel void a(__global const uint *w, __global uint *out) {{
+            out[0] = outer(w, 1u) + outer(w, 2u);
+        }}
+        __kernel void b(__global const uint *w, __global uint *out) {{
+            out[0] = step(w, 3u);
+        }}"
+    );
+    let m = module(&src, 10);
+    let mut f = functions(&m);
+    f.sort();
+    assert_eq!(f, ["outer", "step"]);
+    assert_eq!(calls(&m), 4);
+    // Two kernels that both outline `step` get a copy each.
+    let src = format!(
+        "{STEP}
+        __kernel void a(__global const uint *w, __global uint *out) {{
+            out[0] = step(w, 1u) + step(w, 2u);
+        }}
+        __kernel void b(__global const uint *w, __global uint *out) {{
+            out[0] = step(w, 3u) + step(w, 4u);
+        }}"
+    );
+    assert_eq!(functions(&module(&src, 10)), ["step", "step"]);
+}
+
+/// The storage class of each variable the entry point lists, and whether
+/// a `Private` array of words (the private pool) is among them.
+fn private_pool_in_interface(m: &Module) -> bool {
+    let interface: Vec<u32> = m.entry_points[0].operands[3..]
+        .iter()
+        .map(|o| o.unwrap_id_ref())
+        .collect();
+    m.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::Variable
+            && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Private))
+            && i.result_id.is_some_and(|id| interface.contains(&id))
+    })
+}
+
+/// A pooled program (a pointer cast in private memory): private pointers
+/// are byte offsets into the kernel's pool.
+const MIX: &str = r#"
+void mix(uint *st, const uint *w) {
+    for (int i = 0; i < 4; i++) {
+        st[i] += w[i] * 3u + (st[(i + 1) & 3] >> 3);
+        st[i] ^= rotate(st[i], 7u);
+    }
+    uchar *b = (uchar *)st;
+    b[1] ^= b[2];
+}
+"#;
+
+#[test]
+fn private_pointers_into_the_pool_are_passed_as_offsets() {
+    let src = format!(
+        "{MIX}
+        __kernel void k(__global uint *out) {{
+            uint st[4] = {{1, 2, 3, 4}};
+            uint w[4] = {{5, 6, 7, 8}};
+            mix(st, w);
+            mix(w, st);
+            out[0] = st[0] ^ w[3];
+        }}"
+    );
+    let m = module(&src, 10);
+    assert_eq!(functions(&m), ["mix"]);
+    // The pool moves to a `Private` variable that both functions reach.
+    assert!(private_pool_in_interface(&m));
+    let m = module(&src, usize::MAX);
+    assert!(!private_pool_in_interface(&m));
+}
+
+#[test]
+fn private_pointers_with_a_compile_time_target_inline() {
+    // No cast or union: private pointers name their variable at compile
+    // time, which a SPIR-V function parameter cannot carry.
+    let src = r#"
+        void add(uint *st, uint v) {
+            for (int i = 0; i < 4; i++) st[i] += v * (uint)i;
+        }
+        __kernel void k(__global uint *out) {
+            uint st[4] = {1, 2, 3, 4};
+            add(st, 1u);
+            add(st, 2u);
+            out[0] = st[3];
+        }"#;
+    let m = module(src, 0);
+    assert!(functions(&m).is_empty());
+}
+
+#[test]
+fn recursion_is_still_diagnosed_when_functions_are_outlined() {
+    let src = r#"
+        uint down(uint n) { return n == 0u ? 0u : down(n - 1u) + 1u; }
+        __kernel void k(__global uint *out) { out[0] = down(3u) + down(4u); }"#;
+    let caps = caps_with(0);
+    let log = common::build_error_caps(src, &caps);
+    assert!(log.contains("recursive call to 'down'"), "{log}");
+}
+
+#[test]
+fn the_default_bound_outlines_a_large_function_called_twice() {
+    // 40 rounds of 13 expression nodes each.
+    let rounds: String = (0..40)
+        .map(|i| {
+            format!(
+                "s = rotate(s ^ (w[{}] + {i}u), {}u) * 0x9e3779b9u;\n",
+                i % 4,
+                i % 31 + 1
+            )
+        })
+        .collect();
+    let src = format!(
+        "uint big(__global const uint *w, uint s) {{ {rounds} return s; }}
+        uint small(uint s) {{ return s * 3u + 1u; }}
+        __kernel void k(__global const uint *w, __global uint *out) {{
+            out[0] = big(w, small(1u)) + big(w, small(2u));
+        }}"
+    );
+    let m = module(&src, TargetCaps::default().outline_min_nodes);
+    assert_eq!(functions(&m), ["big"]);
+}
