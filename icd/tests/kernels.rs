@@ -4742,3 +4742,68 @@ fn outlined_functions_with_private_pointers_into_the_pool() {
         .collect();
     assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
 }
+
+/// The private pool gives the slots of returned calls and left blocks
+/// back, but never those of an outlined function, which may run under any
+/// caller: here `scramble` (outlined: large, called twice) is called
+/// while an array declared after its first call is live, and the array
+/// must survive it.
+#[test]
+fn private_pool_slots_are_reused_but_never_under_an_outlined_function() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define MIX(i) t[(i) & 3] = rotate(t[(i) & 3] ^ (b[((i) * 5) & 15] + (uint)(i)), (uint)((i) % 31 + 1)) * 0x9e3779b9u
+        #define MIX8(o) MIX(o); MIX(o + 1); MIX(o + 2); MIX(o + 3); MIX(o + 4); MIX(o + 5); MIX(o + 6); MIX(o + 7)
+        uint scramble(uint x) {
+            uint t[4] = { x, x ^ 1u, x + 2u, x * 3u };
+            uchar *b = (uchar *)t;
+            MIX8(0); MIX8(8); MIX8(16); MIX8(24);
+            return t[0] ^ t[1] ^ t[2] ^ t[3];
+        }
+        uint bytes_of(uint x) { uint w[2] = { x, ~x }; uchar *c = (uchar *)w; return c[1] + c[6]; }
+        __kernel void reuse(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint keep = in[i];
+            uint acc = scramble(keep) + bytes_of(keep) + bytes_of(keep + 1u);
+            {
+                uint a[8];
+                for (int k = 0; k < 8; k++) a[k] = keep * (uint)(k + 1);
+                uchar *p = (uchar *)a;
+                acc += scramble(acc + p[3]);
+                for (int k = 0; k < 8; k++) out[10 * i + k] = a[k];
+            }
+            out[10 * i + 8] = acc;
+            out[10 * i + 9] = keep;
+        }"#;
+    fn scramble(x: u32) -> u32 {
+        let mut t = [x, x ^ 1, x.wrapping_add(2), x.wrapping_mul(3)];
+        for i in 0..32u32 {
+            let bytes: Vec<u8> = t.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let j = (i & 3) as usize;
+            let v = t[j] ^ u32::from(bytes[((i * 5) & 15) as usize]).wrapping_add(i);
+            t[j] = v.rotate_left(i % 31 + 1).wrapping_mul(0x9e37_79b9);
+        }
+        t[0] ^ t[1] ^ t[2] ^ t[3]
+    }
+    fn bytes_of(x: u32) -> u32 {
+        ((x >> 8) & 0xff) + ((!x >> 16) & 0xff)
+    }
+    let n = 64usize;
+    let input = XorShift::new(47).u32s(n);
+    let k = gpu.kernel(src, "reuse");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(10 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = input
+        .iter()
+        .flat_map(|&keep| {
+            let mut acc = scramble(keep)
+                .wrapping_add(bytes_of(keep))
+                .wrapping_add(bytes_of(keep.wrapping_add(1)));
+            let a: Vec<u32> = (0..8).map(|k| keep.wrapping_mul(k + 1)).collect();
+            acc = acc.wrapping_add(scramble(acc.wrapping_add(a[0] >> 24)));
+            a.into_iter().chain([acc, keep])
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "pool slot reuse");
+}

@@ -140,6 +140,36 @@ pub(crate) enum Place {
     },
 }
 
+impl LocalPool {
+    fn new(var: Word, args_bytes: Word, storage: StorageClass) -> LocalPool {
+        LocalPool {
+            var,
+            args_bytes,
+            static_bytes: 0,
+            top: 0,
+            reserved: Vec::new(),
+            storage,
+        }
+    }
+
+    /// The byte offset of a new variable of `size` bytes and alignment
+    /// `align`: at the top, past any reserved range it would overlap.
+    fn place(&mut self, size: u32, align: u32) -> u32 {
+        let align = align.max(4);
+        let mut at = crate::sema::types::round_up(self.top, align);
+        while let Some(&(_, end)) = self
+            .reserved
+            .iter()
+            .find(|&&(start, end)| at < end && start < at + size.max(1))
+        {
+            at = crate::sema::types::round_up(end, align);
+        }
+        self.top = crate::sema::types::round_up(at + size, 4);
+        self.static_bytes = self.static_bytes.max(self.top);
+        at
+    }
+}
+
 impl Place {
     fn ty(&self) -> &Type {
         match self {
@@ -172,7 +202,16 @@ struct LocalPool {
     /// Bytes taken by `__local` pointer arguments (a specialization-constant
     /// expression); kernel-scope `__local` variables follow them.
     args_bytes: Word,
+    /// Bytes the pool holds: the most its variables ever took at once.
     static_bytes: u32,
+    /// Where the next variable goes. `__private` variables live as long as
+    /// their block or the call that made them: leaving one gives their
+    /// bytes back to the variables that follow, so the pool grows with
+    /// the deepest nesting rather than with every inlined call.
+    top: u32,
+    /// Byte ranges that stay taken: the variables of functions the kernel
+    /// calls as SPIR-V functions, which may be live under any caller.
+    reserved: Vec<(u32, u32)>,
     /// The pool variable's storage class: `Workgroup` for `__local`;
     /// `Function` for `__private`, or `Private` where the kernel calls
     /// functions of its own that reach the pool (see [`outline`]).
@@ -1299,9 +1338,12 @@ impl<'a> Lowerer<'a> {
         let slot = self.ppool.is_some()
             && (name.is_empty() || self.contains_union(ty) || self.may_be_addressed(func, name));
         if let Some(pool) = self.ppool.as_mut().filter(|_| slot) {
-            let at = crate::sema::types::round_up(pool.static_bytes, align.max(4));
-            pool.static_bytes = crate::sema::types::round_up(at + size, 4);
+            let at = pool.place(size, align);
             let offset = self.m.u32_const(at);
+            // A slot given back may hold a new variable: what was noted of
+            // the old one goes.
+            self.const_vars.remove(&(0, Some(offset)));
+            self.generic_vars.remove(&(0, Some(offset)));
             self.private_bytes += size as u64;
             return Sym {
                 root: 0,
@@ -1319,6 +1361,19 @@ impl<'a> Lowerer<'a> {
             ty: ty.clone(),
             base: None,
             pool: None,
+        }
+    }
+
+    /// Where the next private pool variable goes, to give back what
+    /// follows with [`Self::release_private`] when the variables made
+    /// meanwhile end their lives.
+    fn private_top(&self) -> Option<u32> {
+        self.ppool.as_ref().map(|p| p.top)
+    }
+
+    fn release_private(&mut self, mark: Option<u32>) {
+        if let (Some(pool), Some(top)) = (self.ppool.as_mut(), mark) {
+            pool.top = top;
         }
     }
 
@@ -1997,27 +2052,18 @@ impl<'a> Lowerer<'a> {
         self.user_functions.clear();
         self.ppool = if self.private_pool_mode {
             let zero = self.u32c(0);
-            Some(LocalPool {
-                var: self.m.id(),
-                args_bytes: zero,
-                static_bytes: 0,
-                storage: if self.outlined.is_empty() {
-                    StorageClass::Function
-                } else {
-                    StorageClass::Private
-                },
-            })
+            let storage = if self.outlined.is_empty() {
+                StorageClass::Function
+            } else {
+                StorageClass::Private
+            };
+            Some(LocalPool::new(self.m.id(), zero, storage))
         } else {
             None
         };
         self.pool = if self.pool_mode {
             let zero = self.u32c(0);
-            Some(LocalPool {
-                var: self.m.id(),
-                args_bytes: zero,
-                static_bytes: 0,
-                storage: StorageClass::Workgroup,
-            })
+            Some(LocalPool::new(self.m.id(), zero, StorageClass::Workgroup))
         } else {
             None
         };
@@ -2610,8 +2656,10 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::Block(items) => {
                 self.scopes.push(HashMap::new());
+                let mark = self.private_top();
                 let regions = self.goto_regions(items);
                 self.sequence(items, 0, items.len(), &regions);
+                self.release_private(mark);
                 self.scopes.pop();
             }
             StmtKind::Label(_, inner) => self.stmt(inner),
@@ -3355,8 +3403,7 @@ impl<'a> Lowerer<'a> {
                 let Some(pool) = self.pool.as_mut() else {
                     return;
                 };
-                let at = crate::sema::types::round_up(pool.static_bytes, align.max(4));
-                pool.static_bytes = crate::sema::types::round_up(at + size, 4);
+                let at = pool.place(size, align);
                 let args_bytes = pool.args_bytes;
                 self.static_local_bytes += size as u64;
                 let u = self.m.ty(TypeKey::Int(32));
@@ -4124,12 +4171,7 @@ impl<'a> Lowerer<'a> {
         // them (unions in private or local memory) checks as in a called
         // function; the scratch module is discarded.
         let pool = |l: &mut Self, on: bool, storage| {
-            on.then(|| LocalPool {
-                var: l.m.id(),
-                args_bytes: l.u32c(0),
-                static_bytes: 0,
-                storage,
-            })
+            on.then(|| LocalPool::new(l.m.id(), l.u32c(0), storage))
         };
         self.pool = pool(self, self.pool_mode, StorageClass::Workgroup);
         self.ppool = pool(self, self.private_pool_mode, StorageClass::Function);
@@ -4264,6 +4306,8 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         }
+        // The parameters and variables of the call live until it returns.
+        let mark = self.private_top();
         let mut bound = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
             let ty = self.bound_param_type(p, &a);
@@ -4325,6 +4369,7 @@ impl<'a> Lowerer<'a> {
             self.stmt(body);
         }
         self.call_stack.pop();
+        self.release_private(mark);
         let frame = self.frames.pop()?;
         self.scopes = saved_scopes;
         match frame.ret_var {

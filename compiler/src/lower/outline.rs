@@ -265,17 +265,27 @@ impl<'a> Lowerer<'a> {
         let saved_jumps = std::mem::take(&mut self.jumps);
         let saved_frames = std::mem::take(&mut self.frames);
         let saved_pools = own_pools.then(|| {
-            let fresh_ppool = self.ppool.is_some().then(|| LocalPool {
-                var: self.m.id(),
-                args_bytes: self.u32c(0),
-                static_bytes: 0,
-                storage: StorageClass::Function,
-            });
+            let fresh_ppool = self
+                .ppool
+                .is_some()
+                .then(|| LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function));
             (
                 self.pool.take(),
                 std::mem::replace(&mut self.ppool, fresh_ppool),
             )
         });
+        // Sharing the kernel's pool, the function's variables go above
+        // every variable placed so far, and stay reserved: it may run
+        // under any of its callers, whatever they hold then.
+        let shared_top = if own_pools {
+            None
+        } else {
+            self.ppool.as_mut().map(|p| {
+                let top = p.top;
+                p.top = p.static_bytes;
+                (top, p.static_bytes)
+            })
+        };
         // Code reached from a dead region is still a live function.
         let saved_dead = std::mem::replace(&mut self.dead, 0);
         let saved_private = if own_pools {
@@ -301,6 +311,10 @@ impl<'a> Lowerer<'a> {
                 _ if self.f.reachable() && def.ret == Type::Void => self.term(Op::Return, &[]),
                 _ => self.term(Op::Unreachable, &[]),
             }
+        }
+        if let (Some(pool), Some((top, start))) = (self.ppool.as_mut(), shared_top) {
+            pool.reserved.push((start, pool.static_bytes));
+            pool.top = top;
         }
         let mut private_bytes = 0;
         if let Some((pool, ppool)) = saved_pools {
