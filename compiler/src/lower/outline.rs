@@ -49,11 +49,14 @@ impl<'a> CallGraph<'a> {
         let mut own = HashMap::new();
         for f in &tu.funcs {
             let Some(body) = &f.body else { continue };
-            let mut nodes = 0;
-            let mut sites: Vec<(&str, usize)> = Vec::new();
-            for_each_expr(body, &mut |e| count(e, &defined, &mut nodes, &mut sites));
-            own.insert(f.name.as_str(), nodes);
-            graph.calls.insert(f.name.as_str(), sites);
+            let mut census = Census {
+                defined: &defined,
+                nodes: 0,
+                sites: Vec::new(),
+            };
+            for_each_expr(body, &mut |e| census.expr(e));
+            own.insert(f.name.as_str(), census.nodes);
+            graph.calls.insert(f.name.as_str(), census.sites);
         }
         // Callees finish before their callers; a callee still open is a
         // recursive call, diagnosed when lowered, and counts nothing here.
@@ -130,42 +133,38 @@ impl<'a> CallGraph<'a> {
     }
 }
 
-/// Adds `e`'s expression nodes to `nodes` and its calls of `defined`
-/// functions to `sites`.
-fn count<'a>(
-    e: &'a Expr,
-    defined: &HashSet<&str>,
-    nodes: &mut usize,
-    sites: &mut Vec<(&'a str, usize)>,
-) {
-    *nodes += 1;
-    match &e.kind {
-        ExprKind::Call(name, _) if defined.contains(name.as_str()) => {
-            match sites.iter_mut().find(|(g, _)| *g == name) {
-                Some((_, n)) => *n += 1,
-                None => sites.push((name.as_str(), 1)),
-            }
-        }
-        ExprKind::CompoundLit(_, init) => count_init(init, defined, nodes, sites),
-        _ => {}
-    }
-    e.any_operand(|x| {
-        count(x, defined, nodes, sites);
-        false
-    });
+/// A function body's expression nodes and its calls of the program's
+/// functions (`defined`), by callee with the number of call sites.
+struct Census<'a, 'd> {
+    defined: &'d HashSet<&'d str>,
+    nodes: usize,
+    sites: Vec<(&'a str, usize)>,
 }
 
-fn count_init<'a>(
-    i: &'a Init,
-    defined: &HashSet<&str>,
-    nodes: &mut usize,
-    sites: &mut Vec<(&'a str, usize)>,
-) {
-    match i {
-        Init::Expr(e) => count(e, defined, nodes, sites),
-        Init::List(items, _) => items
-            .iter()
-            .for_each(|i| count_init(i, defined, nodes, sites)),
+impl<'a> Census<'a, '_> {
+    fn expr(&mut self, e: &'a Expr) {
+        self.nodes += 1;
+        match &e.kind {
+            ExprKind::Call(name, _) if self.defined.contains(name.as_str()) => {
+                match self.sites.iter_mut().find(|(g, _)| *g == name) {
+                    Some((_, n)) => *n += 1,
+                    None => self.sites.push((name.as_str(), 1)),
+                }
+            }
+            ExprKind::CompoundLit(_, init) => self.init(init),
+            _ => {}
+        }
+        e.any_operand(|x| {
+            self.expr(x);
+            false
+        });
+    }
+
+    fn init(&mut self, i: &'a Init) {
+        match i {
+            Init::Expr(e) => self.expr(e),
+            Init::List(items, _) => items.iter().for_each(|i| self.init(i)),
+        }
     }
 }
 
