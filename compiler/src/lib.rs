@@ -275,7 +275,8 @@ pub struct KernelInfo {
     /// Bytes of `__local` variables declared inside the kernel (not
     /// arguments).
     pub static_local_mem_size: u64,
-    /// Bytes of private memory per work-item the compiler knows of.
+    /// Bytes of private memory per work-item the compiler knows of: its
+    /// `Function` variables and the most its private pool holds at once.
     pub private_mem_size: u64,
     /// The kernel calls `printf`.
     pub uses_printf: bool,

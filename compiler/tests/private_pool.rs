@@ -137,23 +137,31 @@ fn uncalled_functions_take_pool_offsets_as_private_pointers() {
     assert_eq!(pool_lengths(&m), [2]);
 }
 
-#[test]
-fn variables_of_returned_calls_and_left_blocks_give_their_slots_back() {
-    // Three inlined calls of `low_bytes`, each with an 8-byte addressed
-    // array, then two blocks of 16-byte arrays one after the other: the
-    // pool holds the largest of them at a time, plus `keep`, which lives
-    // through all of it (4 + 16 bytes: 5 words and one more), not their
-    // sum (4 + 24 + 32 bytes).
-    let m = module(
+/// Three inlined calls of `low_bytes`, each with an 8-byte addressed
+/// array, then two blocks of 16-byte arrays one after the other, and
+/// `keep`, addressed, living through all of it.
+const SLOT_REUSE: &str =
         "uint low_bytes(uint x) { uint t[2] = { x, x + 1u }; uchar *b = (uchar *)t; return b[0] + b[4]; }\n\
          kernel void k(global uint *out, uint n) {\n\
              uint keep = n;\n\
              uint *kp = &keep;\n\
              uint acc = low_bytes(n) + low_bytes(n + 1u) + low_bytes(n + 2u);\n\
              { uint a[4] = { n, 1u, 2u, 3u }; uchar *b = (uchar *)a; acc += b[n & 15u]; }\n\
-             { uint c[4] = { 4u, n, 5u, 6u }; uchar *b = (uchar *)c; acc += b[(n + 1u) & 15u]; }\n\
+             { uint c[4] = { 4u, n, 5u, 6u }; uchar *d = (uchar *)c; acc += d[(n + 1u) & 15u]; }\n\
              out[0] = acc + *kp;\n\
-         }\n",
-    );
+         }\n";
+
+#[test]
+fn variables_of_returned_calls_and_left_blocks_give_their_slots_back() {
+    // The pool holds the largest of them at a time plus `keep` (4 + 16
+    // bytes: 5 words and one more), not their sum (4 + 24 + 32 bytes).
+    let m = module(SLOT_REUSE);
     assert_eq!(pool_lengths(&m), [6]);
+    // CL_KERNEL_PRIVATE_MEM_SIZE counts the pool at its length: with the
+    // two arrays in one block, both live at once, it is 16 bytes more.
+    let one_block = SLOT_REUSE.replace("acc += b[n & 15u]; }", "acc += b[n & 15u];");
+    let one_block = one_block.replace("{ uint c[4]", "uint c[4]");
+    assert_eq!(pool_lengths(&module(&one_block)), [10]);
+    let size = |src: &str| common::build(src).kernels[0].private_mem_size;
+    assert_eq!(size(&one_block) - size(SLOT_REUSE), 16);
 }

@@ -1344,7 +1344,6 @@ impl<'a> Lowerer<'a> {
             // the old one goes.
             self.const_vars.remove(&(0, Some(offset)));
             self.generic_vars.remove(&(0, Some(offset)));
-            self.private_bytes += size as u64;
             return Sym {
                 root: 0,
                 sc: StorageClass::Function,
@@ -2245,8 +2244,12 @@ impl<'a> Lowerer<'a> {
     /// has one, sized once every variable is placed.
     fn declare_private_pool(&mut self) {
         if let Some(pool) = self.ppool.take() {
+            // The pool's variables count as the most they held at once:
+            // the pool's length.
+            let words = pool.static_bytes / 4 + 1;
+            self.private_bytes += u64::from(words) * 4;
             let u = self.m.ty(TypeKey::Int(32));
-            let len = self.m.u32_const(pool.static_bytes / 4 + 1);
+            let len = self.m.u32_const(words);
             let arr = self.m.ty(TypeKey::Array(u, len));
             let p = self.m.ty(TypeKey::Pointer(pool.storage, arr));
             if pool.storage == StorageClass::Private {
