@@ -1,7 +1,9 @@
 //! Lowering: the typed walk over the syntax tree that emits SPIR-V-shaped
 //! code. Types every expression by the OpenCL C rules of [`crate::sema`],
-//! inserts the implicit conversions, inlines every call (OpenCL C has no
-//! recursion; it is detected and diagnosed) and writes structured control
+//! inserts the implicit conversions, inlines calls (OpenCL C has no
+//! recursion; it is detected and diagnosed), but for large functions a
+//! kernel would inline more than once, which `outline.rs` makes SPIR-V
+//! functions of the kernel, and writes structured control
 //! flow (selection and loop merges, switch with fall-through) straight into
 //! a [`FunctionWriter`] per kernel: the writer's blocks are the IR.
 //!
@@ -12,7 +14,8 @@
 //! index, so every access goes through the variable's own type. A program
 //! that casts to `__local` (or `__private`) pointers, or keeps unions there,
 //! puts that memory in a word pool instead: one array of 32-bit words per
-//! kernel, pointers being byte offsets, every access composed from words.
+//! kernel, pointers being byte offsets, every access composed from words;
+//! a private variable's slot is free again once its block or call ends.
 //! What neither form covers is diagnosed rather than miscompiled.
 
 mod addressed;
