@@ -136,8 +136,8 @@ fn copies_count_the_callers_copies_and_each_kernel_has_its_own() {
     assert_eq!(functions(&module(&src, 10)), ["step", "step"]);
 }
 
-/// The storage class of each variable the entry point lists, and whether
-/// a `Private` array of words (the private pool) is among them.
+/// Whether a `Private` variable (the private pool) is among the variables
+/// the entry point lists.
 fn private_pool_in_interface(m: &Module) -> bool {
     let interface: Vec<u32> = m.entry_points[0].operands[3..]
         .iter()
