@@ -54,19 +54,7 @@ fn addressed(gpu: &Gpu, n: usize) -> (Handle, u64) {
         u64::from(CL_TRUE),
         0,
     ];
-    let mut err = 0;
-    // SAFETY: a 0-terminated property list; no host pointer.
-    let mem = unsafe {
-        (gpu.api.clCreateBufferWithProperties)(
-            gpu.context,
-            props.as_ptr(),
-            CL_MEM_READ_WRITE,
-            n * 4,
-            null_mut(),
-            &mut err,
-        )
-    };
-    check(err, "clCreateBufferWithProperties");
+    let mem = gpu.buffer_with_properties(&props, n * 4, "clCreateBufferWithProperties");
     let mut address = 0u64;
     let mut size = 0;
     // SAFETY: one address for the one device.

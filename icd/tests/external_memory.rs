@@ -250,19 +250,7 @@ fn ownership(gpu: &Gpu, name: &std::ffi::CStr) -> Ownership {
 /// A read-write buffer of N * 4 bytes made from the 0-terminated property
 /// list `props`, which names an exported descriptor.
 fn external_buffer<'g>(gpu: &'g Gpu, props: &[u64], what: &str) -> Buffer<'g> {
-    let mut err = 0;
-    // SAFETY: a 0-terminated property list; no host pointer.
-    let mem = unsafe {
-        (gpu.api.clCreateBufferWithProperties)(
-            gpu.context,
-            props.as_ptr(),
-            CL_MEM_READ_WRITE,
-            N * 4,
-            null_mut(),
-            &mut err,
-        )
-    };
-    check(err, what);
+    let mem = gpu.buffer_with_properties(props, N * 4, what);
     Buffer::wrap(gpu, mem, N * 4)
 }
 

@@ -362,6 +362,27 @@ impl Gpu {
         buffer
     }
 
+    /// `clCreateBufferWithProperties` of a read-write buffer of `bytes`
+    /// bytes from the 0-terminated property list `props`, without a host
+    /// pointer; fails the test (naming `what`) on an error.
+    #[track_caller]
+    pub fn buffer_with_properties(&self, props: &[u64], bytes: usize, what: &str) -> Handle {
+        let mut err = 0;
+        // SAFETY: a 0-terminated property list; no host pointer.
+        let mem = unsafe {
+            (self.api.clCreateBufferWithProperties)(
+                self.context,
+                props.as_ptr(),
+                CL_MEM_READ_WRITE,
+                bytes,
+                null_mut(),
+                &mut err,
+            )
+        };
+        check(err, what);
+        mem
+    }
+
     /// A read-write buffer of `len` elements of `T`, all zero.
     #[track_caller]
     pub fn zeroed<T: Pod>(&self, len: usize) -> Buffer<'_> {
