@@ -184,9 +184,10 @@ fn private_pointers_into_the_pool_are_passed_as_offsets() {
 }
 
 #[test]
-fn private_pointers_with_a_compile_time_target_inline() {
+fn private_pointers_with_a_compile_time_target_pass_their_variable() {
     // No cast or union: private pointers name their variable at compile
-    // time, which a SPIR-V function parameter cannot carry.
+    // time, and the outlined function takes that variable (a `Function`
+    // pointer) and the element index. Without outlining the calls inline.
     let src = r#"
         void add(uint *st, uint v) {
             for (int i = 0; i < 4; i++) st[i] += v * (uint)i;
@@ -194,11 +195,34 @@ fn private_pointers_with_a_compile_time_target_inline() {
         __kernel void k(__global uint *out) {
             uint st[4] = {1, 2, 3, 4};
             add(st, 1u);
-            add(st, 2u);
+            add(st + 1, 2u);
             out[0] = st[3];
         }"#;
     let m = module(src, 0);
-    assert!(functions(&m).is_empty());
+    assert_eq!(functions(&m), ["add"]);
+    assert_eq!(calls(&m), 2);
+    let add = m
+        .functions
+        .iter()
+        .find(|f| name(&m, f.def_id().unwrap_or(0)) == "add")
+        .expect("add");
+    let param_types: Vec<u32> = add
+        .parameters
+        .iter()
+        .filter_map(|p| p.result_type)
+        .collect();
+    let function_pointer = |id: &u32| {
+        m.types_global_values.iter().any(|i| {
+            i.result_id == Some(*id)
+                && i.class.opcode == Op::TypePointer
+                && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Function))
+        })
+    };
+    // The variable, the element index and `v`.
+    assert_eq!(param_types.len(), 3);
+    assert!(function_pointer(&param_types[0]));
+    assert!(!private_pool_in_interface(&m));
+    assert!(functions(&module(src, usize::MAX)).is_empty());
 }
 
 #[test]

@@ -1,8 +1,10 @@
-//! A program with a union or a pointer cast in `__private` memory lowers
-//! private pointers to offsets into one word array per kernel, the
-//! private pool. Only variables that may be addressed, or hold a union,
-//! take slots there (compiler/src/lower/addressed.rs); the rest stay
-//! `Function` variables of their own, which drivers keep in registers.
+//! A kernel that casts `__private` pointers or takes the address of a
+//! union in private memory (itself or in a function it calls) lowers
+//! private pointers to offsets into one word array, the private pool.
+//! Only variables that may be addressed, or hold a union, take slots there
+//! (compiler/src/lower/addressed.rs); the rest stay `Function` variables
+//! of their own, which drivers keep in registers. A kernel with unions
+//! alone keeps only those in the pool.
 //! Results are checked on a device in icd/tests/kernels.rs.
 
 mod common;
@@ -100,8 +102,34 @@ fn only_addressed_variables_and_unions_take_pool_slots() {
 
 #[test]
 fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
-    // `passed` decays into a call and `v` of `twice` is addressed: both in
+    // The pointer cast makes private pointers pool offsets: `passed`
+    // decays into a call, `v` of `twice` and `f` are addressed, all in
     // the pool; `kept` is only indexed.
+    let m = module(
+        "typedef union { int i; float f; } num;\n\
+         int sum(const int *p) { return p[0] + p[1]; }\n\
+         int twice(int v) { int *p = &v; *p *= 2; return v; }\n\
+         kernel void k(global int *out, int n) {\n\
+             num u; u.i = n;\n\
+             float f = (float)n;\n\
+             int passed[2] = { n, *(int *)&f };\n\
+             int kept[2] = { n, 2 };\n\
+             out[0] = sum(passed) + kept[n & 1] + twice(n) + (int)u.f;\n\
+         }\n",
+    );
+    // `u` 4 bytes, `f` 4, `passed` 8, `v` 4: 20 bytes, 5 words and one
+    // more.
+    assert_eq!(pool_lengths(&m), [6]);
+    let names = names(&m);
+    assert!(names.iter().any(|n| n == "kept"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "passed"), "{names:?}");
+}
+
+#[test]
+fn without_pointer_casts_only_unions_take_slots() {
+    // No pointer cast and no union whose address is taken: `u` alone
+    // takes a slot, and `passed` and `v`, though addressed, stay
+    // variables of their own, their pointers typed.
     let m = module(
         "typedef union { int i; float f; } num;\n\
          int sum(const int *p) { return p[0] + p[1]; }\n\
@@ -113,11 +141,48 @@ fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
              out[0] = sum(passed) + kept[n & 1] + twice(n) + (int)u.f;\n\
          }\n",
     );
-    // `u` 4 bytes, `passed` 8, `v` 4: 16 bytes, 4 words and one more.
-    assert_eq!(pool_lengths(&m), [5]);
+    assert_eq!(pool_lengths(&m), [2]);
     let names = names(&m);
-    assert!(names.iter().any(|n| n == "kept"), "{names:?}");
-    assert!(!names.iter().any(|n| n == "passed"), "{names:?}");
+    for own in ["kept", "passed", "v"] {
+        assert!(names.iter().any(|n| n == own), "{own} in {names:?}");
+    }
+}
+
+#[test]
+fn a_union_whose_address_is_taken_makes_private_pointers_pool_offsets() {
+    // `&u` points into a union: every addressed variable joins the pool.
+    let m = module(
+        "typedef union { int i; float f; } num;\n\
+         float as_float(const num *p) { return p->f; }\n\
+         int sum(const int *p) { return p[0] + p[1]; }\n\
+         kernel void k(global int *out, int n) {\n\
+             num u; u.i = n;\n\
+             int passed[2] = { n, 1 };\n\
+             out[0] = sum(passed) + (int)as_float(&u);\n\
+         }\n",
+    );
+    // `u` 4 bytes and `passed` 8: 3 words and one more.
+    assert_eq!(pool_lengths(&m), [4]);
+    assert!(!names(&m).iter().any(|n| n == "passed"));
+}
+
+#[test]
+fn each_kernel_has_a_pool_only_if_what_it_calls_needs_one() {
+    // `bytes` casts a private pointer; only `casting` calls it.
+    let m = module(
+        "uint bytes(uint x) { uchar *b = (uchar *)&x; return b[0] + b[3]; }\n\
+         uint sum(const uint *p) { return p[0] + p[1]; }\n\
+         kernel void casting(global uint *out) { uint a[2] = { out[0], 1 }; out[1] = bytes(out[2]) + sum(a); }\n\
+         kernel void plain(global uint *out) { uint a[2] = { out[0], 1 }; out[1] = sum(a); }\n",
+    );
+    // `casting`: `x` 4 bytes and `a` 8, 3 words and one more; `plain`
+    // has none.
+    assert_eq!(pool_lengths(&m), [4]);
+    assert_eq!(
+        names(&m).iter().filter(|n| *n == "a").count(),
+        1,
+        "`a` of plain is a variable"
+    );
 }
 
 #[test]

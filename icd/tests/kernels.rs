@@ -4647,6 +4647,63 @@ fn kernel_clocks_advance_for_each_work_item() {
     }
 }
 
+/// An MD4-like compression and a context update, large enough (and
+/// called often enough) to be outlined: the OpenCL C source and its model.
+const COMPRESS_AND_UPDATE: &str = r#"
+    typedef struct { uint h[4]; uint len; } ctx_t;
+    #define R(a, b, c, d, k, s) \
+        a = rotate(a + ((b & c) | (~b & d)) + w[k] + 0x5a827999u * (k + 1u), (uint)(s)) + b
+    #define ROUNDS(o) \
+        R(a, b, c, d, o + 0u, 3); R(d, a, b, c, o + 1u, 7); \
+        R(c, d, a, b, o + 2u, 11); R(b, c, d, a, o + 3u, 19)
+    void compress(uint *h, const uint *w) {
+        uint a = h[0], b = h[1], c = h[2], d = h[3];
+        ROUNDS(0u); ROUNDS(4u); ROUNDS(8u); ROUNDS(12u);
+        ROUNDS(1u); ROUNDS(5u); ROUNDS(9u); ROUNDS(3u);
+        h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+    }
+    uint update(ctx_t *ctx, const uint *w, int n) {
+        if (n == 0) return ctx->len;
+        for (int r = 0; r < n; r++) compress(ctx->h, w);
+        ctx->len += (uint)n;
+        compress(ctx->h, w);
+        return ctx->len;
+    }
+"#;
+
+fn compress(h: &mut [u32; 4], w: &[u32; 16]) {
+    let [mut a, mut b, mut c, mut d] = *h;
+    let r = |a: u32, b: u32, c: u32, d: u32, k: u32, s: u32| {
+        let f = (b & c) | (!b & d);
+        a.wrapping_add(f)
+            .wrapping_add(w[k as usize])
+            .wrapping_add(0x5a82_7999u32.wrapping_mul(k + 1))
+            .rotate_left(s)
+            .wrapping_add(b)
+    };
+    for o in [0, 4, 8, 12, 1, 5, 9, 3] {
+        a = r(a, b, c, d, o, 3);
+        d = r(d, a, b, c, o + 1, 7);
+        c = r(c, d, a, b, o + 2, 11);
+        b = r(b, c, d, a, o + 3, 19);
+    }
+    for (x, y) in h.iter_mut().zip([a, b, c, d]) {
+        *x = x.wrapping_add(y);
+    }
+}
+
+fn update(h: &mut [u32; 4], len: &mut u32, w: &[u32; 16], n: u32) -> u32 {
+    if n == 0 {
+        return *len;
+    }
+    for _ in 0..n {
+        compress(h, w);
+    }
+    *len += n;
+    compress(h, w);
+    *len
+}
+
 /// Large functions a kernel would inline several times are SPIR-V
 /// functions of their own (compiler/src/lower/outline.rs): here `update`
 /// (called twice by the kernel) and `compress` (called by the kernel and
@@ -4657,27 +4714,10 @@ fn kernel_clocks_advance_for_each_work_item() {
 #[test]
 fn outlined_functions_with_private_pointers_into_the_pool() {
     let gpu = Gpu::new();
-    let src = r#"
-        typedef struct { uint h[4]; uint len; } ctx_t;
-        #define R(a, b, c, d, k, s) \
-            a = rotate(a + ((b & c) | (~b & d)) + w[k] + 0x5a827999u * (k + 1u), (uint)(s)) + b
-        #define ROUNDS(o) \
-            R(a, b, c, d, o + 0u, 3); R(d, a, b, c, o + 1u, 7); \
-            R(c, d, a, b, o + 2u, 11); R(b, c, d, a, o + 3u, 19)
-        void compress(uint *h, const uint *w) {
-            uint a = h[0], b = h[1], c = h[2], d = h[3];
-            ROUNDS(0u); ROUNDS(4u); ROUNDS(8u); ROUNDS(12u);
-            ROUNDS(1u); ROUNDS(5u); ROUNDS(9u); ROUNDS(3u);
-            h[0] += a; h[1] += b; h[2] += c; h[3] += d;
-        }
+    let src = format!(
+        "{COMPRESS_AND_UPDATE}{}",
+        r#"
         void set_byte(uint *w, int i, uchar v) { ((uchar *)w)[i] = v; }
-        uint update(ctx_t *ctx, const uint *w, int n) {
-            if (n == 0) return ctx->len;
-            for (int r = 0; r < n; r++) compress(ctx->h, w);
-            ctx->len += (uint)n;
-            compress(ctx->h, w);
-            return ctx->len;
-        }
         __kernel void hashes(__global const uint *in, __global uint *out) {
             int i = get_global_id(0);
             uint w[16];
@@ -4690,41 +4730,11 @@ fn outlined_functions_with_private_pointers_into_the_pool() {
             l += update(&ctx, w, 1);
             for (int k = 0; k < 4; k++) out[5 * i + k] = ctx.h[k];
             out[5 * i + 4] = l;
-        }"#;
-    fn compress(h: &mut [u32; 4], w: &[u32; 16]) {
-        let [mut a, mut b, mut c, mut d] = *h;
-        let r = |a: u32, b: u32, c: u32, d: u32, k: u32, s: u32| {
-            let f = (b & c) | (!b & d);
-            a.wrapping_add(f)
-                .wrapping_add(w[k as usize])
-                .wrapping_add(0x5a82_7999u32.wrapping_mul(k + 1))
-                .rotate_left(s)
-                .wrapping_add(b)
-        };
-        for o in [0, 4, 8, 12, 1, 5, 9, 3] {
-            a = r(a, b, c, d, o, 3);
-            d = r(d, a, b, c, o + 1, 7);
-            c = r(c, d, a, b, o + 2, 11);
-            b = r(b, c, d, a, o + 3, 19);
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    fn update(h: &mut [u32; 4], len: &mut u32, w: &[u32; 16], n: u32) -> u32 {
-        if n == 0 {
-            return *len;
-        }
-        for _ in 0..n {
-            compress(h, w);
-        }
-        *len += n;
-        compress(h, w);
-        *len
-    }
+        }"#
+    );
     let n = 128usize;
     let input = XorShift::new(43).u32s(16 * n);
-    let k = gpu.kernel(src, "hashes");
+    let k = gpu.kernel(&src, "hashes");
     let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(5 * n));
     k.arg_buffer(0, &din).arg_buffer(1, &dout);
     gpu.run(&k, &[n], None, None);
@@ -4738,6 +4748,60 @@ fn outlined_functions_with_private_pointers_into_the_pool() {
             w[0] = (w[0] & !0xff) | 0xab;
             l += update(&mut h, &mut len, &w, 1);
             [h[0], h[1], h[2], h[3], l]
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
+}
+
+/// Without casts or unions in private memory, private pointers name
+/// their variable at compile time; an outlined function takes that
+/// variable as a parameter, with the target's dynamic indices (`&ctxs[j]`)
+/// and the element index, and writes through it into the caller's
+/// variables.
+#[test]
+fn outlined_functions_take_private_pointers_as_their_variable() {
+    let gpu = Gpu::new();
+    let src = format!(
+        "{COMPRESS_AND_UPDATE}{}",
+        r#"
+        __kernel void hashes(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint w[16];
+            for (int k = 0; k < 16; k++) w[k] = in[16 * i + k];
+            ctx_t ctxs[2] = {{{ 1u, 2u, 3u, 4u }, 0u}, {{ 5u, 6u, 7u, 8u }, 0u}};
+            int j = i & 1;
+            w[1] ^= (uint)i;
+            uint l = update(&ctxs[j], w, i & 3);
+            compress(ctxs[1 - j].h, w + 0);
+            w[0] ^= 0xabu;
+            l += update(&ctxs[1 - j], w, 1);
+            for (int k = 0; k < 4; k++) out[9 * i + k] = ctxs[0].h[k];
+            for (int k = 0; k < 4; k++) out[9 * i + 4 + k] = ctxs[1].h[k];
+            out[9 * i + 8] = l + ctxs[0].len * 16u + ctxs[1].len * 256u;
+        }"#
+    );
+    let n = 128usize;
+    let input = XorShift::new(47).u32s(16 * n);
+    let k = gpu.kernel(&src, "hashes");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(9 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
+            let mut h = [[1u32, 2, 3, 4], [5, 6, 7, 8]];
+            let mut len = [0u32; 2];
+            let j = i & 1;
+            w[1] ^= i as u32;
+            let mut l = update(&mut h[j], &mut len[j], &w, i as u32 & 3);
+            compress(&mut h[1 - j], &w);
+            w[0] ^= 0xab;
+            l += update(&mut h[1 - j], &mut len[1 - j], &w, 1);
+            let mut row = Vec::with_capacity(9);
+            row.extend(h[0]);
+            row.extend(h[1]);
+            row.push(l + len[0] * 16 + len[1] * 256);
+            row
         })
         .collect();
     assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
@@ -4806,4 +4870,85 @@ fn private_pool_slots_are_reused_but_never_under_an_outlined_function() {
         })
         .collect();
     assert_same(&gpu.read::<u32>(&dout), &want, "pool slot reuse");
+}
+
+/// Elements read by name from `__constant` tables come from a `Private`
+/// copy of the table (compiler/src/lower/constant_table.rs): at run-time
+/// and constant indices, through two dimensions flattened as C lays them
+/// out, for 64-bit and vector elements, beside a pointer into a table,
+/// which still reads the program's data buffer.
+#[test]
+fn constant_tables_read_by_name() {
+    let gpu = Gpu::new();
+    let src = r#"
+        __constant uint table2[3][5] = {
+            { 3u, 1u, 4u, 1u, 5u }, { 9u, 2u, 6u, 5u, 3u }, { 5u, 8u, 9u, 7u, 0xfffffff0u } };
+        __constant float4 vtab[4] = {
+            (float4)(1.0f, 2.0f, 3.0f, 4.0f), (float4)(-1.0f, 0.5f, 8.0f, 0.25f),
+            (float4)(16.0f, 0.0f, -2.0f, 1.0f), (float4)(7.0f, 7.0f, 7.0f, 7.0f) };
+        __constant ulong k64[6] = {
+            0x428a2f98d728ae22ul, 0x7137449123ef65cdul, 0xb5c0fbcfec4d3b2ful,
+            0xe9b5dba58189dbbcul, 0x3956c25bf348b538ul, 0x59f111f1b605d019ul };
+        __constant uint via_ptr[4] = { 10u, 20u, 30u, 40u };
+        __kernel void tables(__global const int *idx, __global ulong *out) {
+            int i = get_global_id(0);
+            int x = idx[i];
+            int a = x % 3, b = x % 5, c = x & 3, d = x % 6;
+            __constant uint *p = &via_ptr[c];
+            float4 v = vtab[c];
+            out[6 * i + 0] = table2[a][b];
+            out[6 * i + 1] = table2[0][a * 5 + b];
+            out[6 * i + 2] = k64[d];
+            out[6 * i + 3] = k64[4] + table2[2][4];
+            out[6 * i + 4] = (ulong)(long)(v.x + v.y * 2.0f + v.z * 4.0f + v.w * 8.0f);
+            out[6 * i + 5] = *p + p[-c];
+        }"#;
+    let table2 = [
+        [3u64, 1, 4, 1, 5],
+        [9, 2, 6, 5, 3],
+        [5, 8, 9, 7, 0xffff_fff0],
+    ];
+    let vtab = [
+        [1.0f32, 2.0, 3.0, 4.0],
+        [-1.0, 0.5, 8.0, 0.25],
+        [16.0, 0.0, -2.0, 1.0],
+        [7.0, 7.0, 7.0, 7.0],
+    ];
+    let k64 = [
+        0x428a_2f98_d728_ae22u64,
+        0x7137_4491_23ef_65cd,
+        0xb5c0_fbcf_ec4d_3b2f,
+        0xe9b5_dba5_8189_dbbc,
+        0x3956_c25b_f348_b538,
+        0x59f1_11f1_b605_d019,
+    ];
+    let via_ptr = [10u64, 20, 30, 40];
+    let n = 64usize;
+    let idx: Vec<i32> = (0..n as i32).map(|i| i * 7 + 3).collect();
+    let k = gpu.kernel(src, "tables");
+    let (din, dout) = (gpu.buffer(&idx), gpu.zeroed::<u64>(6 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u64> = idx
+        .iter()
+        .flat_map(|&x| {
+            let (a, b, c, d) = (
+                (x % 3) as usize,
+                (x % 5) as usize,
+                (x & 3) as usize,
+                (x % 6) as usize,
+            );
+            let v = vtab[c];
+            let dot = v[0] + v[1] * 2.0 + v[2] * 4.0 + v[3] * 8.0;
+            [
+                table2[a][b],
+                table2[a][b],
+                k64[d],
+                k64[4].wrapping_add(table2[2][4]),
+                dot as i64 as u64,
+                via_ptr[c] + via_ptr[0],
+            ]
+        })
+        .collect();
+    assert_same(&gpu.read::<u64>(&dout), &want, "constant tables");
 }

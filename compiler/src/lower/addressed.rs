@@ -1,11 +1,12 @@
 //! Which `__private` variables of a function may have their address taken.
 //!
-//! A program that reinterprets private memory, or keeps a union there,
-//! lowers `__private` pointers to byte offsets into one `Function` word
-//! array per kernel (the private pool). Only a variable whose address can
-//! reach such a pointer needs a slot there; every other one stays an
-//! ordinary `Function` variable, which the driver's compiler keeps in
-//! registers. A pool of every variable instead hides the whole kernel's
+//! A kernel that reinterprets private memory, or takes the address of a
+//! union there, itself or in a function it calls, lowers `__private`
+//! pointers to byte offsets into one `Function` word array (the private
+//! pool). Only a variable whose address can reach such a pointer needs a
+//! slot there; every other one stays an ordinary `Function` variable,
+//! which the driver's compiler keeps in registers. (A kernel whose unions
+//! are never addressed keeps only those in the pool.) A pool of every variable instead hides the whole kernel's
 //! state behind one dynamically indexed array: slow code on GPUs, and
 //! minutes of LLVM time on lavapipe for random123's Threefry.
 //!
@@ -34,6 +35,28 @@ pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> Hash
         walk.stmt(body);
     }
     walk.addressed
+}
+
+/// Whether `f` may take the address of a parameter or variable whose type
+/// holds a union: a pointer into a union needs private pointers to be
+/// offsets into the private word pool.
+pub(super) fn addresses_a_union(f: &FuncDef, types: &TypeTable) -> bool {
+    let mut walk = Walk {
+        types,
+        declared: HashMap::new(),
+        addressed: HashSet::new(),
+    };
+    for p in &f.params {
+        walk.declared.entry(&p.name).or_default().push(&p.ty);
+    }
+    if let Some(body) = &f.body {
+        walk.stmt(body);
+    }
+    walk.addressed.iter().any(|name| {
+        walk.declared
+            .get(name)
+            .is_some_and(|ts| ts.iter().any(|t| types.contains_union(t)))
+    })
 }
 
 struct Walk<'a, 't> {

@@ -139,7 +139,9 @@ impl<'a> Lowerer<'a> {
             AddrSpace::Local if self.pool.is_some() => Some(StorageClass::Workgroup),
             // With tagged generic pointers a `__private` pointer is a
             // generic one, not a bare pool offset.
-            AddrSpace::Private if self.ppool.is_some() && !self.generic_dynamic => {
+            AddrSpace::Private
+                if self.ppool.as_ref().is_some_and(|p| p.pointers) && !self.generic_dynamic =>
+            {
                 Some(StorageClass::Function)
             }
             _ => None,
@@ -148,6 +150,11 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers `e` to a value (arrays decay to pointers).
     pub(super) fn expr(&mut self, e: &'a Expr) -> R<Val> {
+        if let ExprKind::Index(..) = e.kind {
+            if let Some(v) = self.constant_table_read(e) {
+                return v;
+            }
+        }
         match self.operand(e)? {
             Operand::Val(v) => Some(v),
             Operand::Place(p) => self.place_value(p, e),
@@ -784,7 +791,7 @@ impl<'a> Lowerer<'a> {
     /// every variable whose address is taken in the pool, so reaching
     /// here is a compiler bug, reported instead of miscompiled.
     fn check_outside_pool(&mut self, sc: StorageClass, span: Span) -> R<()> {
-        if sc == StorageClass::Function && self.ppool.is_some() {
+        if sc == StorageClass::Function && self.ppool.as_ref().is_some_and(|p| p.pointers) {
             self.error(
                 span,
                 "internal compiler error: the address of a private variable outside the private pool",

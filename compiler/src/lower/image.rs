@@ -9,6 +9,7 @@
 //! (`sema/library_image.cl`), which decodes, filters and encodes texels in
 //! software.
 
+use super::outline::OutlinedParam;
 use super::*;
 
 /// What an image type's coordinates look like.
@@ -555,7 +556,11 @@ impl<'a> Lowerer<'a> {
     /// Emits the library function `def` as a SPIR-V function of its own,
     /// with its own private pool (see [`Lowerer::emit_outlined`]).
     fn outline_library_function(&mut self, def: &'a FuncDef, span: Span) -> R<OutlinedFunction> {
-        let types: Vec<Type> = def.params.iter().map(|p| p.ty.clone()).collect();
+        let types: Vec<OutlinedParam> = def
+            .params
+            .iter()
+            .map(|p| OutlinedParam::Value(p.ty.clone()))
+            .collect();
         let (id, private_bytes) = self.emit_outlined(def, &types, true, span)?;
         Some(OutlinedFunction { id, private_bytes })
     }

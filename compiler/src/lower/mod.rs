@@ -24,6 +24,7 @@ mod bit_ops;
 mod builtin;
 mod clock;
 mod collective;
+mod constant_table;
 mod expr;
 mod generic;
 mod image;
@@ -152,6 +153,7 @@ impl LocalPool {
             top: 0,
             reserved: Vec::new(),
             storage,
+            pointers: true,
         }
     }
 
@@ -219,6 +221,32 @@ struct LocalPool {
     /// `Function` for `__private`, or `Private` where the kernel calls
     /// functions of its own that reach the pool (see [`outline`]).
     storage: StorageClass,
+    /// Pointers into the space are byte offsets into the pool, and every
+    /// variable that may be addressed lives there; otherwise only unions
+    /// do, and pointers stay typed (`PoolUse`).
+    pointers: bool,
+}
+
+/// What lives at a point of the function being lowered, to give back
+/// with `Lowerer::release_private` what was made after it.
+#[derive(Clone, Copy)]
+struct PrivateMark {
+    /// The private pool's top.
+    pool: Option<u32>,
+    /// `Lowerer::private_live`.
+    live: u64,
+}
+
+/// What a function needs of a word pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum PoolUse {
+    /// Its unions, none of them addressed, take slots; pointers into the
+    /// space stay typed (a variable and an index).
+    Unions,
+    /// It reinterprets memory through pointers or takes the address of a
+    /// union: pointers into the space are byte offsets into the pool, and
+    /// every variable that may be addressed lives there.
+    Pointers,
 }
 
 /// The blocks of a loop opened by `Lowerer::enter_checked_loop`.
@@ -319,7 +347,12 @@ pub(crate) struct Lowerer<'a> {
     call_stack: Vec<&'a str>,
     k: KernelState,
     static_local_bytes: u64,
+    /// `CL_KERNEL_PRIVATE_MEM_SIZE` of the kernel being lowered: the most
+    /// bytes of its `Function` variables live at once, and its private
+    /// pool.
     private_bytes: u64,
+    /// Bytes of `Function` variables live at the point being lowered.
+    private_live: u64,
     float_mode: FloatMode,
     /// Nesting of `lower_dead`: instructions then go nowhere, so nothing
     /// at module level may name them.
@@ -331,13 +364,20 @@ pub(crate) struct Lowerer<'a> {
     printf_strings: Vec<String>,
     /// Functions some kernel calls.
     called: std::collections::HashSet<&'a str>,
-    /// The program reinterprets `__local` memory: kernels use a word pool.
+    /// The kernel being lowered reinterprets `__local` memory, itself or
+    /// in a function it calls: it uses a word pool.
     pool_mode: bool,
     pool: Option<LocalPool>,
-    /// The program reinterprets `__private` memory: named variables live in
-    /// a `Function` word pool and private pointers are byte offsets into it.
-    private_pool_mode: bool,
+    /// The kernel being lowered keeps unions in `__private` memory or
+    /// reinterprets it, itself or in a function it calls: its unions, and
+    /// for `PoolUse::Pointers` every variable that may be addressed, live
+    /// in a `Function` word pool.
+    private_pool_mode: Option<PoolUse>,
     ppool: Option<LocalPool>,
+    /// The program's functions that need the `__local` and the
+    /// `__private` pool, and what for (`pool_modes`).
+    local_pool_users: HashMap<&'a str, PoolUse>,
+    private_pool_users: HashMap<&'a str, PoolUse>,
     /// By function: the variables that may have their address taken,
     /// which alone take private pool slots (see `addressed`); filled as
     /// functions are lowered.
@@ -402,6 +442,9 @@ pub(crate) struct Lowerer<'a> {
     program_names: std::cell::OnceCell<unroll::ProgramNames<'a>>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    /// `Private` copies of `__constant` tables read by name, by offset in
+    /// the data buffer (see [`constant_table`]).
+    constant_tables: HashMap<u32, constant_table::ConstantTable>,
     /// Image library functions emitted as SPIR-V functions of this module.
     image_functions: HashMap<&'a str, image::OutlinedFunction>,
     /// The program's calls between its own functions (see [`outline`]).
@@ -409,7 +452,11 @@ pub(crate) struct Lowerer<'a> {
     /// The functions the kernel being lowered calls as SPIR-V functions,
     /// and those emitted so far, by name and parameter types.
     outlined: HashSet<&'a str>,
-    user_functions: HashMap<(&'a str, Vec<Type>), Word>,
+    user_functions: HashMap<(&'a str, Vec<outline::OutlinedParam>), Word>,
+    /// The pointer type of each variable a `__local` or `__private`
+    /// pointer's compile-time target may be (`LBase::root`), so that an
+    /// outlined function can take the variable as a parameter.
+    root_types: HashMap<Word, Word>,
     /// A compiled object of `clCompileProgram`: `extern` variables and
     /// functions that another unit of a later `clLinkProgram` may define
     /// are not errors here (the object's module is never run).
@@ -553,21 +600,17 @@ fn lower_once(
         printf_strings: Vec::new(),
         static_local_bytes: 0,
         private_bytes: 0,
+        private_live: 0,
         float_mode,
         dead: 0,
         in_library: 0,
         called: std::collections::HashSet::new(),
-        pool_mode: generic_dynamic
-            || tu.funcs.iter().any(|f| {
-                reinterprets(f, AddrSpace::Local) || declares_union(f, &tu.types, AddrSpace::Local)
-            }),
+        pool_mode: false,
         pool: None,
-        private_pool_mode: generic_dynamic
-            || tu.funcs.iter().any(|f| {
-                reinterprets(f, AddrSpace::Private)
-                    || declares_union(f, &tu.types, AddrSpace::Private)
-            }),
+        private_pool_mode: None,
         ppool: None,
+        local_pool_users: pool_users(tu, AddrSpace::Local),
+        private_pool_users: pool_users(tu, AddrSpace::Private),
         addressed: HashMap::new(),
         wide_types: HashMap::new(),
         wide_vals: HashMap::new(),
@@ -588,9 +631,11 @@ fn lower_once(
         generic_vars: std::collections::HashSet::new(),
         const_vars: std::collections::HashSet::new(),
         image_functions: HashMap::new(),
+        constant_tables: HashMap::new(),
         call_graph: outline::CallGraph::of(tu),
         outlined: HashSet::new(),
         user_functions: HashMap::new(),
+        root_types: HashMap::new(),
         object,
         generic_dynamic,
         generic_limit: false,
@@ -1317,10 +1362,14 @@ impl<'a> Lowerer<'a> {
     // ---- variables -----------------------------------------------------------
 
     fn new_function_var(&mut self, t: &Type) -> Word {
-        self.private_bytes += self.types.size(t) as u64;
+        // A variable lives until its block or inlined call ends: the
+        // kernel's figure is the most bytes live at once.
+        self.private_live += u64::from(self.types.size(t));
+        self.private_bytes = self.private_bytes.max(self.private_live);
         let p = self.ptr_ty(StorageClass::Function, t);
         let id = self.m.id();
         self.f.var(p, id);
+        self.root_types.insert(id, p);
         id
     }
 
@@ -1338,8 +1387,13 @@ impl<'a> Lowerer<'a> {
     /// slot.
     fn private_of(&mut self, func: Option<&'a str>, name: &str, ty: &Type) -> Sym {
         let (size, align) = self.types.size_align(ty);
-        let slot = self.ppool.is_some()
-            && (name.is_empty() || self.contains_union(ty) || self.may_be_addressed(func, name));
+        let slot = match &self.ppool {
+            None => false,
+            Some(pool) if !pool.pointers => self.contains_union(ty),
+            Some(_) => {
+                name.is_empty() || self.contains_union(ty) || self.may_be_addressed(func, name)
+            }
+        };
         if let Some(pool) = self.ppool.as_mut().filter(|_| slot) {
             let at = pool.place(size, align);
             let offset = self.m.u32_const(at);
@@ -1369,14 +1423,18 @@ impl<'a> Lowerer<'a> {
     /// Where the next private pool variable goes, to give back what
     /// follows with [`Self::release_private`] when the variables made
     /// meanwhile end their lives.
-    fn private_top(&self) -> Option<u32> {
-        self.ppool.as_ref().map(|p| p.top)
+    fn private_top(&self) -> PrivateMark {
+        PrivateMark {
+            pool: self.ppool.as_ref().map(|p| p.top),
+            live: self.private_live,
+        }
     }
 
-    fn release_private(&mut self, mark: Option<u32>) {
-        if let (Some(pool), Some(top)) = (self.ppool.as_mut(), mark) {
+    fn release_private(&mut self, mark: PrivateMark) {
+        if let (Some(pool), Some(top)) = (self.ppool.as_mut(), mark.pool) {
             pool.top = top;
         }
+        self.private_live = mark.live;
     }
 
     fn may_be_addressed(&mut self, func: Option<&'a str>, name: &str) -> bool {
@@ -2015,6 +2073,7 @@ impl<'a> Lowerer<'a> {
         self.call_stack = vec![f.name.as_str()];
         self.static_local_bytes = 0;
         self.private_bytes = 0;
+        self.private_live = 0;
         let words = match block {
             ArgBlock::Push => (ARGS_OFFSET + args_size) / 4,
             ArgBlock::Buffer => ARGS_OFFSET / 4 + 2,
@@ -2052,17 +2111,20 @@ impl<'a> Lowerer<'a> {
             .call_graph
             .outlined(f.name.as_str(), min_nodes, |g| self.may_outline(g));
         self.user_functions.clear();
-        self.ppool = if self.private_pool_mode {
+        self.root_types.clear();
+        self.pool_modes(f.name.as_str());
+        self.ppool = self.private_pool_mode.map(|usage| {
             let zero = self.u32c(0);
             let storage = if self.outlined.is_empty() {
                 StorageClass::Function
             } else {
                 StorageClass::Private
             };
-            Some(LocalPool::new(self.m.id(), zero, storage))
-        } else {
-            None
-        };
+            LocalPool {
+                pointers: usage == PoolUse::Pointers,
+                ..LocalPool::new(self.m.id(), zero, storage)
+            }
+        });
         self.pool = if self.pool_mode {
             let zero = self.u32c(0);
             Some(LocalPool::new(self.m.id(), zero, StorageClass::Workgroup))
@@ -3548,13 +3610,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn contains_union(&self, t: &Type) -> bool {
-        match t {
-            Type::Array(e, _) => self.contains_union(e),
-            Type::Struct(id) => self.types.structs.get(*id).is_some_and(|s| {
-                s.is_union || s.members.iter().any(|m| self.contains_union(&m.ty))
-            }),
-            _ => false,
-        }
+        self.types.contains_union(t)
     }
 
     /// Stores an initializer into `place`; returns the pointer base when a
@@ -4149,6 +4205,8 @@ impl<'a> Lowerer<'a> {
         // Functions emitted into the scratch module do not exist in the
         // real one.
         let image_functions = std::mem::take(&mut self.image_functions);
+        let constant_tables = std::mem::take(&mut self.constant_tables);
+        let root_types = std::mem::take(&mut self.root_types);
         // printf in the scratch function writes through a made-up argument.
         let printf = self.k.printf_offset.replace(0);
         let global_data = self.k.global_data_offset.replace(0);
@@ -4163,6 +4221,25 @@ impl<'a> Lowerer<'a> {
         self.int64_vals = int64_vals;
         self.k.builtins = builtins;
         self.image_functions = image_functions;
+        self.constant_tables = constant_tables;
+        self.root_types = root_types;
+    }
+
+    /// Whether the function `root` lowers with word pools: a pool where
+    /// it, or a function it calls, reinterprets that space's memory or
+    /// keeps a union there. Deciding per kernel keeps a program's other
+    /// kernels in typed variables, which drivers keep in registers:
+    /// hashcat's headers define a union in `v8a_from_v32_S`, which few of
+    /// its kernels call.
+    fn pool_modes(&mut self, root: &str) {
+        let reached = self.call_graph.reached(root);
+        let most = |users: &HashMap<&str, PoolUse>| {
+            reached.iter().filter_map(|g| users.get(g).copied()).max()
+        };
+        // Generic pointers in the tagged form point into pools.
+        let dynamic = self.generic_dynamic.then_some(PoolUse::Pointers);
+        self.pool_mode = dynamic.or(most(&self.local_pool_users)).is_some();
+        self.private_pool_mode = dynamic.or(most(&self.private_pool_users));
     }
 
     fn check_uncalled_in_scratch(&mut self, f: &'a FuncDef) {
@@ -4176,11 +4253,14 @@ impl<'a> Lowerer<'a> {
         // The pools a kernel would give the function, so that what needs
         // them (unions in private or local memory) checks as in a called
         // function; the scratch module is discarded.
-        let pool = |l: &mut Self, on: bool, storage| {
-            on.then(|| LocalPool::new(l.m.id(), l.u32c(0), storage))
-        };
-        self.pool = pool(self, self.pool_mode, StorageClass::Workgroup);
-        self.ppool = pool(self, self.private_pool_mode, StorageClass::Function);
+        self.pool_modes(f.name.as_str());
+        self.pool = self
+            .pool_mode
+            .then(|| LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Workgroup));
+        self.ppool = self.private_pool_mode.map(|usage| LocalPool {
+            pointers: usage == PoolUse::Pointers,
+            ..LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function)
+        });
         self.outlined.clear();
         self.const_vars.clear();
         self.generic_vars.clear();
@@ -4233,9 +4313,9 @@ impl<'a> Lowerer<'a> {
     fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
         let name = f.name.as_str();
         if self.outlined.contains(name) && !self.call_stack.contains(&name) {
-            if let Some(types) = self.outlined_param_types(f, &args) {
+            if let Some(params) = self.outlined_params(f, &args) {
                 self.called.insert(name);
-                return self.call_outlined(f, types, args, span);
+                return self.call_outlined(f, params, args, span);
             }
         }
         self.call_function_inline(f, args, span)
@@ -4477,36 +4557,71 @@ fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
 /// Does `f` declare a variable (or take a parameter) in `space` whose type
 /// holds a union? Union members overlap, so such variables live in a word
 /// pool.
-fn declares_union(f: &FuncDef, types: &TypeTable, space: AddrSpace) -> bool {
-    fn has_union(t: &Type, types: &TypeTable) -> bool {
-        match t {
-            Type::Array(e, _) => has_union(e, types),
-            Type::Struct(id) => types
-                .structs
-                .get(*id)
-                .is_some_and(|s| s.is_union || s.members.iter().any(|m| has_union(&m.ty, types))),
-            _ => false,
-        }
-    }
-    fn stmt(s: &Stmt, types: &TypeTable, space: AddrSpace) -> bool {
-        let st = |x: &Stmt| stmt(x, types, space);
+/// The functions of `tu` that need a word pool for memory of `space`, and
+/// what for: a kernel that reaches one of them lowers that space to a
+/// pool (`Lowerer::pool_modes`).
+fn pool_users(tu: &TranslationUnit, space: AddrSpace) -> HashMap<&str, PoolUse> {
+    tu.funcs
+        .iter()
+        .filter_map(|f| {
+            let (unions, union_pointers) = declares_union(f, &tu.types, space);
+            let pointers = reinterprets(f, space)
+                || union_pointers
+                || (unions && addressed::addresses_a_union(f, &tu.types));
+            let usage = if pointers {
+                PoolUse::Pointers
+            } else if unions {
+                PoolUse::Unions
+            } else {
+                return None;
+            };
+            Some((f.name.as_str(), usage))
+        })
+        .collect()
+}
+
+/// Whether `f` declares a parameter or variable of `space` that holds a
+/// union, and one whose union-holding type also holds a pointer.
+fn declares_union(f: &FuncDef, types: &TypeTable, space: AddrSpace) -> (bool, bool) {
+    fn stmt<'f>(s: &'f Stmt, space: AddrSpace, out: &mut Vec<&'f Type>) {
         match &s.kind {
-            StmtKind::Decl(vars) => vars
-                .iter()
-                .any(|v| v.space == space && has_union(&v.ty, types)),
-            StmtKind::Block(items) => items.iter().any(st),
-            StmtKind::If(_, a, b) => st(a) || b.as_deref().is_some_and(st),
+            StmtKind::Decl(vars) => {
+                out.extend(vars.iter().filter(|v| v.space == space).map(|v| &v.ty));
+            }
+            StmtKind::Block(items) => items.iter().for_each(|x| stmt(x, space, out)),
+            StmtKind::If(_, a, b) => {
+                stmt(a, space, out);
+                if let Some(b) = b {
+                    stmt(b, space, out);
+                }
+            }
             StmtKind::While(_, b)
             | StmtKind::DoWhile(b, _)
             | StmtKind::Switch(_, b)
             | StmtKind::Case(_, b)
-            | StmtKind::Label(_, b) => st(b),
-            StmtKind::For(i, _, _, b) => i.as_deref().is_some_and(st) || st(b),
-            _ => false,
+            | StmtKind::Label(_, b) => stmt(b, space, out),
+            StmtKind::For(i, _, _, b) => {
+                if let Some(i) = i {
+                    stmt(i, space, out);
+                }
+                stmt(b, space, out);
+            }
+            _ => {}
         }
     }
-    (space == AddrSpace::Private && f.params.iter().any(|p| has_union(&p.ty, types)))
-        || f.body.as_ref().is_some_and(|b| stmt(b, types, space))
+    let mut declared = Vec::new();
+    if space == AddrSpace::Private {
+        declared.extend(f.params.iter().map(|p| &p.ty));
+    }
+    if let Some(b) = &f.body {
+        stmt(b, space, &mut declared);
+    }
+    let unions: Vec<&Type> = declared
+        .into_iter()
+        .filter(|t| types.contains_union(t))
+        .collect();
+    let with_pointer = unions.iter().any(|t| types.contains_pointer(t));
+    (!unions.is_empty(), with_pointer)
 }
 
 /// Instructions that act on each vector component independently.

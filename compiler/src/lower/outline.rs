@@ -10,14 +10,18 @@
 //! and that the kernel would inline at least twice is emitted once per
 //! kernel and called with `OpFunctionCall`.
 //!
-//! Each kernel gets its own copies: the function's addressed variables
-//! keep fixed slots of that kernel's private word pool (no function is
-//! active twice at once, OpenCL C having no recursion), so a private
-//! pointer stays a byte offset into one pool, which the kernel then keeps
-//! in a `Private` variable that every function of it reaches. A call
-//! whose arguments the callee could not take as values (a `__local` or
-//! `__private` pointer with a compile-time target, outside the pools) is
-//! inlined as before.
+//! Each kernel gets its own copies. Where the kernel has a private word
+//! pool holding pointer targets, the function's addressed variables keep
+//! fixed slots of it (no function is active twice at once, OpenCL C
+//! having no recursion), so a private pointer stays a byte offset into
+//! one pool, which the kernel then keeps in a `Private` variable that
+//! every function of it reaches. Elsewhere a `__private` pointer names
+//! its variable at compile time: the function takes the variable itself
+//! (SPIR-V's logical addressing lets a call pass a memory object
+//! declaration), the target's dynamic indices and the element index, one
+//! copy per shape of target (`OutlinedParam::Pointer`). A call whose
+//! pointer argument has a target the function cannot be handed (constant
+//! data, a `__local` variable) is inlined as before.
 
 use super::unroll::for_each_expr;
 use super::*;
@@ -105,6 +109,14 @@ impl<'a> CallGraph<'a> {
         out
     }
 
+    /// `root` and the program's functions it calls, directly or not.
+    pub(super) fn reached(&self, root: &str) -> Vec<&'a str> {
+        match self.calls.get_key_value(root) {
+            Some((&root, _)) => self.post_order(&[root]),
+            None => Vec::new(),
+        }
+    }
+
     /// The functions reachable from `roots`, each after everything it
     /// calls (but for recursive calls); iterative, as call chains may be
     /// deep.
@@ -168,6 +180,27 @@ impl<'a> Census<'a, '_> {
     }
 }
 
+/// A parameter of an outlined function, as its callers' arguments make it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum OutlinedParam {
+    /// A value of this type (with pools, `__local` and `__private`
+    /// pointers are byte offsets).
+    Value(Type),
+    /// A `__local` or `__private` pointer of type `ty` with a compile-time
+    /// target: the SPIR-V parameters are the target variable (of pointer
+    /// type `root_ty`), a `uint` for each dynamic index of the target's
+    /// path (the `None` entries; constant ones are fixed in the function)
+    /// and the element index.
+    Pointer {
+        ty: Type,
+        root_ty: Word,
+        sc: StorageClass,
+        path: Vec<Option<Word>>,
+        elem: Type,
+        is_array: bool,
+    },
+}
+
 impl<'a> Lowerer<'a> {
     /// Whether `name` may be a SPIR-V function of its own, judged by its
     /// declaration: a function of the program (not a kernel, not the
@@ -190,40 +223,67 @@ impl<'a> Lowerer<'a> {
             && !f.params.iter().any(|p| matches!(p.ty, Type::Opaque(_)))
     }
 
-    /// The parameter types of an outlined call of `f` with `args`, or None
-    /// when the call must be inlined: an argument is a `__local` or
-    /// `__private` pointer with a compile-time target, or one into a space
-    /// without a word pool.
-    pub(super) fn outlined_param_types(&self, f: &FuncDef, args: &[Val]) -> Option<Vec<Type>> {
+    /// The parameters of an outlined call of `f` with `args`, or None when
+    /// the call must be inlined: an argument is a `__local` or `__private`
+    /// pointer into a space without a word pool whose target is not a
+    /// variable the callee can be handed.
+    pub(super) fn outlined_params(&self, f: &FuncDef, args: &[Val]) -> Option<Vec<OutlinedParam>> {
         if args.len() != f.params.len() {
             return None;
         }
-        let mut types = Vec::with_capacity(args.len());
+        let mut params = Vec::with_capacity(args.len());
         for (p, a) in f.params.iter().zip(args) {
-            if a.base.is_some() {
-                return None;
-            }
             let ty = self.bound_param_type(p, a);
+            if let Some(base) = &a.base {
+                params.push(self.typed_pointer_param(ty, base)?);
+                continue;
+            }
             if let Type::Pointer(_, sp @ (AddrSpace::Private | AddrSpace::Local), _) = ty {
                 if !self.generic_dynamic && self.pool_of(sp).is_none() {
                     return None;
                 }
             }
-            types.push(ty);
+            params.push(OutlinedParam::Value(ty));
         }
-        Some(types)
+        Some(params)
     }
 
-    /// Calls the kernel's SPIR-V function for `f` with parameters `types`,
-    /// emitting it first if this kernel has not called it yet.
+    /// A pointer argument with a compile-time target, passed as its
+    /// variable (a memory object declaration, which SPIR-V's logical
+    /// addressing lets a call pass), the target's dynamic indices and the
+    /// element index. Targets in constant data, or in variables whose
+    /// type was not noted, are inlined.
+    fn typed_pointer_param(&self, ty: Type, base: &LBase) -> Option<OutlinedParam> {
+        if !matches!(base.sc, StorageClass::Function | StorageClass::Workgroup) {
+            return None;
+        }
+        let root_ty = *self.root_types.get(&base.root)?;
+        let path = base
+            .path
+            .iter()
+            .zip(&base.saved)
+            .map(|(&id, &saved)| (!saved).then_some(id))
+            .collect();
+        Some(OutlinedParam::Pointer {
+            ty,
+            root_ty,
+            sc: base.sc,
+            path,
+            elem: base.elem.clone(),
+            is_array: base.is_array,
+        })
+    }
+
+    /// Calls the kernel's SPIR-V function for `f` with parameters
+    /// `params`, emitting it first if this kernel has not called it yet.
     pub(super) fn call_outlined(
         &mut self,
         f: &'a FuncDef,
-        types: Vec<Type>,
+        params: Vec<OutlinedParam>,
         args: Vec<Val>,
         span: Span,
     ) -> R<Val> {
-        let key = (f.name.as_str(), types);
+        let key = (f.name.as_str(), params);
         let id = match self.user_functions.get(&key) {
             Some(&id) => id,
             None => {
@@ -233,8 +293,19 @@ impl<'a> Lowerer<'a> {
             }
         };
         let mut operands = vec![id];
-        for (ty, a) in key.1.iter().zip(args) {
-            operands.push(self.convert(a, ty, span, false)?.id);
+        for (param, a) in key.1.iter().zip(args) {
+            match param {
+                OutlinedParam::Value(ty) => operands.push(self.convert(a, ty, span, false)?.id),
+                OutlinedParam::Pointer { .. } => {
+                    let base = a.base.as_ref()?;
+                    operands.push(base.root);
+                    let u = self.m.ty(TypeKey::Int(32));
+                    for (&index, _) in base.path.iter().zip(&base.saved).filter(|(_, &s)| s) {
+                        operands.push(self.op(Op::Load, u, &[index]));
+                    }
+                    operands.push(a.id);
+                }
+            }
         }
         let ret = self.sty(&f.ret);
         let result = self.op(Op::FunctionCall, ret, &operands);
@@ -253,7 +324,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn emit_outlined(
         &mut self,
         def: &'a FuncDef,
-        types: &[Type],
+        types: &[OutlinedParam],
         own_pools: bool,
         span: Span,
     ) -> R<(Word, u64)> {
@@ -266,8 +337,12 @@ impl<'a> Lowerer<'a> {
         let saved_pools = own_pools.then(|| {
             let fresh_ppool = self
                 .ppool
-                .is_some()
-                .then(|| LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function));
+                .as_ref()
+                .map(|p| p.pointers)
+                .map(|pointers| LocalPool {
+                    pointers,
+                    ..LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function)
+                });
             (
                 self.pool.take(),
                 std::mem::replace(&mut self.ppool, fresh_ppool),
@@ -288,18 +363,60 @@ impl<'a> Lowerer<'a> {
         // Code reached from a dead region is still a live function.
         let saved_dead = std::mem::replace(&mut self.dead, 0);
         let saved_private = if own_pools {
-            std::mem::replace(&mut self.private_bytes, 0)
+            (
+                std::mem::replace(&mut self.private_bytes, 0),
+                std::mem::replace(&mut self.private_live, 0),
+            )
         } else {
-            self.private_bytes
+            (self.private_bytes, self.private_live)
         };
 
         let mut params = Vec::with_capacity(types.len());
         let mut param_ids = Vec::with_capacity(types.len());
-        for ty in types {
-            let t = self.sty(ty);
-            let id = self.m.id();
-            param_ids.push((t, id));
-            params.push(Val::new(id, ty.clone()));
+        for param in types {
+            let mut take = |l: &mut Self, t: Word| {
+                let id = l.m.id();
+                param_ids.push((t, id));
+                id
+            };
+            match param {
+                OutlinedParam::Value(ty) => {
+                    let t = self.sty(ty);
+                    params.push(Val::new(take(self, t), ty.clone()));
+                }
+                OutlinedParam::Pointer {
+                    ty,
+                    root_ty,
+                    sc,
+                    path,
+                    elem,
+                    is_array,
+                } => {
+                    let root = take(self, *root_ty);
+                    self.root_types.insert(root, *root_ty);
+                    let u = self.m.ty(TypeKey::Int(32));
+                    // A parameter is defined wherever the function uses
+                    // it, so dynamic indices need no saving.
+                    let path = path
+                        .iter()
+                        .map(|entry| entry.unwrap_or_else(|| take(self, u)))
+                        .collect::<Vec<_>>();
+                    let index = take(self, u);
+                    let base = LBase {
+                        root,
+                        sc: *sc,
+                        saved: vec![false; path.len()],
+                        path,
+                        elem: elem.clone(),
+                        is_array: *is_array,
+                    };
+                    params.push(Val {
+                        id: index,
+                        ty: ty.clone(),
+                        base: Some(Rc::new(base)),
+                    });
+                }
+            }
         }
         let result = self.call_function_inline(def, params, span);
         if self.f.is_open() {
@@ -318,7 +435,8 @@ impl<'a> Lowerer<'a> {
         let mut private_bytes = 0;
         if let Some((pool, ppool)) = saved_pools {
             self.declare_private_pool();
-            private_bytes = std::mem::replace(&mut self.private_bytes, saved_private);
+            private_bytes = std::mem::replace(&mut self.private_bytes, saved_private.0);
+            self.private_live = saved_private.1;
             self.pool = pool;
             self.ppool = ppool;
         }

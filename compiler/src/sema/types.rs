@@ -325,6 +325,31 @@ impl TypeTable {
         self.size_align(ty).0
     }
 
+    /// Whether an object of type `t` holds a union: `t` is one, or an
+    /// array or struct with one inside.
+    pub fn contains_union(&self, t: &Type) -> bool {
+        match t {
+            Type::Array(e, _) => self.contains_union(e),
+            Type::Struct(id) => self.structs.get(*id).is_some_and(|s| {
+                s.is_union || s.members.iter().any(|m| self.contains_union(&m.ty))
+            }),
+            _ => false,
+        }
+    }
+
+    /// Whether `t` is or holds a pointer.
+    pub fn contains_pointer(&self, t: &Type) -> bool {
+        match t {
+            Type::Pointer(..) => true,
+            Type::Array(e, _) => self.contains_pointer(e),
+            Type::Struct(id) => self
+                .structs
+                .get(*id)
+                .is_some_and(|s| s.members.iter().any(|m| self.contains_pointer(&m.ty))),
+            _ => false,
+        }
+    }
+
     pub fn align(&self, ty: &Type) -> u32 {
         self.size_align(ty).1
     }
