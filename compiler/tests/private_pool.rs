@@ -100,23 +100,29 @@ fn only_addressed_variables_and_unions_take_pool_slots() {
     assert!(!names.iter().any(|n| n == "q" || n == "f"), "{names:?}");
 }
 
-#[test]
-fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
-    // The pointer cast makes private pointers pool offsets: `passed`
-    // decays into a call, `v` of `twice` and `f` are addressed, all in
-    // the pool; `kept` is only indexed.
-    let m = module(
-        "typedef union { int i; float f; } num;\n\
-         int sum(const int *p) { return p[0] + p[1]; }\n\
-         int twice(int v) { int *p = &v; *p *= 2; return v; }\n\
-         kernel void k(global int *out, int n) {\n\
+/// A kernel with a union `u`, an array `passed` that decays into a call,
+/// the parameter `v` of `twice` addressed, and `kept` only indexed;
+/// `second` initialises `passed[1]`.
+fn decaying_and_addressed(second: &str) -> Module {
+    module(&format!(
+        "typedef union {{ int i; float f; }} num;\n\
+         int sum(const int *p) {{ return p[0] + p[1]; }}\n\
+         int twice(int v) {{ int *p = &v; *p *= 2; return v; }}\n\
+         kernel void k(global int *out, int n) {{\n\
              num u; u.i = n;\n\
              float f = (float)n;\n\
-             int passed[2] = { n, *(int *)&f };\n\
-             int kept[2] = { n, 2 };\n\
+             int passed[2] = {{ n, {second} }};\n\
+             int kept[2] = {{ n, 2 }};\n\
              out[0] = sum(passed) + kept[n & 1] + twice(n) + (int)u.f;\n\
-         }\n",
-    );
+         }}\n"
+    ))
+}
+
+#[test]
+fn arrays_that_decay_and_parameters_whose_address_is_taken_take_slots() {
+    // The pointer cast makes private pointers pool offsets: `passed`, `v`
+    // and `f` join `u` in the pool; `kept` stays a variable.
+    let m = decaying_and_addressed("*(int *)&f");
     // `u` 4 bytes, `f` 4, `passed` 8, `v` 4: 20 bytes, 5 words and one
     // more.
     assert_eq!(pool_lengths(&m), [6]);
@@ -130,17 +136,7 @@ fn without_pointer_casts_only_unions_take_slots() {
     // No pointer cast and no union whose address is taken: `u` alone
     // takes a slot, and `passed` and `v`, though addressed, stay
     // variables of their own, their pointers typed.
-    let m = module(
-        "typedef union { int i; float f; } num;\n\
-         int sum(const int *p) { return p[0] + p[1]; }\n\
-         int twice(int v) { int *p = &v; *p *= 2; return v; }\n\
-         kernel void k(global int *out, int n) {\n\
-             num u; u.i = n;\n\
-             int passed[2] = { n, 1 };\n\
-             int kept[2] = { n, 2 };\n\
-             out[0] = sum(passed) + kept[n & 1] + twice(n) + (int)u.f;\n\
-         }\n",
-    );
+    let m = decaying_and_addressed("1");
     assert_eq!(pool_lengths(&m), [2]);
     let names = names(&m);
     for own in ["kept", "passed", "v"] {

@@ -23,35 +23,14 @@ use crate::sema::types::{Type, TypeTable};
 
 /// The names of `f`'s parameters and variables that may be addressed.
 pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> HashSet<&'a str> {
-    let mut walk = Walk {
-        types,
-        declared: HashMap::new(),
-        addressed: HashSet::new(),
-    };
-    for p in &f.params {
-        walk.declared.entry(&p.name).or_default().push(&p.ty);
-    }
-    if let Some(body) = &f.body {
-        walk.stmt(body);
-    }
-    walk.addressed
+    Walk::over(f, types).addressed
 }
 
 /// Whether `f` may take the address of a parameter or variable whose type
 /// holds a union: a pointer into a union needs private pointers to be
 /// offsets into the private word pool.
 pub(super) fn addresses_a_union(f: &FuncDef, types: &TypeTable) -> bool {
-    let mut walk = Walk {
-        types,
-        declared: HashMap::new(),
-        addressed: HashSet::new(),
-    };
-    for p in &f.params {
-        walk.declared.entry(&p.name).or_default().push(&p.ty);
-    }
-    if let Some(body) = &f.body {
-        walk.stmt(body);
-    }
+    let walk = Walk::over(f, types);
     walk.addressed.iter().any(|name| {
         walk.declared
             .get(name)
@@ -68,7 +47,23 @@ struct Walk<'a, 't> {
     addressed: HashSet<&'a str>,
 }
 
-impl<'a> Walk<'a, '_> {
+impl<'a, 't> Walk<'a, 't> {
+    /// The walk of `f`'s parameters and body.
+    fn over(f: &'a FuncDef, types: &'t TypeTable) -> Walk<'a, 't> {
+        let mut walk = Walk {
+            types,
+            declared: HashMap::new(),
+            addressed: HashSet::new(),
+        };
+        for p in &f.params {
+            walk.declared.entry(&p.name).or_default().push(&p.ty);
+        }
+        if let Some(body) = &f.body {
+            walk.stmt(body);
+        }
+        walk
+    }
+
     fn stmt(&mut self, s: &'a Stmt) {
         match &s.kind {
             StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.value(e),
