@@ -52,14 +52,15 @@ impl<'a> Lowerer<'a> {
         let ExprKind::Ident(name) = &base.kind else {
             return None;
         };
-        let sym = self.lookup(name)?;
+        let sym = self.symbol(name)?;
         if sym.sc != StorageClass::UniformConstant {
             return None;
         }
+        let (root, table_ty) = (sym.root, sym.ty.clone());
         // The strides of the dimensions indexed, in elements, and the
         // element type left after them.
         let mut strides = Vec::with_capacity(indices.len());
-        let mut ty = &sym.ty;
+        let mut ty = &table_ty;
         for _ in &indices {
             let Type::Array(elem, _) = ty else {
                 return None;
@@ -72,11 +73,11 @@ impl<'a> Lowerer<'a> {
             Type::Scalar(s) | Type::Vector(s, _) => *s,
             _ => return None,
         };
-        if !matches!(scalar.size(), 4 | 8) || scalar == Scalar::Bool {
+        if !matches!(scalar.size(), 4 | 8) {
             return None;
         }
         let elem_bytes = self.types.size(&elem);
-        let table_bytes = self.types.size(&sym.ty);
+        let table_bytes = self.types.size(&table_ty);
         if table_bytes == 0
             || table_bytes > MAX_TABLE_BYTES
             || !table_bytes.is_multiple_of(elem_bytes)
@@ -87,8 +88,8 @@ impl<'a> Lowerer<'a> {
             .iter()
             .map(|t| self.types.size(t) / elem_bytes)
             .collect();
-        let table = self.constant_table(sym.root, &elem, table_bytes / elem_bytes)?;
-        Some(self.read_constant_table(sym.root, table, &indices, &strides, elem))
+        let table = self.constant_table(root, &elem, table_bytes / elem_bytes)?;
+        Some(self.read_constant_table(root, table, &indices, &strides, elem))
     }
 
     fn read_constant_table(

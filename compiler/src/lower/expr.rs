@@ -139,9 +139,7 @@ impl<'a> Lowerer<'a> {
             AddrSpace::Local if self.pool.is_some() => Some(StorageClass::Workgroup),
             // With tagged generic pointers a `__private` pointer is a
             // generic one, not a bare pool offset.
-            AddrSpace::Private
-                if self.ppool.as_ref().is_some_and(|p| p.pointers) && !self.generic_dynamic =>
-            {
+            AddrSpace::Private if self.private_pointers_pooled() && !self.generic_dynamic => {
                 Some(StorageClass::Function)
             }
             _ => None,
@@ -791,7 +789,7 @@ impl<'a> Lowerer<'a> {
     /// every variable whose address is taken in the pool, so reaching
     /// here is a compiler bug, reported instead of miscompiled.
     fn check_outside_pool(&mut self, sc: StorageClass, span: Span) -> R<()> {
-        if sc == StorageClass::Function && self.ppool.as_ref().is_some_and(|p| p.pointers) {
+        if sc == StorageClass::Function && self.private_pointers_pooled() {
             self.error(
                 span,
                 "internal compiler error: the address of a private variable outside the private pool",

@@ -145,7 +145,7 @@ pub(crate) enum Place {
 }
 
 impl LocalPool {
-    fn new(var: Word, args_bytes: Word, storage: StorageClass) -> LocalPool {
+    fn new(var: Word, args_bytes: Word, storage: StorageClass, pointers: bool) -> LocalPool {
         LocalPool {
             var,
             args_bytes,
@@ -153,7 +153,7 @@ impl LocalPool {
             top: 0,
             reserved: Vec::new(),
             storage,
-            pointers: true,
+            pointers,
         }
     }
 
@@ -364,15 +364,13 @@ pub(crate) struct Lowerer<'a> {
     printf_strings: Vec<String>,
     /// Functions some kernel calls.
     called: std::collections::HashSet<&'a str>,
-    /// The kernel being lowered reinterprets `__local` memory, itself or
-    /// in a function it calls: it uses a word pool.
-    pool_mode: bool,
+    /// The `__local` word pool of the kernel being lowered, where it
+    /// reinterprets `__local` memory, itself or in a function it calls
+    /// (`open_pools`).
     pool: Option<LocalPool>,
-    /// The kernel being lowered keeps unions in `__private` memory or
-    /// reinterprets it, itself or in a function it calls: its unions, and
-    /// for `PoolUse::Pointers` every variable that may be addressed, live
-    /// in a `Function` word pool.
-    private_pool_mode: Option<PoolUse>,
+    /// Its `__private` word pool, where it keeps unions in private memory
+    /// or reinterprets it: its unions, and with `LocalPool::pointers`
+    /// every variable that may be addressed, live there.
     ppool: Option<LocalPool>,
     /// The program's functions that need the `__local` and the
     /// `__private` pool, and what for (`pool_modes`).
@@ -605,9 +603,7 @@ fn lower_once(
         dead: 0,
         in_library: 0,
         called: std::collections::HashSet::new(),
-        pool_mode: false,
         pool: None,
-        private_pool_mode: None,
         ppool: None,
         local_pool_users: pool_users(tu, AddrSpace::Local),
         private_pool_users: pool_users(tu, AddrSpace::Private),
@@ -1467,12 +1463,16 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lookup(&self, name: &str) -> Option<Sym> {
-        for s in self.scopes.iter().rev() {
-            if let Some(v) = s.get(name) {
-                return Some(v.clone());
-            }
-        }
-        self.globals.get(name).cloned()
+        self.symbol(name).cloned()
+    }
+
+    /// The symbol `name` names where it is used.
+    fn symbol(&self, name: &str) -> Option<&Sym> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.globals.get(name))
     }
 
     fn bind(&mut self, name: &str, sym: Sym) {
@@ -2112,25 +2112,12 @@ impl<'a> Lowerer<'a> {
             .outlined(f.name.as_str(), min_nodes, |g| self.may_outline(g));
         self.user_functions.clear();
         self.root_types.clear();
-        self.pool_modes(f.name.as_str());
-        self.ppool = self.private_pool_mode.map(|usage| {
-            let zero = self.u32c(0);
-            let storage = if self.outlined.is_empty() {
-                StorageClass::Function
-            } else {
-                StorageClass::Private
-            };
-            LocalPool {
-                pointers: usage == PoolUse::Pointers,
-                ..LocalPool::new(self.m.id(), zero, storage)
-            }
-        });
-        self.pool = if self.pool_mode {
-            let zero = self.u32c(0);
-            Some(LocalPool::new(self.m.id(), zero, StorageClass::Workgroup))
+        let private_storage = if self.outlined.is_empty() {
+            StorageClass::Function
         } else {
-            None
+            StorageClass::Private
         };
+        self.open_pools(f.name.as_str(), private_storage);
         for (p, a) in f.params.iter().zip(&args) {
             match a.kind {
                 ArgKind::LocalPointer if self.pool.is_some() => {
@@ -3613,6 +3600,12 @@ impl<'a> Lowerer<'a> {
         self.types.contains_union(t)
     }
 
+    /// Whether `__private` pointers of the kernel being lowered are byte
+    /// offsets into its private pool.
+    fn private_pointers_pooled(&self) -> bool {
+        self.ppool.as_ref().is_some_and(|p| p.pointers)
+    }
+
     /// Stores an initializer into `place`; returns the pointer base when a
     /// `__local`/`__private` pointer was stored.
     fn initialize(&mut self, place: Place, t: &Type, init: &'a Init) -> Option<Rc<LBase>> {
@@ -4225,21 +4218,35 @@ impl<'a> Lowerer<'a> {
         self.root_types = root_types;
     }
 
-    /// Whether the function `root` lowers with word pools: a pool where
+    /// Opens the word pools the function `root` lowers with: a pool where
     /// it, or a function it calls, reinterprets that space's memory or
-    /// keeps a union there. Deciding per kernel keeps a program's other
+    /// keeps a union there (`PoolUse`), the private one of storage class
+    /// `private_storage`. Deciding per kernel keeps a program's other
     /// kernels in typed variables, which drivers keep in registers:
     /// hashcat's headers define a union in `v8a_from_v32_S`, which few of
     /// its kernels call.
-    fn pool_modes(&mut self, root: &str) {
+    fn open_pools(&mut self, root: &str, private_storage: StorageClass) {
         let reached = self.call_graph.reached(root);
         let most = |users: &HashMap<&str, PoolUse>| {
             reached.iter().filter_map(|g| users.get(g).copied()).max()
         };
         // Generic pointers in the tagged form point into pools.
         let dynamic = self.generic_dynamic.then_some(PoolUse::Pointers);
-        self.pool_mode = dynamic.or(most(&self.local_pool_users)).is_some();
-        self.private_pool_mode = dynamic.or(most(&self.private_pool_users));
+        let private = dynamic.or(most(&self.private_pool_users));
+        let local = dynamic.or(most(&self.local_pool_users));
+        self.ppool = private.map(|usage| {
+            let zero = self.u32c(0);
+            LocalPool::new(
+                self.m.id(),
+                zero,
+                private_storage,
+                usage == PoolUse::Pointers,
+            )
+        });
+        self.pool = local.map(|_| {
+            let zero = self.u32c(0);
+            LocalPool::new(self.m.id(), zero, StorageClass::Workgroup, true)
+        });
     }
 
     fn check_uncalled_in_scratch(&mut self, f: &'a FuncDef) {
@@ -4253,14 +4260,7 @@ impl<'a> Lowerer<'a> {
         // The pools a kernel would give the function, so that what needs
         // them (unions in private or local memory) checks as in a called
         // function; the scratch module is discarded.
-        self.pool_modes(f.name.as_str());
-        self.pool = self
-            .pool_mode
-            .then(|| LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Workgroup));
-        self.ppool = self.private_pool_mode.map(|usage| LocalPool {
-            pointers: usage == PoolUse::Pointers,
-            ..LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function)
-        });
+        self.open_pools(f.name.as_str(), StorageClass::Function);
         self.outlined.clear();
         self.const_vars.clear();
         self.generic_vars.clear();
@@ -4554,9 +4554,6 @@ fn reinterprets(f: &FuncDef, space: AddrSpace) -> bool {
     f.body.as_ref().is_some_and(|b| stmt(b, space))
 }
 
-/// Does `f` declare a variable (or take a parameter) in `space` whose type
-/// holds a union? Union members overlap, so such variables live in a word
-/// pool.
 /// The functions of `tu` that need a word pool for memory of `space`, and
 /// what for: a kernel that reaches one of them lowers that space to a
 /// pool (`Lowerer::pool_modes`).

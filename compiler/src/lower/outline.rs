@@ -335,14 +335,10 @@ impl<'a> Lowerer<'a> {
         let saved_jumps = std::mem::take(&mut self.jumps);
         let saved_frames = std::mem::take(&mut self.frames);
         let saved_pools = own_pools.then(|| {
-            let fresh_ppool = self
-                .ppool
-                .as_ref()
-                .map(|p| p.pointers)
-                .map(|pointers| LocalPool {
-                    pointers,
-                    ..LocalPool::new(self.m.id(), self.u32c(0), StorageClass::Function)
-                });
+            let fresh_ppool = self.ppool.as_ref().map(|p| p.pointers).map(|pointers| {
+                let zero = self.u32c(0);
+                LocalPool::new(self.m.id(), zero, StorageClass::Function, pointers)
+            });
             (
                 self.pool.take(),
                 std::mem::replace(&mut self.ppool, fresh_ppool),
