@@ -163,6 +163,11 @@ pub struct TargetCaps {
     /// right there. Can go when lavapipe passes `icd/tests/math_edges.rs`
     /// and `conversions.rs` on such a CPU without it.
     pub f64_rounding_from_floor: bool,
+    /// 64-bit rotates (`rotate` and the `(x >> n) | (x << (64 - n))`
+    /// idiom) are written on the value's 32-bit halves, for a driver that
+    /// compiles 64-bit shifts one by one but matches 32-bit funnel shifts
+    /// (NVIDIA's: lower/rotate.rs).
+    pub rotate64_in_halves: bool,
     /// Functions of the program with at least this many expression nodes
     /// (counting the calls they inline) that a kernel would inline more
     /// than once are SPIR-V functions instead (lower/outline.rs); 0
@@ -188,6 +193,7 @@ impl Default for TargetCaps {
             features: Vec::new(),
             fences_as_atomics: false,
             f64_rounding_from_floor: false,
+            rotate64_in_halves: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
         }
     }

@@ -479,10 +479,13 @@ fn extension_list(vk: &PhysicalDeviceInfo) -> Vec<NameVersion> {
     list
 }
 
+/// NVIDIA's PCI vendor id.
+const NVIDIA_VENDOR_ID: u32 = 0x10de;
+
 /// The vendor string for a PCI (or Khronos) vendor id.
 fn vendor_name(vendor_id: u32) -> String {
     match vendor_id {
-        0x10de => "NVIDIA Corporation".to_string(),
+        NVIDIA_VENDOR_ID => "NVIDIA Corporation".to_string(),
         0x1002 | 0x1022 => "Advanced Micro Devices, Inc.".to_string(),
         0x8086 => "Intel(R) Corporation".to_string(),
         0x13b5 => "ARM".to_string(),
@@ -734,7 +737,23 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         // lavapipe's double `trunc` and `rint` are wrong where the CPU has
         // no AVX-512 (compiler TargetCaps::f64_rounding_from_floor).
         f64_rounding_from_floor: vk.driver_name == "llvmpipe",
+        rotate64_in_halves: rotate64_in_halves(vk),
         outline_min_nodes: outline_min_nodes_setting(),
+    }
+}
+
+/// NVIDIA's Vulkan compiler matches 32-bit funnel shifts but not 64-bit
+/// rotates (compiler lower/rotate.rs): hashcat's SHA2-512 on an H100 ran
+/// at 0.61 of NVIDIA's OpenCL with the rotates as 64-bit shifts, 0.98 on
+/// halves. LLVM (lavapipe) has a 64-bit rotate and matches the shifts:
+/// there halves are slower (SHA2-512 645 to 419 kH/s). Other drivers were
+/// not measured and keep the shifts. `FERROCL_ROTATE64=halves` or
+/// `=shifts` chooses, to compare the two and to test both on any device.
+fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
+    match std::env::var("FERROCL_ROTATE64").as_deref() {
+        Ok("halves") => true,
+        Ok("shifts") => false,
+        _ => vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA",
     }
 }
 
@@ -1133,6 +1152,14 @@ mod tests {
         let info = derive_device_info(&lavapipe_like());
         assert_eq!(info.single_fp_config & CL_FP_DENORM, 0);
         assert!(!derive_target_caps(&lavapipe_like()).denorm_preserve_fp32);
+    }
+
+    #[test]
+    fn only_nvidia_rotates_64_bit_values_in_halves() {
+        if std::env::var_os("FERROCL_ROTATE64").is_none() {
+            assert!(derive_target_caps(&h100_like()).rotate64_in_halves);
+            assert!(!derive_target_caps(&lavapipe_like()).rotate64_in_halves);
+        }
     }
 
     #[test]

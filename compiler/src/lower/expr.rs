@@ -826,6 +826,11 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(BinOp::LogAnd, a, b) => self.logical(true, a, b, e.span),
             ExprKind::Binary(BinOp::LogOr, a, b) => self.logical(false, a, b, e.span),
             ExprKind::Binary(op, a, b) => {
+                if *op == BinOp::BitOr && self.caps.rotate64_in_halves {
+                    if let Some(idiom) = rotate::RotateIdiom::of(a, b) {
+                        return self.rotate_idiom(idiom, a, b, e.span);
+                    }
+                }
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
                 if matches!(op, BinOp::Eq | BinOp::Ne) {

@@ -33,6 +33,7 @@ mod outline;
 pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
 mod program_data;
 mod reinterpret;
+mod rotate;
 pub(crate) use image::uses_image_library;
 mod subgroup;
 mod unroll;

@@ -1,0 +1,139 @@
+//! Rotates written as two shifts, and `rotate`, against the host: with
+//! the shifts as written, and on 32-bit halves (compiler lower/rotate.rs,
+//! which NVIDIA's driver gets). Both ways run on any device through
+//! `FERROCL_ROTATE64`.
+
+mod common;
+
+const SOURCE: &str = r#"
+    // hashcat's generic rotates: the counts are parameters, constants
+    // only once inlined.
+    ulong rotr64(const ulong a, const int n) { return (a >> n) | (a << (64 - n)); }
+    ulong rotl64(const ulong a, const int n) { return (a << n) | (a >> (64 - n)); }
+
+    typedef struct { ulong v; int n; } pair;
+
+    __kernel void k(__global const ulong *x, __global const int *n,
+                    __global ulong *out, __global long *sout) {
+        size_t g = get_global_id(0);
+        size_t m = get_global_size(0);
+        ulong a = x[g];
+        int c = n[g];
+        pair p = { a, c };
+        out[g] = (a >> c) | (a << (64 - c));
+        out[m + g] = (a << (64 - c)) | (a >> c);
+        out[2 * m + g] = rotl64(a, c);
+        out[3 * m + g] = rotr64(a, 14) ^ rotr64(a, 18) ^ rotl64(a, 23);
+        out[4 * m + g] = (a >> 14) | (a << 50);
+        out[5 * m + g] = rotate(a, (ulong)c);
+        out[6 * m + g] = (p.v >> p.n) | (p.v << (64 - p.n));
+        ulong2 v = (ulong2)(a, ~a);
+        ulong2 rv = (v >> c) | (v << (64 - c));
+        out[7 * m + g] = rv.x;
+        out[8 * m + g] = rv.y;
+        ulong2 cv = (ulong2)((ulong)c, (ulong)(c + 5));
+        ulong2 rw = (v << cv) | (v >> (64 - cv));
+        out[9 * m + g] = rw.x;
+        out[10 * m + g] = rw.y;
+        ulong3 r3 = rotate((ulong3)(a, ~a, a ^ 0x5555), (ulong3)(c, 1, 63));
+        out[11 * m + g] = r3.x;
+        out[12 * m + g] = r3.y;
+        out[13 * m + g] = r3.z;
+        out[14 * m + g] = rotate((long)a, (long)-c);
+        // Not 64-bit rotates: 32 bits, and counts that do not add up.
+        out[15 * m + g] = ((uint)a >> c) | ((uint)a << (32 - c));
+        out[16 * m + g] = (a >> c) | (a << (63 - c));
+        // A signed value: `>>` copies the sign bit.
+        long s = (long)a;
+        sout[g] = (s >> c) | (s << (64 - c));
+    }
+"#;
+
+/// Each output row of the kernel from one input and count.
+fn expected(a: u64, c: i32) -> [u64; 17] {
+    let rotr = |x: u64, n: i64| x.rotate_right((n & 63) as u32);
+    let c = i64::from(c);
+    let r3 = [
+        a.rotate_left((c & 63) as u32),
+        (!a).rotate_left(1),
+        (a ^ 0x5555).rotate_left(63),
+    ];
+    let r32 = (a as u32).rotate_right((c & 31) as u32);
+    [
+        rotr(a, c),
+        rotr(a, c),
+        rotr(a, -c),
+        rotr(a, 14) ^ rotr(a, 18) ^ rotr(a, -23),
+        rotr(a, 14),
+        rotr(a, -c),
+        rotr(a, c),
+        rotr(a, c),
+        rotr(!a, c),
+        rotr(a, -c),
+        rotr(!a, -(c + 5)),
+        r3[0],
+        r3[1],
+        r3[2],
+        rotr(a, c),
+        u64::from(r32),
+        (a >> (c & 63)) | (a << ((63 - c) & 63)),
+    ]
+}
+
+fn signed_expected(a: u64, c: i32) -> i64 {
+    let s = a as i64;
+    let c = i64::from(c);
+    (s >> (c & 63)) | (s << ((64 - c) & 63))
+}
+
+#[test]
+fn rotates_match_the_host() {
+    let gpu = common::Gpu::new();
+    let k = gpu.kernel(SOURCE, "k");
+    let mut rng = common::XorShift::new(11);
+    let counts = [
+        0, 1, 14, 31, 32, 33, 41, 63, 64, 65, 127, -1, -31, -32, -63, -64,
+    ];
+    let m = 512usize;
+    let mut x: Vec<u64> = (0..m).map(|_| rng.next_u64()).collect();
+    x[..4].copy_from_slice(&[0, u64::MAX, 1 << 63, 1]);
+    let n: Vec<i32> = (0..m)
+        .map(|i| match counts.get(i % 24) {
+            Some(&c) => c,
+            None => rng.next_u32() as i32 % 200,
+        })
+        .collect();
+    let (dx, dn) = (gpu.buffer(&x), gpu.buffer(&n));
+    let (dout, dsout) = (gpu.zeroed::<u64>(17 * m), gpu.zeroed::<i64>(m));
+    k.arg_buffer(0, &dx)
+        .arg_buffer(1, &dn)
+        .arg_buffer(2, &dout)
+        .arg_buffer(3, &dsout);
+    gpu.run(&k, &[m], None, None);
+    let out = gpu.read::<u64>(&dout);
+    for row in 0..17 {
+        let got = &out[row * m..(row + 1) * m];
+        let want: Vec<u64> = (0..m).map(|i| expected(x[i], n[i])[row]).collect();
+        common::assert_same(got, &want, &format!("row {row}"));
+    }
+    let want: Vec<i64> = (0..m).map(|i| signed_expected(x[i], n[i])).collect();
+    common::assert_same(&gpu.read::<i64>(&dsout), &want, "signed shifts");
+}
+
+/// The test above in a process for each value of `FERROCL_ROTATE64` (read
+/// when the library starts), whichever way the device would get.
+#[test]
+fn rotates_match_the_host_both_ways() {
+    if std::env::var_os("FERROCL_ROTATE64").is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("path of the test executable");
+    for way in ["shifts", "halves"] {
+        let status = std::process::Command::new(&exe)
+            .env("FERROCL_ROTATE64", way)
+            .args(["--exact", "rotates_match_the_host", "--test-threads", "1"])
+            .status()
+            .expect("the test executable runs again");
+        assert!(status.success(), "FERROCL_ROTATE64={way}: {status}");
+    }
+}
