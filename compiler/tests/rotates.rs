@@ -113,3 +113,22 @@ fn what_is_not_a_64_bit_rotate_keeps_its_shifts() {
     let src = "kernel void f(global uint *x) { uint a = x[0]; x[1] = (a >> 3) | (a << 29); }\n";
     assert_eq!(wide_shifts(src, &halves()), 0);
 }
+
+#[test]
+fn a_rotate_with_a_wrong_count_gets_the_shifts_diagnostics() {
+    common::assert_build_errors(
+        &halves(),
+        &[
+            (
+                "kernel void f(global ulong *x, float c) { ulong a = x[0]; \
+                 x[1] = (a >> c) | (a << (64 - c)); }",
+                "shift operands must be integers",
+            ),
+            (
+                "kernel void f(global ulong2 *x, int3 c) { ulong2 a = x[0]; \
+                 x[1] = (a >> c) | (a << (64 - c)); }",
+                "shift operands have different vector sizes",
+            ),
+        ],
+    );
+}

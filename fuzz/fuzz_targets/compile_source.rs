@@ -18,9 +18,10 @@ use libfuzzer_sys::fuzz_target;
 
 /// A device with `cl_khr_fp64`, sub-groups with clustered reductions,
 /// integer dot products as SPIR-V dot instructions, extended bit
-/// operations, kernel clocks and the extended work-group collectives; it
-/// also calls every function it can as a SPIR-V function of its own
-/// (`outline_min_nodes` 0), where the default device inlines them.
+/// operations, kernel clocks and the extended work-group collectives, and
+/// 64-bit rotates on halves (NVIDIA's); it also calls every function it
+/// can as a SPIR-V function of its own (`outline_min_nodes` 0), where the
+/// default device inlines them.
 fn rich_caps() -> TargetCaps {
     let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
     TargetCaps {
@@ -43,6 +44,7 @@ fn rich_caps() -> TargetCaps {
             "__opencl_c_kernel_clock_scope_device",
             "__opencl_c_kernel_clock_scope_sub_group",
         ]),
+        rotate64_in_halves: true,
         outline_min_nodes: 0,
         ..TargetCaps::default()
     }

@@ -744,11 +744,12 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
 
 /// NVIDIA's Vulkan compiler matches 32-bit funnel shifts but not 64-bit
 /// rotates (compiler lower/rotate.rs): hashcat's SHA2-512 on an H100 ran
-/// at 0.61 of NVIDIA's OpenCL with the rotates as 64-bit shifts, 0.98 on
+/// at 0.62 of NVIDIA's OpenCL with the rotates as 64-bit shifts, 0.98 on
 /// halves. LLVM (lavapipe) has a 64-bit rotate and matches the shifts:
-/// there halves are slower (SHA2-512 645 to 419 kH/s). Other drivers were
-/// not measured and keep the shifts. `FERROCL_ROTATE64=halves` or
-/// `=shifts` chooses, to compare the two and to test both on any device.
+/// there halves are slower (hashcat SHA2-512 657-711 to 416-424 kH/s).
+/// Other drivers were not measured and keep the shifts.
+/// `FERROCL_ROTATE64=halves` or `=shifts` chooses, to compare the two and
+/// to test both on any device.
 fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
     match std::env::var("FERROCL_ROTATE64").as_deref() {
         Ok("halves") => true,

@@ -3,11 +3,11 @@
 //! SPIR-V has no rotate instruction: OpenCL C's `rotate` and the idiom
 //! programs write instead, `(x >> n) | (x << (64 - n))`, reach the driver
 //! as two shifts and an OR, and the driver has to see the rotate itself.
-//! NVIDIA's Vulkan compiler does so for 32-bit values but not for 64-bit
-//! ones: it splits each 64-bit shift into 32-bit pieces, about twice the
-//! instructions of the two 32-bit funnel shifts its OpenCL compiler emits
-//! for the same source. SHA-512 is mostly such rotates; hashcat's SHA2-512
-//! ran at 0.61 of NVIDIA's OpenCL on an H100 before, 0.98 after
+//! NVIDIA's Vulkan compiler does so for 32-bit values (hashcat's MD5,
+//! rotates and adds, runs as fast as on NVIDIA's OpenCL) but not for
+//! 64-bit ones, where its OpenCL compiler emits two 32-bit funnel shifts.
+//! SHA-512 is mostly such rotates: hashcat's SHA2-512 ran at 0.62 of
+//! NVIDIA's OpenCL on an H100 with them as shifts, 0.98 on halves
 //! (docs/performance.md).
 //!
 //! So on such a driver a 64-bit rotate right by `r` is written on the
@@ -114,24 +114,27 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> R<Val> {
         let x = self.expr(idiom.value)?;
-        let n = self.expr(idiom.right_count)?;
-        let rotates = x.ty.elem_scalar() == Some(Scalar::ULong)
-            && idiom.width == 64
-            && n.ty.is_integer()
-            && (!n.ty.is_vector() || n.ty.width() == x.ty.width());
-        if rotates {
+        if x.ty.elem_scalar() == Some(Scalar::ULong) && idiom.width == 64 {
+            let n = self.expr(idiom.right_count)?;
             let t = x.ty.clone();
             let ut = Type::vector_or_scalar(Scalar::UInt, t.width());
             // Only the count's low six bits matter: `uint`s, one per lane.
             let r = match n.ty {
-                Type::Vector(s, w) => self.convert_elems(n.id, s, Scalar::UInt, u32::from(w)),
-                _ => {
-                    let r = self.convert(n, &Type::UINT, span, true)?;
-                    self.convert(r, &ut, span, false)?.id
+                Type::Vector(s, w) if s.is_integer() && u32::from(w) == t.width() => {
+                    Some(self.convert_elems(n.id, s, Scalar::UInt, u32::from(w)))
                 }
+                Type::Scalar(s) if s.is_integer() => {
+                    let r = self.convert(n, &Type::UINT, span, true)?;
+                    Some(self.convert(r, &ut, span, false)?.id)
+                }
+                // Counts the shifts reject or convert otherwise: their
+                // own lowering says so.
+                _ => None,
             };
-            let id = self.rotate_right_in_halves(x.id, r, &t);
-            return Some(Val::new(id, t));
+            if let Some(r) = r {
+                let id = self.rotate_right_in_halves(x.id, r, &t);
+                return Some(Val::new(id, t));
+            }
         }
         // Not a 64-bit rotate: the shifts as written, of the one value.
         let shift = |e: &'a Expr| match &e.kind {
