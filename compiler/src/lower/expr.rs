@@ -827,8 +827,8 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(BinOp::LogOr, a, b) => self.logical(false, a, b, e.span),
             ExprKind::Binary(op, a, b) => {
                 if *op == BinOp::BitOr && self.caps.rotate64_in_halves {
-                    if let Some(idiom) = rotate::RotateIdiom::of(a, b) {
-                        return self.rotate_idiom(idiom, a, b, e.span);
+                    if let Some(idiom) = self.rotate64_idiom(a, b) {
+                        return self.rotate_idiom(idiom, e.span);
                     }
                 }
                 let x = self.expr(a)?;

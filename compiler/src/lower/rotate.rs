@@ -103,51 +103,46 @@ fn same_value(a: &Expr, b: &Expr) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    /// `a | b` where its operands are a [`RotateIdiom`]: a rotate on the
-    /// halves where the value is a `ulong` (or vector of them), else the
-    /// two shifts of the value evaluated once.
-    pub(super) fn rotate_idiom(
-        &mut self,
-        idiom: RotateIdiom<'a>,
-        a: &'a Expr,
-        b: &'a Expr,
-        span: Span,
-    ) -> R<Val> {
-        let x = self.expr(idiom.value)?;
-        if x.ty.elem_scalar() == Some(Scalar::ULong) && idiom.width == 64 {
-            let n = self.expr(idiom.right_count)?;
-            let t = x.ty.clone();
-            let ut = Type::vector_or_scalar(Scalar::UInt, t.width());
-            // Only the count's low six bits matter: `uint`s, one per lane.
-            let r = match n.ty {
-                Type::Vector(s, w) if s.is_integer() && u32::from(w) == t.width() => {
-                    Some(self.convert_elems(n.id, s, Scalar::UInt, u32::from(w)))
-                }
-                Type::Scalar(s) if s.is_integer() => {
-                    let r = self.convert(n, &Type::UINT, span, true)?;
-                    Some(self.convert(r, &ut, span, false)?.id)
-                }
-                // Counts the shifts reject or convert otherwise: their
-                // own lowering says so.
-                _ => None,
-            };
-            if let Some(r) = r {
-                let id = self.rotate_right_in_halves(x.id, r, &t);
-                return Some(Val::new(id, t));
-            }
-        }
-        // Not a 64-bit rotate: the shifts as written, of the one value.
-        let shift = |e: &'a Expr| match &e.kind {
-            ExprKind::Binary(op, _, c) => Some((*op, &**c)),
-            _ => None,
+    /// The 64-bit rotate in the operands of `a | b`, if they are one: the
+    /// idiom, of a value whose type is `ulong` (or a vector of them)
+    /// before it is lowered, a variable's or a cast's. Any other `a | b`
+    /// lowers as written, so that only rotates change.
+    pub(super) fn rotate64_idiom(&self, a: &'a Expr, b: &'a Expr) -> Option<RotateIdiom<'a>> {
+        let idiom = RotateIdiom::of(a, b).filter(|i| i.width == 64)?;
+        let ty = match &idiom.value.kind {
+            ExprKind::Ident(name) => &self.symbol(name)?.ty,
+            ExprKind::Cast(t, _) => t,
+            _ => return None,
         };
-        let (op_a, count_a) = shift(a)?;
-        let (op_b, count_b) = shift(b)?;
-        let ca = self.expr(count_a)?;
-        let cb = self.expr(count_b)?;
-        let l = self.binary(op_a, x.clone(), ca, a.span)?;
-        let r = self.binary(op_b, x, cb, b.span)?;
-        self.binary(BinOp::BitOr, l, r, span)
+        (ty.elem_scalar() == Some(Scalar::ULong)).then_some(idiom)
+    }
+
+    /// A 64-bit rotate ([`Lowerer::rotate64_idiom`]) on the value's halves.
+    pub(super) fn rotate_idiom(&mut self, idiom: RotateIdiom<'a>, span: Span) -> R<Val> {
+        let x = self.expr(idiom.value)?;
+        let n = self.expr(idiom.right_count)?;
+        let t = x.ty.clone();
+        let ut = Type::vector_or_scalar(Scalar::UInt, t.width());
+        // Only the count's low six bits matter: `uint`s, one per lane.
+        let r = match n.ty {
+            Type::Vector(s, w) if s.is_integer() && u32::from(w) == t.width() => {
+                self.convert_elems(n.id, s, Scalar::UInt, u32::from(w))
+            }
+            Type::Scalar(s) if s.is_integer() || s == Scalar::Bool => {
+                let r = self.convert(n, &Type::UINT, span, true)?;
+                self.convert(r, &ut, span, false)?.id
+            }
+            // A count the shift rejects: its diagnostic.
+            _ => {
+                let count = idiom.right_count.span;
+                if self.binary(BinOp::Shr, x, n, count).is_some() {
+                    self.error(count, "invalid shift count");
+                }
+                return None;
+            }
+        };
+        let id = self.rotate_right_in_halves(x.id, r, &t);
+        Some(Val::new(id, t))
     }
 
     /// `x` (`ulong` or a vector of them) rotated right by `r` (`uint` or
