@@ -124,16 +124,9 @@ fn rotates_match_the_host() {
 /// when the library starts), whichever way the device would get.
 #[test]
 fn rotates_match_the_host_both_ways() {
-    if std::env::var_os("FERROCL_ROTATE64").is_some() {
-        return;
-    }
-    let exe = std::env::current_exe().expect("path of the test executable");
-    for way in ["shifts", "halves"] {
-        let status = std::process::Command::new(&exe)
-            .env("FERROCL_ROTATE64", way)
-            .args(["--exact", "rotates_match_the_host", "--test-threads", "1"])
-            .status()
-            .expect("the test executable runs again");
-        assert!(status.success(), "FERROCL_ROTATE64={way}: {status}");
-    }
+    common::rerun_with_each(
+        "FERROCL_ROTATE64",
+        &["shifts", "halves"],
+        "rotates_match_the_host",
+    );
 }

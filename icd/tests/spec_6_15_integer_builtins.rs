@@ -368,23 +368,11 @@ fn integer_dot_products_match_the_host() {
 /// value of `FERROCL_INTEGER_DOT` (read when the library starts).
 #[test]
 fn integer_dot_products_match_the_host_both_ways() {
-    if std::env::var_os("FERROCL_INTEGER_DOT").is_some() {
-        return;
-    }
-    let exe = std::env::current_exe().expect("path of the test executable");
-    for way in ["arith", "instructions"] {
-        let status = std::process::Command::new(&exe)
-            .env("FERROCL_INTEGER_DOT", way)
-            .args([
-                "--exact",
-                "integer_dot_products_match_the_host",
-                "--test-threads",
-                "1",
-            ])
-            .status()
-            .expect("the test executable runs again");
-        assert!(status.success(), "FERROCL_INTEGER_DOT={way}: {status}");
-    }
+    common::rerun_with_each(
+        "FERROCL_INTEGER_DOT",
+        &["arith", "instructions"],
+        "integer_dot_products_match_the_host",
+    );
 }
 
 /// The low `bits` bits of `v`.

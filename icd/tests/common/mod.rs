@@ -874,6 +874,25 @@ pub fn assert_close(got: &[f32], want: &[f32], abs: f32, rel: f32, what: &str) {
     }
 }
 
+/// Runs the test `name` of this executable again, in a process of its own
+/// for each of `values` of the environment variable `var`, which the
+/// library reads when it starts, and asserts that each run passes. In
+/// such a process (`var` already set) it does nothing.
+pub fn rerun_with_each(var: &str, values: &[&str], name: &str) {
+    if std::env::var_os(var).is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("path of the test executable");
+    for value in values {
+        let status = std::process::Command::new(&exe)
+            .env(var, value)
+            .args(["--exact", name, "--test-threads", "1"])
+            .status()
+            .expect("the test executable runs again");
+        assert!(status.success(), "{var}={value}: {status}");
+    }
+}
+
 /// Asserts two integer-like slices are equal, naming the first difference.
 #[track_caller]
 pub fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
