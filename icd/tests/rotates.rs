@@ -5,6 +5,9 @@
 
 mod common;
 
+/// Rows of results the kernel writes per work-item.
+const ROWS: usize = 19;
+
 const SOURCE: &str = r#"
     // hashcat's generic rotates: the counts are parameters, constants
     // only once inlined.
@@ -40,6 +43,12 @@ const SOURCE: &str = r#"
         out[12 * m + g] = r3.y;
         out[13 * m + g] = r3.z;
         out[14 * m + g] = rotate((long)a, (long)-c);
+        // Eight lanes: wider than a SPIR-V vector.
+        ulong8 v8 = (ulong8)(a, ~a, a ^ 1, a + 1, a * 3, a >> 1, a << 1, 0);
+        ulong8 r8 = rotate(v8, (ulong8)((ulong)c));
+        ulong8 s8 = (v8 >> c) | (v8 << (64 - c));
+        out[17 * m + g] = r8.s0 ^ r8.s1 ^ r8.s2 ^ r8.s3 ^ r8.s4 ^ r8.s5 ^ r8.s6 ^ r8.s7;
+        out[18 * m + g] = s8.s0 ^ s8.s1 ^ s8.s2 ^ s8.s3 ^ s8.s4 ^ s8.s5 ^ s8.s6 ^ s8.s7;
         // Not 64-bit rotates: 32 bits, and counts that do not add up.
         out[15 * m + g] = ((uint)a >> c) | ((uint)a << (32 - c));
         out[16 * m + g] = (a >> c) | (a << (63 - c));
@@ -50,7 +59,7 @@ const SOURCE: &str = r#"
 "#;
 
 /// Each output row of the kernel from one input and count.
-fn expected(a: u64, c: i32) -> [u64; 17] {
+fn expected(a: u64, c: i32) -> [u64; ROWS] {
     let rotr = |x: u64, n: i64| x.rotate_right((n & 63) as u32);
     let c = i64::from(c);
     let r3 = [
@@ -59,6 +68,17 @@ fn expected(a: u64, c: i32) -> [u64; 17] {
         (a ^ 0x5555).rotate_left(63),
     ];
     let r32 = (a as u32).rotate_right((c & 31) as u32);
+    let v8 = [
+        a,
+        !a,
+        a ^ 1,
+        a.wrapping_add(1),
+        a.wrapping_mul(3),
+        a >> 1,
+        a << 1,
+        0,
+    ];
+    let lanes = |n: i64| v8.iter().fold(0, |acc, &v| acc ^ rotr(v, n));
     [
         rotr(a, c),
         rotr(a, c),
@@ -77,6 +97,8 @@ fn expected(a: u64, c: i32) -> [u64; 17] {
         rotr(a, c),
         u64::from(r32),
         (a >> (c & 63)) | (a << ((63 - c) & 63)),
+        lanes(-c),
+        lanes(c),
     ]
 }
 
@@ -104,14 +126,14 @@ fn rotates_match_the_host() {
         })
         .collect();
     let (dx, dn) = (gpu.buffer(&x), gpu.buffer(&n));
-    let (dout, dsout) = (gpu.zeroed::<u64>(17 * m), gpu.zeroed::<i64>(m));
+    let (dout, dsout) = (gpu.zeroed::<u64>(ROWS * m), gpu.zeroed::<i64>(m));
     k.arg_buffer(0, &dx)
         .arg_buffer(1, &dn)
         .arg_buffer(2, &dout)
         .arg_buffer(3, &dsout);
     gpu.run(&k, &[m], None, None);
     let out = gpu.read::<u64>(&dout);
-    for row in 0..17 {
+    for row in 0..ROWS {
         let got = &out[row * m..(row + 1) * m];
         let want: Vec<u64> = (0..m).map(|i| expected(x[i], n[i])[row]).collect();
         common::assert_same(got, &want, &format!("row {row}"));
