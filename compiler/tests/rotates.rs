@@ -74,6 +74,7 @@ const HASHCAT_STYLE: &str = "\
         ulong a = x[0];\n\
         x[1] = rotr64(a, 14) ^ rotr64(a, 18) ^ rotl64(a, 23);\n\
         x[2] = (a >> 7) | (a << 57);\n\
+        x[9] = ((a << 1) ^ (a >> (64 - 1))) + ((a >> 20) + (a << 44));\n\
         x[3] = rotate(a, (ulong)x[4]);\n\
         ulong2 v = vload2(0, x + 5);\n\
         vstore2((v << 3) | (v >> (64 - 3)), 0, x + 7);\n\
@@ -93,11 +94,13 @@ fn what_is_not_a_64_bit_rotate_keeps_its_shifts() {
         ("long a = x[0]; x[1] = (a >> 3) | (a << 61);", 2),
         // Counts that do not add up to 64.
         ("ulong a = x[0]; x[1] = (a >> 3) | (a << 60);", 2),
-        // Other operators than `|` are not rotates for a count of 0.
+        // Other operators than `|` are not rotates for a count of 0: a
+        // count not known, or known to be 0 (mod 64).
         (
             "ulong a = x[0]; int n = x[2]; x[1] = (a >> n) ^ (a << (64 - n));",
             2,
         ),
+        ("ulong a = x[0]; x[1] = (a >> 64) + (a << (64 - 64));", 2),
         // Shifts of two different values.
         ("ulong a = x[0], b = x[2]; x[1] = (a >> 3) | (b << 61);", 2),
         // An operand with a side effect is not evaluated once for two.

@@ -6,7 +6,7 @@
 mod common;
 
 /// Rows of results the kernel writes per work-item.
-const ROWS: usize = 19;
+const ROWS: usize = 21;
 
 const SOURCE: &str = r#"
     // hashcat's generic rotates: the counts are parameters, constants
@@ -49,6 +49,9 @@ const SOURCE: &str = r#"
         ulong8 s8 = (v8 >> c) | (v8 << (64 - c));
         out[17 * m + g] = r8.s0 ^ r8.s1 ^ r8.s2 ^ r8.s3 ^ r8.s4 ^ r8.s5 ^ r8.s6 ^ r8.s7;
         out[18 * m + g] = s8.s0 ^ s8.s1 ^ s8.s2 ^ s8.s3 ^ s8.s4 ^ s8.s5 ^ s8.s6 ^ s8.s7;
+        // `^` and `+` join the shifts as `|` does for a nonzero count.
+        out[19 * m + g] = (a << 1) ^ (a >> (64 - 1));
+        out[20 * m + g] = (a >> 20) + (a << 44);
         // Not 64-bit rotates: 32 bits, and counts that do not add up.
         out[15 * m + g] = ((uint)a >> c) | ((uint)a << (32 - c));
         out[16 * m + g] = (a >> c) | (a << (63 - c));
@@ -99,6 +102,8 @@ fn expected(a: u64, c: i32) -> [u64; ROWS] {
         (a >> (c & 63)) | (a << ((63 - c) & 63)),
         lanes(-c),
         lanes(c),
+        rotr(a, -1),
+        rotr(a, 20),
     ]
 }
 

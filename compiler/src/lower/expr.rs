@@ -826,8 +826,9 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(BinOp::LogAnd, a, b) => self.logical(true, a, b, e.span),
             ExprKind::Binary(BinOp::LogOr, a, b) => self.logical(false, a, b, e.span),
             ExprKind::Binary(op, a, b) => {
-                if *op == BinOp::BitOr && self.caps.rotate64_in_halves {
-                    if let Some(idiom) = self.rotate64_idiom(a, b) {
+                let joins = matches!(op, BinOp::BitOr | BinOp::BitXor | BinOp::Add);
+                if joins && self.caps.rotate64_in_halves {
+                    if let Some(idiom) = self.rotate64_idiom(*op, a, b) {
                         return self.rotate_idiom(idiom, e.span);
                     }
                 }

@@ -25,7 +25,8 @@ use super::*;
 
 /// The rotate written as two shifts of one value by complementary counts:
 /// `(x >> n) | (x << (W - n))` or `(x << n) | (x >> (W - n))`, either
-/// operand first, or with both counts literals adding up to `W`.
+/// operand first, or with both counts literals adding up to `W` (and
+/// with `^` or `+` for `|` where the count is a nonzero constant).
 pub(super) struct RotateIdiom<'e> {
     /// The value shifted; evaluated once instead of twice, so it must
     /// have no side effects ([`same_value`]).
@@ -37,7 +38,7 @@ pub(super) struct RotateIdiom<'e> {
 }
 
 impl<'e> RotateIdiom<'e> {
-    /// The idiom in the operands of `a | b`, if they are one.
+    /// The idiom in the operands of `a | b` (or `^`, `+`), if they are one.
     pub(super) fn of(a: &'e Expr, b: &'e Expr) -> Option<RotateIdiom<'e>> {
         let (ExprKind::Binary(op_a, xa, ca), ExprKind::Binary(op_b, xb, cb)) = (&a.kind, &b.kind)
         else {
@@ -67,6 +68,19 @@ fn complementary_counts(a: &Expr, b: &Expr) -> Option<u64> {
         (ExprKind::IntLit(x, _), ExprKind::IntLit(y, _)) => x.checked_add(*y),
         (_, ExprKind::Binary(BinOp::Sub, w, n)) if same_value(n, a) => match w.kind {
             ExprKind::IntLit(w, _) => Some(w),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of a shift count written as a literal or a difference of
+/// two (`64 - 1`, as a macro argument becomes).
+fn constant_count(e: &Expr) -> Option<u64> {
+    match &e.kind {
+        ExprKind::IntLit(n, _) => Some(*n),
+        ExprKind::Binary(BinOp::Sub, w, n) => match (&w.kind, &n.kind) {
+            (ExprKind::IntLit(w, _), ExprKind::IntLit(n, _)) => Some(w.wrapping_sub(*n)),
             _ => None,
         },
         _ => None,
@@ -103,12 +117,23 @@ fn same_value(a: &Expr, b: &Expr) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    /// The 64-bit rotate in the operands of `a | b`, if they are one: the
-    /// idiom, of a value whose type is `ulong` (or a vector of them)
-    /// before it is lowered, a variable's or a cast's. Any other `a | b`
-    /// lowers as written, so that only rotates change.
-    pub(super) fn rotate64_idiom(&self, a: &'a Expr, b: &'a Expr) -> Option<RotateIdiom<'a>> {
+    /// The 64-bit rotate in the operands of `a op b` (`|`, `^` or `+`), if
+    /// they are one: the idiom, of a value whose type is `ulong` (or a
+    /// vector of them) before it is lowered, a variable's or a cast's.
+    /// Anything else lowers as written, so that only rotates change.
+    pub(super) fn rotate64_idiom(
+        &self,
+        op: BinOp,
+        a: &'a Expr,
+        b: &'a Expr,
+    ) -> Option<RotateIdiom<'a>> {
         let idiom = RotateIdiom::of(a, b).filter(|i| i.width == 64)?;
+        // With `^` or `+` instead of `|`, a count of 0 (mod 64) gives 0 or
+        // twice the value, not the value: only a constant count that is
+        // not 0 qualifies (the Keccak reference's `ROL64` is written so).
+        if op != BinOp::BitOr && constant_count(idiom.right_count).is_none_or(|n| n & 63 == 0) {
+            return None;
+        }
         let ty = match &idiom.value.kind {
             ExprKind::Ident(name) => &self.symbol(name)?.ty,
             ExprKind::Cast(t, _) => t,
