@@ -1126,7 +1126,6 @@ impl<'a> Lowerer<'a> {
                 let t = self.int_gentype(&vals, span, name)?;
                 let ids = self.convert_all(vals, &t, span)?;
                 let s = t.elem_scalar()?;
-                let ty = self.sty(&t);
                 if s.bits() == 64 && self.caps.rotate64_in_halves {
                     // Left by n is right by -n (mod 64).
                     let ut = Type::vector_or_scalar(Scalar::UInt, t.width());
@@ -1137,6 +1136,7 @@ impl<'a> Lowerer<'a> {
                     let id = self.rotate_right_in_halves(ids[0], r, &t);
                     return Some(Val::new(id, t));
                 }
+                let ty = self.sty(&t);
                 let mask = self.constant(&t, ConstVal::Int(s.bits() as i64 - 1));
                 let bits = self.constant(&t, ConstVal::Int(s.bits() as i64));
                 let n = self.op(Op::BitwiseAnd, ty, &[ids[1], mask]);

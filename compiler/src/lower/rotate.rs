@@ -74,19 +74,6 @@ fn complementary_counts(a: &Expr, b: &Expr) -> Option<u64> {
     }
 }
 
-/// The value of a shift count written as a literal or a difference of
-/// two (`64 - 1`, as a macro argument becomes).
-fn constant_count(e: &Expr) -> Option<u64> {
-    match &e.kind {
-        ExprKind::IntLit(n, _) => Some(*n),
-        ExprKind::Binary(BinOp::Sub, w, n) => match (&w.kind, &n.kind) {
-            (ExprKind::IntLit(w, _), ExprKind::IntLit(n, _)) => Some(w.wrapping_sub(*n)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// Whether `a` and `b` are the same expression without side effects (so
 /// that evaluating it once gives what evaluating each would: nothing
 /// between the two reads can write what they read). Spans are not
@@ -131,8 +118,11 @@ impl<'a> Lowerer<'a> {
         // With `^` or `+` instead of `|`, a count of 0 (mod 64) gives 0 or
         // twice the value, not the value: only a constant count that is
         // not 0 qualifies (the Keccak reference's `ROL64` is written so).
-        if op != BinOp::BitOr && constant_count(idiom.right_count).is_none_or(|n| n & 63 == 0) {
-            return None;
+        if op != BinOp::BitOr {
+            match consteval::eval(idiom.right_count, self.types)? {
+                ConstVal::Int(n) if n & 63 != 0 => {}
+                _ => return None,
+            }
         }
         let ty = match &idiom.value.kind {
             ExprKind::Ident(name) => &self.symbol(name)?.ty,
