@@ -168,6 +168,11 @@ pub struct TargetCaps {
     /// compiles 64-bit shifts one by one but matches 32-bit funnel shifts
     /// (NVIDIA's: lower/rotate.rs).
     pub rotate64_in_halves: bool,
+    /// The driver compiles the low half of a 64-bit shift right to one
+    /// funnel shift (NVIDIA's `SHF.R.U64`): byte alignments written as
+    /// `if` chains (lower/funnel.rs) become such a shift of the pair
+    /// instead of two 32-bit shifts, an OR and a select.
+    pub funnel_shift64: bool,
     /// Functions of the program with at least this many expression nodes
     /// (counting the calls they inline) that a kernel would inline more
     /// than once are SPIR-V functions instead (lower/outline.rs); 0
@@ -194,6 +199,7 @@ impl Default for TargetCaps {
             fences_as_atomics: false,
             f64_rounding_from_floor: false,
             rotate64_in_halves: false,
+            funnel_shift64: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
         }
     }

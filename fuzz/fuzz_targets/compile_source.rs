@@ -45,6 +45,7 @@ fn rich_caps() -> TargetCaps {
             "__opencl_c_kernel_clock_scope_sub_group",
         ]),
         rotate64_in_halves: true,
+        funnel_shift64: true,
         outline_min_nodes: 0,
         ..TargetCaps::default()
     }

@@ -738,6 +738,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         // no AVX-512 (compiler TargetCaps::f64_rounding_from_floor).
         f64_rounding_from_floor: vk.driver_name == "llvmpipe",
         rotate64_in_halves: rotate64_in_halves(vk),
+        funnel_shift64: funnel_shift64(vk),
         outline_min_nodes: outline_min_nodes_setting(),
     }
 }
@@ -754,6 +755,21 @@ fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
     match std::env::var("FERROCL_ROTATE64").as_deref() {
         Ok("halves") => true,
         Ok("shifts") => false,
+        _ => vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA",
+    }
+}
+
+/// NVIDIA's Vulkan compiler makes one `SHF.R.U64` of the low half of a
+/// 64-bit shift right, so byte alignments (compiler lower/funnel.rs)
+/// shift the pair: on an H100 a chain of them ran in 818 µs so against
+/// 1317 µs as 32-bit shifts (2481 µs as branches). On lavapipe the 64-bit
+/// shift is the slower one (16.1 against 8.3 ms; branches 13.5 ms).
+/// `FERROCL_FUNNEL=wide` or `=narrow` chooses, to compare the two and to
+/// test both on any device.
+fn funnel_shift64(vk: &PhysicalDeviceInfo) -> bool {
+    match std::env::var("FERROCL_FUNNEL").as_deref() {
+        Ok("wide") => true,
+        Ok("narrow") => false,
         _ => vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA",
     }
 }
@@ -1160,6 +1176,14 @@ mod tests {
         if std::env::var_os("FERROCL_ROTATE64").is_none() {
             assert!(derive_target_caps(&h100_like()).rotate64_in_halves);
             assert!(!derive_target_caps(&lavapipe_like()).rotate64_in_halves);
+        }
+    }
+
+    #[test]
+    fn only_nvidia_aligns_bytes_with_64_bit_shifts() {
+        if std::env::var_os("FERROCL_FUNNEL").is_none() {
+            assert!(derive_target_caps(&h100_like()).funnel_shift64);
+            assert!(!derive_target_caps(&lavapipe_like()).funnel_shift64);
         }
     }
 

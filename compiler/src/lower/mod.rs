@@ -31,6 +31,7 @@ mod image;
 mod integer_dot;
 mod outline;
 pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
+mod funnel;
 mod program_data;
 mod reinterpret;
 mod rotate;
@@ -2741,6 +2742,12 @@ impl<'a> Lowerer<'a> {
                 }
             }
             StmtKind::If(c, then, els) => {
+                // A chain of funnel shifts picked by a value: one shift.
+                if let Some(chain) = funnel::FunnelChain::of(s) {
+                    if self.funnel_chain(&chain, s.span) {
+                        return;
+                    }
+                }
                 let Some(cond) = self.cond(c) else { return };
                 let (t, m) = (self.label(), self.label());
                 let e = if els.is_some() { self.label() } else { m };
