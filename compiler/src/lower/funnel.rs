@@ -283,21 +283,29 @@ impl<'a> Lowerer<'a> {
             let down = self.op(Op::ShiftRightLogical, lty, &[pair, by]);
             self.op(Op::UConvert, uty, &[down])
         } else {
-            // `(low >> s) | ((high << 1) << (31 - s))` for s = shift & 31,
-            // defined for s = 0; `high` itself for 32.
+            // The 32-bit funnel shift by `shift & 31`; `high` itself for 32.
             let c31 = self.u32c(31);
-            let one = self.u32c(1);
             let s = self.op(Op::BitwiseAnd, uty, &[shift, c31]);
-            let rest = self.op(Op::ISub, uty, &[c31, s]);
-            let down = self.op(Op::ShiftRightLogical, uty, &[low, s]);
-            let up = self.op(Op::ShiftLeftLogical, uty, &[high, one]);
-            let up = self.op(Op::ShiftLeftLogical, uty, &[up, rest]);
-            let funnel = self.op(Op::BitwiseOr, uty, &[down, up]);
+            let funnel = self.funnel_right32(high, low, s);
             let whole = self.op(Op::UGreaterThan, bt, &[shift, c31]);
             self.op(Op::Select, uty, &[whole, high, funnel])
         };
         let value = self.op(Op::Select, uty, &[taken, shifted, old.id]);
         self.store(&place, &Val::new(value, Type::UINT), span);
         Some(())
+    }
+
+    /// The low half of `high:low` shifted right by `s` (a `uint` in
+    /// 0..=31), in 32-bit shifts: `(low >> s) | ((high << 1) << (31 - s))`,
+    /// which stays defined for `s` = 0 (a shift by 32 is not in SPIR-V).
+    pub(super) fn funnel_right32(&mut self, high: Word, low: Word, s: Word) -> Word {
+        let uty = self.sty(&Type::UINT);
+        let c31 = self.u32c(31);
+        let one = self.u32c(1);
+        let rest = self.op(Op::ISub, uty, &[c31, s]);
+        let down = self.op(Op::ShiftRightLogical, uty, &[low, s]);
+        let up = self.op(Op::ShiftLeftLogical, uty, &[high, one]);
+        let up = self.op(Op::ShiftLeftLogical, uty, &[up, rest]);
+        self.op(Op::BitwiseOr, uty, &[down, up])
     }
 }

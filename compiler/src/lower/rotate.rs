@@ -194,17 +194,9 @@ impl<'a> Lowerer<'a> {
         let a = self.op(Op::Select, uty, &[swap, hi, lo]);
         let b = self.op(Op::Select, uty, &[swap, lo, hi]);
         let c31 = self.u32c(31);
-        let one = self.u32c(1);
         let s = self.op(Op::BitwiseAnd, uty, &[r, c31]);
-        let rest = self.op(Op::ISub, uty, &[c31, s]);
-        let mut funnel = |high: Word, low: Word| {
-            let down = self.op(Op::ShiftRightLogical, uty, &[low, s]);
-            let up = self.op(Op::ShiftLeftLogical, uty, &[high, one]);
-            let up = self.op(Op::ShiftLeftLogical, uty, &[up, rest]);
-            self.op(Op::BitwiseOr, uty, &[down, up])
-        };
-        let new_lo = funnel(b, a);
-        let new_hi = funnel(a, b);
+        let new_lo = self.funnel_right32(b, a, s);
+        let new_hi = self.funnel_right32(a, b, s);
         let joined = self.op(Op::CompositeConstruct, pair, &[new_lo, new_hi]);
         self.op(Op::Bitcast, ty, &[joined])
     }
