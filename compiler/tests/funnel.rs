@@ -120,6 +120,12 @@ fn chains_that_are_no_funnel_shift_keep_their_branches() {
          else if (c == 1) sr = (sa << 24) | (sb >> 8);
          else if (c == 2) sr = (sa << 16) | (sb >> 16);
          r = (uint)sr;",
+        // A `__local` target: stored by every work-item otherwise.
+        "__local uint lr;
+         if (c == 0) lr = b;
+         else if (c == 1) lr = (a << 24) | (b >> 8);
+         else if (c == 2) lr = (a << 16) | (b >> 16);
+         r = lr;",
         // 64-bit values.
         "ulong la = a, lb = b, lr = 0;
          if (c == 0) lr = lb;

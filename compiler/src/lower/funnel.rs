@@ -214,22 +214,28 @@ fn arm_value(e: &Expr) -> Option<ArmValue<'_>> {
 impl<'a> Lowerer<'a> {
     /// Lowers `chain` as one funnel shift, if its variables have the types
     /// it needs: `uint` values and target, a 32-bit integer selector, a
-    /// target that may be assigned. Returns whether it did; if not,
-    /// nothing was emitted and the chain lowers as written.
+    /// target that is a private variable that may be assigned. Returns
+    /// whether it did; if not, nothing was emitted and the chain lowers
+    /// as written.
     pub(super) fn funnel_chain(&mut self, chain: &FunnelChain<'a>, span: Span) -> bool {
         let is_uint = |l: &Self, e: &Expr| l.variable_type(e) == Some(Type::UINT);
         let selector_ok = matches!(
             self.variable_type(chain.selector),
             Some(Type::UINT | Type::INT)
         );
-        let target_const = match &chain.target.kind {
-            ExprKind::Ident(name) => self
-                .lookup(name)
-                .is_some_and(|s| self.const_vars.contains(&(s.root, s.pool))),
-            _ => true,
+        // The target is stored whichever arm is taken, so it must be a
+        // work-item's own variable: a `__local` one stored with its old
+        // value could undo another work-item's store.
+        let target_private = match &chain.target.kind {
+            ExprKind::Ident(name) => self.symbol(name).is_some_and(|s| {
+                s.sc == StorageClass::Function
+                    && s.pool.is_none()
+                    && !self.const_vars.contains(&(s.root, s.pool))
+            }),
+            _ => false,
         };
         if !selector_ok
-            || target_const
+            || !target_private
             || !is_uint(self, chain.target)
             || !is_uint(self, chain.high)
             || !is_uint(self, chain.low)
