@@ -761,7 +761,7 @@ fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
 
 /// NVIDIA's Vulkan compiler makes one `SHF.R.U64` of the low half of a
 /// 64-bit shift right, so byte alignments (compiler lower/funnel.rs)
-/// shift the pair: on an H100 a chain of them ran in 818 µs so against
+/// shift the pair: on an H100 a chain of them ran in 818 µs against
 /// 1317 µs as 32-bit shifts (2481 µs as branches). On lavapipe the 64-bit
 /// shift is the slower one (16.1 against 8.3 ms; branches 13.5 ms).
 /// `FERROCL_FUNNEL=wide` or `=narrow` chooses, to compare the two and to
