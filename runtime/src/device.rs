@@ -325,11 +325,28 @@ fn integer_dot_instructions(vk: &PhysicalDeviceInfo) -> bool {
     if !f.integer_dot_product {
         return false;
     }
-    match std::env::var("FERROCL_INTEGER_DOT").as_deref() {
-        Ok("arith") => false,
-        Ok("instructions") => true,
-        _ => f.integer_dot_packed_accelerated[..3].iter().all(|&a| a),
+    let accelerated = f.integer_dot_packed_accelerated[..3].iter().all(|&a| a);
+    code_shape(
+        "FERROCL_INTEGER_DOT",
+        ["instructions", "arith"],
+        accelerated,
+    )
+}
+
+/// Which of two ways to compile something: `on` or `off` where the
+/// environment variable `var` names one (to compare the two and to test
+/// both on any device), `default` otherwise.
+fn code_shape(var: &str, [on, off]: [&str; 2], default: bool) -> bool {
+    match std::env::var(var).as_deref() {
+        Ok(v) if v == on => true,
+        Ok(v) if v == off => false,
+        _ => default,
     }
+}
+
+/// NVIDIA's own driver on an NVIDIA device (not, say, Mesa's NVK).
+fn nvidia_driver(vk: &PhysicalDeviceInfo) -> bool {
+    vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA"
 }
 
 /// What `CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_*` answer
@@ -752,11 +769,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
 /// `FERROCL_ROTATE64=halves` or `=shifts` chooses, to compare the two and
 /// to test both on any device.
 fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
-    match std::env::var("FERROCL_ROTATE64").as_deref() {
-        Ok("halves") => true,
-        Ok("shifts") => false,
-        _ => vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA",
-    }
+    code_shape("FERROCL_ROTATE64", ["halves", "shifts"], nvidia_driver(vk))
 }
 
 /// NVIDIA's Vulkan compiler makes one `SHF.R.U64` of the low half of a
@@ -767,11 +780,7 @@ fn rotate64_in_halves(vk: &PhysicalDeviceInfo) -> bool {
 /// `FERROCL_FUNNEL=wide` or `=narrow` chooses, to compare the two and to
 /// test both on any device.
 fn funnel_shift64(vk: &PhysicalDeviceInfo) -> bool {
-    match std::env::var("FERROCL_FUNNEL").as_deref() {
-        Ok("wide") => true,
-        Ok("narrow") => false,
-        _ => vk.vendor_id == NVIDIA_VENDOR_ID && vk.driver_name == "NVIDIA",
-    }
+    code_shape("FERROCL_FUNNEL", ["wide", "narrow"], nvidia_driver(vk))
 }
 
 /// `TargetCaps::outline_min_nodes` as `FERROCL_OUTLINE_NODES` sets it.
