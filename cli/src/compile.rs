@@ -228,6 +228,7 @@ mod tests {
             static_local_mem_size: 0,
             private_mem_size: 0,
             uses_printf: false,
+            ignores_work_groups: false,
         };
         let text = describe_kernel(&kernel);
         let lines: Vec<&str> = text.lines().collect();

@@ -292,6 +292,12 @@ pub struct KernelInfo {
     pub private_mem_size: u64,
     /// The kernel calls `printf`.
     pub uses_printf: bool,
+    /// The kernel observes nothing of its work-groups (no local ids or
+    /// sizes, group ids or counts, barriers, fences, `__local` memory,
+    /// sub-group or work-group functions): the runtime may run it with
+    /// work-groups of any size, dimension 0 rounded up to whole groups,
+    /// whose work-items past the global size return at once.
+    pub ignores_work_groups: bool,
 }
 
 impl KernelInfo {

@@ -39,6 +39,7 @@ pub(crate) use image::uses_image_library;
 mod subgroup;
 mod unroll;
 mod vector_data;
+mod work_groups;
 mod workitem;
 
 use crate::ast::*;
@@ -340,6 +341,9 @@ pub(crate) struct Lowerer<'a> {
     globals: HashMap<String, Sym>,
     global_vars: Vec<Word>,
     wg_size: Option<Word>,
+    /// The enqueued local size specialization constants, made once per
+    /// module like `wg_size`.
+    enqueued_size: Option<Word>,
     next_spec_id: u32,
     f: FunctionWriter,
     scopes: Vec<HashMap<String, Sym>>,
@@ -581,6 +585,7 @@ fn lower_once(
         globals: HashMap::new(),
         global_vars: Vec::new(),
         wg_size: None,
+        enqueued_size: None,
         next_spec_id: 3,
         f: FunctionWriter::new(entry),
         scopes: Vec::new(),
@@ -2177,6 +2182,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let ignores_work_groups = work_groups::ignores_work_groups(f, &self.funcs);
+        if ignores_work_groups {
+            self.return_past_global_size();
+        }
         self.stmt(body);
         if self.f.is_open() {
             let end = if self.f.reachable() {
@@ -2239,6 +2248,7 @@ impl<'a> Lowerer<'a> {
             static_local_mem_size: self.static_local_bytes,
             private_mem_size: self.private_bytes,
             uses_printf: printf_offset.is_some(),
+            ignores_work_groups,
         })
     }
 
@@ -4197,6 +4207,7 @@ impl<'a> Lowerer<'a> {
     fn check_uncalled(&mut self, f: &'a FuncDef) {
         let module = std::mem::replace(&mut self.m, ModuleWriter::new());
         let wg_size = self.wg_size.take();
+        let enqueued_size = self.enqueued_size.take();
         let wide_types = std::mem::take(&mut self.wide_types);
         let wide_vals = std::mem::take(&mut self.wide_vals);
         // Ids of the scratch module mean nothing in the real one.
@@ -4216,6 +4227,7 @@ impl<'a> Lowerer<'a> {
         self.k.global_data_offset = global_data;
         self.m = module;
         self.wg_size = wg_size;
+        self.enqueued_size = enqueued_size;
         self.wide_types = wide_types;
         self.wide_vals = wide_vals;
         self.int64_types = int64_types;

@@ -41,7 +41,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Three 64-bit header values from byte `offset` on (low word first).
-    fn header_u64x3(&mut self, offset: u32) -> Word {
+    pub(super) fn header_u64x3(&mut self, offset: u32) -> Word {
         let first = offset / 4;
         let comps: Vec<Word> = (0..3)
             .map(|i| {
@@ -64,6 +64,9 @@ impl<'a> Lowerer<'a> {
     /// sets to `local_work_size` for every region of an NDRange, while the
     /// `WorkgroupSize` of a region's pipeline is that region's own size.
     fn enqueued_local_size(&mut self) -> Word {
+        if let Some(id) = self.enqueued_size {
+            return id;
+        }
         let u = self.m.ty(TypeKey::Int(32));
         let mut comps = Vec::with_capacity(3);
         for sid in SPEC_ID_ENQUEUED_LOCAL_SIZE {
@@ -72,7 +75,9 @@ impl<'a> Lowerer<'a> {
             comps.push(c);
         }
         let v3 = self.uint3();
-        self.m.global(Op::SpecConstantComposite, v3, &comps)
+        let id = self.m.global(Op::SpecConstantComposite, v3, &comps);
+        self.enqueued_size = Some(id);
+        id
     }
 
     /// The work-group id in the NDRange: `WorkgroupId` (which includes a
@@ -91,7 +96,7 @@ impl<'a> Lowerer<'a> {
     /// `ulong3`: group id × enqueued local size + local id. Built from
     /// `WorkgroupId`, which includes the base of a split dispatch: lavapipe
     /// 22.3 leaves that base out of `GlobalInvocationId`.
-    fn global_invocation_id(&mut self) -> Word {
+    pub(super) fn global_invocation_id(&mut self) -> Word {
         let v3 = self.ulong3();
         let grp = self.group_id();
         let grp = self.widen3(grp);
