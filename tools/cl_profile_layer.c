@@ -1,0 +1,374 @@
+/*
+ * An OpenCL loader layer that times every kernel launch and buffer
+ * transfer of an application on the device, on any platform: ferrocl,
+ * NVIDIA's OpenCL, PoCL. It turns on profiling for each command queue,
+ * keeps an event for each command, and when the queue is released (or
+ * the process exits) prints, per kernel name and per transfer kind, the
+ * count and the device time from CL_PROFILING_COMMAND_START to _END,
+ * then how long the device was busy and idle between the first command's
+ * start and the last one's end.
+ *
+ * Both ICD loaders load layers named in OPENCL_LAYERS (the Khronos
+ * loader, and ocl-icd from 2.3.0):
+ *
+ *     cc -O2 -shared -fPIC -o libcl_profile_layer.so \
+ *         tools/cl_profile_layer.c -lpthread
+ *     OPENCL_LAYERS=$PWD/libcl_profile_layer.so hashcat -b -m 500
+ *
+ * The report goes to stderr, or to the file named by CL_PROFILE_OUT
+ * (appended). An event the application asked for is shared (retained),
+ * one it did not ask for is made and released here, so the application
+ * sees the calls it made. docs/performance.md says what it was used for.
+ */
+
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl_layer.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The next layer's (or the ICD's) entry points, and this layer's. */
+static cl_icd_dispatch next;
+static cl_icd_dispatch layer;
+
+/* One command whose timestamps are not read yet. */
+struct pending {
+    cl_event event;
+    int label;
+};
+
+/* What was measured of one label (a kernel name or a transfer kind). */
+struct stat {
+    char name[96];
+    uint64_t count, total_ns, min_ns, max_ns;
+};
+
+/* A command's interval on the device, for the busy and idle figures. */
+struct span {
+    cl_ulong start, end;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pending *pending;
+static size_t pending_len, pending_cap;
+static struct stat *stats;
+static size_t stats_len, stats_cap;
+static struct span *spans;
+static size_t spans_len, spans_cap;
+static uint64_t unreadable;
+
+/* Reads timestamps once this many commands wait, completed or not. */
+enum { HARVEST_AT = 4096 };
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap * 2 : 256;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(p, n * size);
+    if (!q)
+        return NULL;
+    *cap = n;
+    return q;
+}
+
+/* The index of `name` among the labels, added if new; -1 if out of memory. */
+static int label_of(const char *name)
+{
+    for (size_t i = 0; i < stats_len; i++)
+        if (strcmp(stats[i].name, name) == 0)
+            return (int)i;
+    struct stat *s = grow(stats, &stats_cap, stats_len + 1, sizeof *stats);
+    if (!s)
+        return -1;
+    stats = s;
+    struct stat *n = &stats[stats_len];
+    memset(n, 0, sizeof *n);
+    snprintf(n->name, sizeof n->name, "%s", name);
+    n->min_ns = UINT64_MAX;
+    return (int)stats_len++;
+}
+
+/* Reads the timestamps of the first `upto` pending commands, waiting for
+ * them, and forgets them. Called with the lock held. */
+static void harvest(size_t upto)
+{
+    for (size_t i = 0; i < upto; i++) {
+        struct pending *p = &pending[i];
+        cl_ulong start = 0, end = 0;
+        if (next.clWaitForEvents(1, &p->event) != CL_SUCCESS
+            || next.clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_START,
+                                            sizeof start, &start, NULL) != CL_SUCCESS
+            || next.clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_END,
+                                            sizeof end, &end, NULL) != CL_SUCCESS
+            || end < start) {
+            unreadable++;
+        } else {
+            struct stat *s = &stats[p->label];
+            uint64_t ns = end - start;
+            s->count++;
+            s->total_ns += ns;
+            s->min_ns = ns < s->min_ns ? ns : s->min_ns;
+            s->max_ns = ns > s->max_ns ? ns : s->max_ns;
+            struct span *sp = grow(spans, &spans_cap, spans_len + 1, sizeof *spans);
+            if (sp) {
+                spans = sp;
+                spans[spans_len++] = (struct span){start, end};
+            }
+        }
+        next.clReleaseEvent(p->event);
+    }
+    memmove(pending, pending + upto, (pending_len - upto) * sizeof *pending);
+    pending_len -= upto;
+}
+
+/* Keeps `event` (the application's, retained, or one made here) under
+ * `name`. */
+static void record(cl_event event, const char *name, int app_owns)
+{
+    pthread_mutex_lock(&lock);
+    int label = label_of(name);
+    struct pending *p = grow(pending, &pending_cap, pending_len + 1, sizeof *pending);
+    if (label < 0 || !p) {
+        pthread_mutex_unlock(&lock);
+        if (!app_owns)
+            next.clReleaseEvent(event);
+        return;
+    }
+    pending = p;
+    if (app_owns)
+        next.clRetainEvent(event);
+    pending[pending_len++] = (struct pending){event, label};
+    if (pending_len >= HARVEST_AT)
+        harvest(pending_len / 2);
+    pthread_mutex_unlock(&lock);
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int by_total(const void *a, const void *b)
+{
+    const struct stat *x = a, *y = b;
+    return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+/* Prints what was measured since the last report, then starts afresh. */
+static void report(const char *why)
+{
+    pthread_mutex_lock(&lock);
+    harvest(pending_len);
+    if (spans_len == 0) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    qsort(spans, spans_len, sizeof *spans, by_start);
+    cl_ulong first = spans[0].start, last = 0, busy = 0, cover = 0;
+    for (size_t i = 0; i < spans_len; i++) {
+        /* The union of the intervals: overlapping commands count once. */
+        cl_ulong s = spans[i].start > cover ? spans[i].start : cover;
+        if (spans[i].end > s)
+            busy += spans[i].end - s;
+        if (spans[i].end > cover)
+            cover = spans[i].end;
+        if (spans[i].end > last)
+            last = spans[i].end;
+    }
+    qsort(stats, stats_len, sizeof *stats, by_total);
+    const char *path = getenv("CL_PROFILE_OUT");
+    FILE *out = path ? fopen(path, "a") : NULL;
+    FILE *f = out ? out : stderr;
+    fprintf(f, "cl_profile_layer (%s): %.3f ms from the first command's start to the last one's end, "
+               "device busy %.3f ms, idle %.3f ms\n",
+            why, (last - first) / 1e6, busy / 1e6, (last - first - busy) / 1e6);
+    fprintf(f, "%-40s %8s %12s %10s %10s %10s\n", "command", "count", "total ms", "mean us",
+            "min us", "max us");
+    for (size_t i = 0; i < stats_len; i++) {
+        struct stat *s = &stats[i];
+        if (s->count == 0)
+            continue;
+        fprintf(f, "%-40s %8llu %12.3f %10.2f %10.2f %10.2f\n", s->name,
+                (unsigned long long)s->count, s->total_ns / 1e6,
+                s->total_ns / 1e3 / s->count, s->min_ns / 1e3, s->max_ns / 1e3);
+    }
+    if (unreadable)
+        fprintf(f, "%llu commands without timestamps\n", (unsigned long long)unreadable);
+    if (out)
+        fclose(out);
+    stats_len = 0;
+    spans_len = 0;
+    unreadable = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static cl_command_queue CL_API_CALL
+create_queue(cl_context context, cl_device_id device, cl_command_queue_properties props,
+             cl_int *err)
+{
+    return next.clCreateCommandQueue(context, device, props | CL_QUEUE_PROFILING_ENABLE, err);
+}
+
+static cl_command_queue CL_API_CALL
+create_queue_with_properties(cl_context context, cl_device_id device,
+                             const cl_queue_properties *props, cl_int *err)
+{
+    /* A copy of the list with CL_QUEUE_PROFILING_ENABLE in its
+     * CL_QUEUE_PROPERTIES, which is added if absent. */
+    cl_queue_properties list[64];
+    size_t n = 0;
+    int found = 0;
+    for (; props && props[n] != 0 && n + 3 < 64; n += 2) {
+        list[n] = props[n];
+        list[n + 1] = props[n + 1];
+        if (props[n] == CL_QUEUE_PROPERTIES) {
+            list[n + 1] |= CL_QUEUE_PROFILING_ENABLE;
+            found = 1;
+        }
+    }
+    if (props && props[n] != 0) /* too long to copy: as given */
+        return next.clCreateCommandQueueWithProperties(context, device, props, err);
+    if (!found) {
+        list[n++] = CL_QUEUE_PROPERTIES;
+        list[n++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    list[n] = 0;
+    return next.clCreateCommandQueueWithProperties(context, device, list, err);
+}
+
+static cl_int CL_API_CALL release_queue(cl_command_queue queue)
+{
+    report("queue released");
+    return next.clReleaseCommandQueue(queue);
+}
+
+static cl_int CL_API_CALL
+enqueue_kernel(cl_command_queue queue, cl_kernel kernel, cl_uint dim, const size_t *offset,
+               const size_t *global, const size_t *local, cl_uint n, const cl_event *wait,
+               cl_event *event)
+{
+    cl_event own = NULL;
+    cl_int err = next.clEnqueueNDRangeKernel(queue, kernel, dim, offset, global, local, n,
+                                             wait, event ? event : &own);
+    if (err != CL_SUCCESS)
+        return err;
+    char name[96] = "?";
+    next.clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    name[sizeof name - 1] = 0;
+    record(event ? *event : own, name, event != NULL);
+    return err;
+}
+
+static cl_int CL_API_CALL
+enqueue_read(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+             size_t size, void *ptr, cl_uint n, const cl_event *wait, cl_event *event)
+{
+    cl_event own = NULL;
+    cl_int err = next.clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr, n, wait,
+                                          event ? event : &own);
+    if (err == CL_SUCCESS)
+        record(event ? *event : own, "(read buffer)", event != NULL);
+    return err;
+}
+
+static cl_int CL_API_CALL
+enqueue_write(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+              size_t size, const void *ptr, cl_uint n, const cl_event *wait, cl_event *event)
+{
+    cl_event own = NULL;
+    cl_int err = next.clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, n,
+                                           wait, event ? event : &own);
+    if (err == CL_SUCCESS)
+        record(event ? *event : own, "(write buffer)", event != NULL);
+    return err;
+}
+
+static cl_int CL_API_CALL
+enqueue_copy(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
+             size_t dst_offset, size_t size, cl_uint n, const cl_event *wait, cl_event *event)
+{
+    cl_event own = NULL;
+    cl_int err = next.clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, n,
+                                          wait, event ? event : &own);
+    if (err == CL_SUCCESS)
+        record(event ? *event : own, "(copy buffer)", event != NULL);
+    return err;
+}
+
+static cl_int CL_API_CALL
+enqueue_fill(cl_command_queue queue, cl_mem buffer, const void *pattern, size_t pattern_size,
+             size_t offset, size_t size, cl_uint n, const cl_event *wait, cl_event *event)
+{
+    cl_event own = NULL;
+    cl_int err = next.clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size,
+                                          n, wait, event ? event : &own);
+    if (err == CL_SUCCESS)
+        record(event ? *event : own, "(fill buffer)", event != NULL);
+    return err;
+}
+
+static void at_exit(void)
+{
+    report("exit");
+}
+
+CL_API_ENTRY cl_int CL_API_CALL
+clGetLayerInfo(cl_layer_info name, size_t size, void *value, size_t *size_ret)
+{
+    static const char layer_name[] = "cl_profile_layer";
+    const void *src;
+    size_t len;
+    cl_layer_api_version version = CL_LAYER_API_VERSION_100;
+    switch (name) {
+    case CL_LAYER_API_VERSION:
+        src = &version;
+        len = sizeof version;
+        break;
+    case CL_LAYER_NAME:
+        src = layer_name;
+        len = sizeof layer_name;
+        break;
+    default:
+        return CL_INVALID_VALUE;
+    }
+    if (value && size < len)
+        return CL_INVALID_VALUE;
+    if (value)
+        memcpy(value, src, len);
+    if (size_ret)
+        *size_ret = len;
+    return CL_SUCCESS;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL
+clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_entries_ret,
+            const cl_icd_dispatch **layer_ret)
+{
+    const cl_uint entries = sizeof(cl_icd_dispatch) / sizeof(void *);
+    if (!target || !num_entries_ret || !layer_ret)
+        return CL_INVALID_VALUE;
+    /* A shorter table than this header's leaves the rest unset. */
+    memset(&next, 0, sizeof next);
+    memcpy(&next, target, (num_entries < entries ? num_entries : entries) * sizeof(void *));
+    layer = next;
+    layer.clCreateCommandQueue = create_queue;
+    layer.clCreateCommandQueueWithProperties = create_queue_with_properties;
+    layer.clReleaseCommandQueue = release_queue;
+    layer.clEnqueueNDRangeKernel = enqueue_kernel;
+    layer.clEnqueueReadBuffer = enqueue_read;
+    layer.clEnqueueWriteBuffer = enqueue_write;
+    layer.clEnqueueCopyBuffer = enqueue_copy;
+    layer.clEnqueueFillBuffer = enqueue_fill;
+    atexit(at_exit);
+    *num_entries_ret = entries;
+    *layer_ret = &layer;
+    return CL_SUCCESS;
+}
