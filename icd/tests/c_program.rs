@@ -118,6 +118,16 @@ enum Linkage {
 
 /// Builds and runs `source`; its stdout, or None when the test is skipped.
 fn build_and_run(source: &str, linkage: Linkage) -> Option<String> {
+    build_and_run_with(source, linkage, None).map(|(stdout, _)| stdout)
+}
+
+/// [`build_and_run`] with `layer` (a shared library) named in
+/// `OPENCL_LAYERS`; its stdout and stderr.
+fn build_and_run_with(
+    source: &str,
+    linkage: Linkage,
+    layer: Option<&Path>,
+) -> Option<(String, String)> {
     let cc = match toolchain() {
         Ok(cc) => cc,
         Err(why) => {
@@ -185,6 +195,9 @@ fn build_and_run(source: &str, linkage: Linkage) -> Option<String> {
             .env("OCL_ICD_FILENAMES", &absolute)
             .env_remove("OPENCL_VENDOR_PATH");
     }
+    if let Some(layer) = layer {
+        run.env("OPENCL_LAYERS", layer).env_remove("CL_PROFILE_OUT");
+    }
     let out = output_within(run, RUN_LIMIT).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -208,7 +221,7 @@ fn build_and_run(source: &str, linkage: Linkage) -> Option<String> {
             "{tag}: a platform other than ferrocl answered\n{report}"
         );
     }
-    Some(stdout.into_owned())
+    Some((stdout.into_owned(), stderr.into_owned()))
 }
 
 #[test]
@@ -262,4 +275,57 @@ fn queries_through_icd_loader() {
 #[test]
 fn queries_linked_directly() {
     build_and_run("queries.c", Linkage::Direct);
+}
+
+/// tools/cl_profile_layer.c, built as a loader layer, times vecadd.c's
+/// kernel and transfers through the ICD loader and leaves its result
+/// alone (vecadd.c still checks it and prints PASS).
+#[test]
+fn profile_layer_reports_vecadd() {
+    let Ok(cc) = toolchain() else {
+        eprintln!("skipping the profile layer: no C compiler or headers");
+        return;
+    };
+    if !Path::new("/usr/include/CL/cl_layer.h").exists() || !loader_available(&cc) {
+        eprintln!("skipping the profile layer: no cl_layer.h or ICD loader");
+        return;
+    }
+    let tmp = TempDir::new("profile-layer");
+    let layer = tmp.0.join("libcl_profile_layer.so");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/cl_profile_layer.c");
+    let out = Command::new(&cc)
+        .args([
+            "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o",
+        ])
+        .arg(&layer)
+        .arg(&source)
+        .arg("-lpthread")
+        .output()
+        .expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "compiling the layer failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let Some((_, stderr)) = build_and_run_with("vecadd.c", Linkage::IcdLoader, Some(&layer)) else {
+        return;
+    };
+    // ocl-icd before 2.3 has no layers: then there is no report at all.
+    if !stderr.contains("cl_profile_layer") {
+        eprintln!("skipping: the loader did not load the layer\n{stderr}");
+        return;
+    }
+    let row = |name: &str| {
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
+            .unwrap_or_else(|| panic!("no row for {name}\n{stderr}"))
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no count for {name}\n{stderr}"))
+    };
+    assert_eq!(row("vecadd"), 1, "{stderr}");
+    assert_eq!(row("(read buffer)"), 1, "{stderr}");
+    assert!(row("(write buffer)") >= 1, "{stderr}");
 }
