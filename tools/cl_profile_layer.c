@@ -4,9 +4,9 @@
  * NVIDIA's OpenCL, PoCL. It turns on profiling for each command queue,
  * keeps an event for each command, and when the queue is released (or
  * the process exits) prints, per kernel name and per transfer kind, the
- * count and the device time from CL_PROFILING_COMMAND_START to _END,
- * then how long the device was busy and idle between the first command's
- * start and the last one's end.
+ * count, the device time from CL_PROFILING_COMMAND_START to _END and the
+ * mean wait from _QUEUED to _START, then how long the device was busy and
+ * idle between the first command's start and the last one's end.
  *
  * Both ICD loaders load layers named in OPENCL_LAYERS (the Khronos
  * loader, and ocl-icd from 2.3.0):
@@ -45,6 +45,9 @@ struct pending {
 struct stat {
     char name[96];
     uint64_t count, total_ns, min_ns, max_ns;
+    /* From CL_PROFILING_COMMAND_QUEUED to _START: how long the command
+     * waited for the device (earlier commands, submission). */
+    uint64_t wait_ns;
 };
 
 /* A command's interval on the device, for the busy and idle figures. */
@@ -101,8 +104,10 @@ static void harvest(size_t upto)
 {
     for (size_t i = 0; i < upto; i++) {
         struct pending *p = &pending[i];
-        cl_ulong start = 0, end = 0;
+        cl_ulong queued = 0, start = 0, end = 0;
         if (next.clWaitForEvents(1, &p->event) != CL_SUCCESS
+            || next.clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_QUEUED,
+                                            sizeof queued, &queued, NULL) != CL_SUCCESS
             || next.clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_START,
                                             sizeof start, &start, NULL) != CL_SUCCESS
             || next.clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_END,
@@ -114,6 +119,7 @@ static void harvest(size_t upto)
             uint64_t ns = end - start;
             s->count++;
             s->total_ns += ns;
+            s->wait_ns += start > queued ? start - queued : 0;
             s->min_ns = ns < s->min_ns ? ns : s->min_ns;
             s->max_ns = ns > s->max_ns ? ns : s->max_ns;
             struct span *sp = grow(spans, &spans_cap, spans_len + 1, sizeof *spans);
@@ -190,15 +196,16 @@ static void report(const char *why)
     fprintf(f, "cl_profile_layer (%s): %.3f ms from the first command's start to the last one's end, "
                "device busy %.3f ms, idle %.3f ms\n",
             why, (last - first) / 1e6, busy / 1e6, (last - first - busy) / 1e6);
-    fprintf(f, "%-40s %8s %12s %10s %10s %10s\n", "command", "count", "total ms", "mean us",
-            "min us", "max us");
+    fprintf(f, "%-40s %8s %12s %10s %10s %10s %12s\n", "command", "count", "total ms",
+            "mean us", "min us", "max us", "mean wait us");
     for (size_t i = 0; i < stats_len; i++) {
         struct stat *s = &stats[i];
         if (s->count == 0)
             continue;
-        fprintf(f, "%-40s %8llu %12.3f %10.2f %10.2f %10.2f\n", s->name,
+        fprintf(f, "%-40s %8llu %12.3f %10.2f %10.2f %10.2f %12.2f\n", s->name,
                 (unsigned long long)s->count, s->total_ns / 1e6,
-                s->total_ns / 1e3 / s->count, s->min_ns / 1e3, s->max_ns / 1e3);
+                s->total_ns / 1e3 / s->count, s->min_ns / 1e3, s->max_ns / 1e3,
+                s->wait_ns / 1e3 / s->count);
     }
     if (unreadable)
         fprintf(f, "%llu commands without timestamps\n", (unsigned long long)unreadable);
