@@ -172,6 +172,12 @@ pub fn describe_kernel(kernel: &KernelInfo) -> String {
     if kernel.uses_printf {
         let _ = writeln!(out, "  calls printf");
     }
+    if kernel.ignores_work_groups {
+        let _ = writeln!(
+            out,
+            "  ignores its work-groups: one pipeline for every local size"
+        );
+    }
     out
 }
 

@@ -40,6 +40,13 @@ fn kernels_of_global_ids_and_sizes_ignore_work_groups() {
                a[p[0] & 3] = table[p[1] & 1];
                ((global uchar *)p)[3] = (uchar)a[1];
            }"#,
+        // A local id read into a variable that is never used (hashcat's
+        // kernels declare `lid` whether or not they use it).
+        r#"kernel void k(global uint *p) {
+               const size_t lid = get_local_id(0);
+               const size_t lsz = get_local_size(0);
+               p[get_global_id(0)] = 1;
+           }"#,
     ] {
         assert!(ignores(src), "{src}");
     }
@@ -70,6 +77,22 @@ fn kernels_that_observe_work_groups_are_marked() {
                p[1] = s[0];
            }"#,
         "kernel void k(global uint *p, local uint *s) { s[0] = p[0]; p[1] = s[0]; }",
+        // The variable is read, in the kernel or through a pointer to it.
+        r#"kernel void k(global uint *p) {
+               const size_t lid = get_local_id(0);
+               p[get_global_id(0)] = lid;
+           }"#,
+        r#"kernel void k(global uint *p) {
+               size_t lid = get_local_id(0);
+               size_t *q = &lid;
+               p[0] = *q;
+           }"#,
+        // A query whose argument is not a constant.
+        r#"kernel void k(global uint *p) {
+               uint d = p[0];
+               size_t lsz = get_local_size(d++);
+               p[1] = d;
+           }"#,
     ] {
         assert!(!ignores(src), "{src}");
     }

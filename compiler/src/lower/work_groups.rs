@@ -54,6 +54,18 @@ const OBSERVING_PREFIXES: &[&str] = &[
     "intel_sub_group",
 ];
 
+/// Queries of the work-group without side effects: a variable that only
+/// holds one and is never read (hashcat's `const u64 lid =
+/// get_local_id (0);` in kernels that do not use it) observes nothing.
+const QUERIES: &[&str] = &[
+    "get_local_id",
+    "get_local_size",
+    "get_enqueued_local_size",
+    "get_local_linear_id",
+    "get_group_id",
+    "get_num_groups",
+];
+
 /// Names whose mention ties an operation to a work-group or sub-group.
 const SCOPES: &[&str] = &["memory_scope_work_group", "memory_scope_sub_group"];
 
@@ -88,6 +100,7 @@ fn function_observes<'a>(
     let mut walk = Walk {
         funcs,
         seen,
+        body,
         observes: false,
     };
     walk.stmt(body);
@@ -97,6 +110,8 @@ fn function_observes<'a>(
 struct Walk<'a, 'w> {
     funcs: &'w HashMap<&'w str, &'a FuncDef>,
     seen: &'w mut Vec<&'a str>,
+    /// The body of the function walked.
+    body: &'a Stmt,
     observes: bool,
 }
 
@@ -112,8 +127,9 @@ impl<'a> Walk<'a, '_> {
                     if v.space == AddrSpace::Local {
                         self.observes = true;
                     }
-                    if let Some(i) = &v.init {
-                        self.init(i);
+                    match &v.init {
+                        Some(i) if !self.unread_query(&v.name, i) => self.init(i),
+                        _ => {}
                     }
                 }
             }
@@ -141,6 +157,31 @@ impl<'a> Walk<'a, '_> {
             StmtKind::Case(_, b) | StmtKind::Label(_, b) => self.stmt(b),
             _ => {}
         }
+    }
+
+    /// Whether `init` is a work-group query of constant arguments and
+    /// the variable `name` it initializes is never mentioned in the
+    /// function (any variable of that name, in any scope).
+    fn unread_query(&self, name: &str, init: &Init) -> bool {
+        let Init::Expr(Expr {
+            kind: ExprKind::Call(callee, args),
+            ..
+        }) = init
+        else {
+            return false;
+        };
+        let constant = |a: &Expr| matches!(a.kind, ExprKind::IntLit(..));
+        if !QUERIES.contains(&callee.as_str()) || !args.iter().all(constant) {
+            return false;
+        }
+        fn mentions(e: &Expr, name: &str) -> bool {
+            matches!(&e.kind, ExprKind::Ident(n) if n == name)
+                || matches!(&e.kind, ExprKind::CompoundLit(..))
+                || e.any_operand(|a| mentions(a, name))
+        }
+        let mut mentioned = false;
+        unroll::for_each_expr(self.body, &mut |e| mentioned |= mentions(e, name));
+        !mentioned
     }
 
     fn init(&mut self, i: &'a Init) {
