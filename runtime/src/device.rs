@@ -76,6 +76,11 @@ pub struct DeviceInfo {
     pub max_compute_units: u32,
     pub max_work_item_sizes: [usize; 3],
     pub max_work_group_size: usize,
+    /// The work-group width every launch of a kernel that ignores its
+    /// work-groups runs with (runtime/src/kernel.rs `dispatch_shape`), or
+    /// `None` where `FERROCL_GROUP_SIZE=enqueued` keeps launches as
+    /// enqueued.
+    pub shared_group_width: Option<usize>,
     pub preferred_vector_widths: VectorWidths,
     pub native_vector_widths: VectorWidths,
     /// MHz; 0 where the driver does not tell.
@@ -333,7 +338,12 @@ fn integer_dot_instructions(vk: &PhysicalDeviceInfo) -> bool {
     )
 }
 
-/// Which of two ways to compile something: `on` or `off` where the
+/// The work-group width of launches of kernels that ignore their
+/// work-groups: wide enough that work-group count limits no device's
+/// occupancy, the size NVIDIA's guides suggest for such kernels.
+const SHARED_GROUP_WIDTH: usize = 256;
+
+/// Which of two ways to compile or run something: `on` or `off` where the
 /// environment variable `var` names one (to compare the two and to test
 /// both on any device), `default` otherwise.
 fn code_shape(var: &str, [on, off]: [&str; 2], default: bool) -> bool {
@@ -644,6 +654,8 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_compute_units: vk.compute_units.max(1),
         max_work_item_sizes,
         max_work_group_size: max_work_group_size as usize,
+        shared_group_width: code_shape("FERROCL_GROUP_SIZE", ["shared", "enqueued"], true)
+            .then(|| SHARED_GROUP_WIDTH.min(max_work_item_sizes[0])),
         preferred_vector_widths: vector_widths,
         native_vector_widths: vector_widths,
         max_clock_frequency: vk.max_clock_mhz,

@@ -731,44 +731,27 @@ pub fn enqueue_nd_range(
     queue.enqueue_with_access(CL_COMMAND_NDRANGE_KERNEL, &waits, access, record)
 }
 
-/// The work-group width of every launch of a kernel that ignores its
-/// work-groups: wide enough that work-group count limits no device's
-/// occupancy, the size NVIDIA's guides suggest for such kernels.
-const SHARED_GROUP_WIDTH: usize = 256;
-
 /// The global and local sizes to dispatch for `range`: as enqueued, or
 /// for a kernel that ignores its work-groups
 /// ([`ferrocl_compiler::KernelInfo::ignores_work_groups`]) and a
-/// `local_work_size` of one row (`[l, 1, 1]`), work-groups of
-/// [`SHARED_GROUP_WIDTH`] with dimension 0 rounded up to whole ones (the
-/// kernel returns at once past the global size). Every launch of such a
-/// kernel then shares one pipeline, where each local size would be a
-/// driver compile of its own. `FERROCL_GROUP_SIZE=enqueued` keeps every
-/// launch as enqueued.
+/// `local_work_size` of one row (`[l, 1, 1]`), work-groups of the
+/// device's [`crate::device::DeviceInfo::shared_group_width`] with
+/// dimension 0 rounded up to whole ones (the kernel returns at once past
+/// the global size). Every launch of such a kernel then shares one
+/// pipeline, where each local size would be a driver compile of its own.
 fn dispatch_shape(kernel: &Kernel, device: &Device, range: &NdRange) -> ([usize; 3], [usize; 3]) {
-    let width = SHARED_GROUP_WIDTH
-        .min(device.info().max_work_group_size)
-        .min(device.info().max_work_item_sizes[0]);
     let one_row = range.local[1] == 1 && range.local[2] == 1;
-    if !kernel.info.ignores_work_groups || !one_row || !shared_group_size() || width == 0 {
-        return (range.global, range.local);
+    match device.info().shared_group_width {
+        Some(width) if kernel.info.ignores_work_groups && one_row => (
+            [
+                range.global[0].div_ceil(width) * width,
+                range.global[1],
+                range.global[2],
+            ],
+            [width, 1, 1],
+        ),
+        _ => (range.global, range.local),
     }
-    let global = [
-        range.global[0].div_ceil(width) * width,
-        range.global[1],
-        range.global[2],
-    ];
-    (global, [width, 1, 1])
-}
-
-/// Whether kernels that ignore their work-groups run with work-groups of
-/// ferrocl's size (the default), rather than as enqueued
-/// (`FERROCL_GROUP_SIZE=enqueued`).
-fn shared_group_size() -> bool {
-    static SHARED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SHARED.get_or_init(|| {
-        std::env::var("FERROCL_GROUP_SIZE").map_or(true, |v| v.trim() != "enqueued")
-    })
 }
 
 /// Returns a launch's buffers to the kernel for the next launch, holding no

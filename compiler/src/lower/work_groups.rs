@@ -18,20 +18,14 @@
 
 use super::*;
 
-/// Built-ins whose result or effect depends on the work-group or
-/// sub-group a work-item is in.
+/// Built-ins besides [`QUERIES`] whose result or effect depends on the
+/// work-group or sub-group a work-item is in.
 const OBSERVING: &[&str] = &[
     "barrier",
     "mem_fence",
     "read_mem_fence",
     "write_mem_fence",
     "atomic_work_item_fence",
-    "get_local_id",
-    "get_local_size",
-    "get_enqueued_local_size",
-    "get_local_linear_id",
-    "get_group_id",
-    "get_num_groups",
     "get_max_sub_group_size",
     "get_num_sub_groups",
     "get_enqueued_num_sub_groups",
@@ -54,9 +48,10 @@ const OBSERVING_PREFIXES: &[&str] = &[
     "intel_sub_group",
 ];
 
-/// Queries of the work-group without side effects: a variable that only
+/// Queries of the work-group without side effects. A variable that only
 /// holds one and is never read (hashcat's `const u64 lid =
-/// get_local_id (0);` in kernels that do not use it) observes nothing.
+/// get_local_id (0);` in kernels that do not use it) observes nothing;
+/// any other call of one does.
 const QUERIES: &[&str] = &[
     "get_local_id",
     "get_local_size",
@@ -70,7 +65,9 @@ const QUERIES: &[&str] = &[
 const SCOPES: &[&str] = &["memory_scope_work_group", "memory_scope_sub_group"];
 
 fn observing_call(name: &str) -> bool {
-    OBSERVING.contains(&name) || OBSERVING_PREFIXES.iter().any(|p| name.starts_with(p))
+    QUERIES.contains(&name)
+        || OBSERVING.contains(&name)
+        || OBSERVING_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// Whether kernel `f` observes nothing of its work-groups (module docs);
