@@ -100,6 +100,7 @@ pub fn describe_kernel(kernel: &KernelInfo) -> String {
     let block = match kernel.arg_block {
         ArgBlock::Push => "push constants",
         ArgBlock::Buffer => "argument buffer",
+        ArgBlock::HeaderBuffer => "push constants, launch header in a buffer",
     };
     let _ = writeln!(
         out,

@@ -32,7 +32,7 @@
 //! cannot read answers "written" for every argument.
 
 use crate::spirv_words::{literal_string, Layouts};
-use crate::{ArgBlock, ArgKind, KernelInfo, ARGS_OFFSET};
+use crate::{ArgBlock, ArgKind, KernelInfo};
 use rspirv::spirv::{Op, StorageClass, Word};
 use std::collections::HashMap;
 
@@ -447,12 +447,15 @@ impl<'m, 'a> Analysis<'m, 'a> {
             return Self::every_argument();
         };
         let byte = word * 4;
-        let args = u64::from(ARGS_OFFSET);
+        let block = self.kernel.arg_block;
+        // The launch header, or the header buffer's address (whose loads
+        // are 32-bit header words).
+        let args = u64::from(block.args_offset());
         if byte < args {
             return Prov::default();
         }
-        match self.kernel.arg_block {
-            ArgBlock::Push => self.argument_word(byte - args),
+        match block {
+            ArgBlock::Push | ArgBlock::HeaderBuffer => self.argument_word(byte - args),
             ArgBlock::Buffer if byte < args + 8 => Prov {
                 block: true,
                 ..Prov::default()
@@ -920,22 +923,45 @@ mod tests {
         assert_eq!(written_cl3(src), [true, false]);
     }
 
+    /// A kernel of `n` pointer arguments writing `a6` from `a0` and
+    /// `a{n-1}`: which arguments the analysis finds written.
+    fn written_of_many_pointers(n: usize, block: ArgBlock) -> Vec<bool> {
+        let params: Vec<String> = (0..n).map(|i| format!("__global float *a{i}")).collect();
+        let src = format!(
+            "__kernel void k({}) {{
+                size_t i = get_global_id(0);
+                a6[i] = a0[i] + a{}[i] * (float)get_global_size(0);
+            }}",
+            params.join(", "),
+            n - 1
+        );
+        let caps = TargetCaps {
+            header_buffer: block == ArgBlock::HeaderBuffer,
+            ..TargetCaps::default()
+        };
+        let program = build(&src, "", &caps);
+        assert_eq!(program.kernels[0].arg_block, block);
+        written_arguments(&program.spirv, &program.kernels[0])
+    }
+
     #[test]
     fn arguments_in_the_argument_buffer_are_told_apart() {
-        // Nine pointers do not fit in 128 bytes of push constants.
-        let src = "__kernel void k(__global float *a0, __global float *a1,
-                __global float *a2, __global float *a3, __global float *a4,
-                __global float *a5, __global float *a6, __global float *a7,
-                __global float *a8) {
-            size_t i = get_global_id(0);
-            a6[i] = a0[i] + a8[i];
-        }";
-        let program = build(src, "", &TargetCaps::default());
-        assert_eq!(program.kernels[0].arg_block, ArgBlock::Buffer);
-        let mut expected = [false; 9];
+        // Sixteen pointers do not fit in 128 bytes of push constants, even
+        // with the launch header out of them.
+        let mut expected = vec![false; 16];
+        expected[6] = true;
+        assert_eq!(written_of_many_pointers(16, ArgBlock::Buffer), expected);
+    }
+
+    #[test]
+    fn arguments_after_the_header_address_are_told_apart() {
+        // Nine pointers fit in 128 bytes of push constants after the 32
+        // bytes that stay there when the header moves to a buffer, not
+        // after the whole header.
+        let mut expected = vec![false; 9];
         expected[6] = true;
         assert_eq!(
-            written_arguments(&program.spirv, &program.kernels[0]),
+            written_of_many_pointers(9, ArgBlock::HeaderBuffer),
             expected
         );
     }

@@ -20,6 +20,28 @@
 //! | 60 | `work_dim: u32` ([`HEADER_WORK_DIM`]) |
 //! | 64 | the kernel arguments ([`ArgBlock::Push`]) or `args_address: u64` ([`ArgBlock::Buffer`]) |
 //!
+//! With [`TargetCaps::header_buffer`], when the header and the arguments
+//! together would exceed [`TargetCaps::max_push_constants_size`] but the
+//! arguments fit after 32 bytes, most of the header moves out instead
+//! ([`ArgBlock::HeaderBuffer`]):
+//!
+//! | offset | what |
+//! |---|---|
+//! | 0  | `global_offset[0]: u64` |
+//! | 8  | `global_size[0]: u64` |
+//! | 16 | `group_base[0]: u32`, then 4 bytes of padding |
+//! | 24 | `header_address: u64` ([`HEADER_BUFFER_ADDRESS`]): the whole header, laid out as above |
+//! | 32 | the kernel arguments ([`HEADER_BUFFER_ARGS_OFFSET`]) |
+//!
+//! A kernel reads the dimension-0 values from the push-constant block and
+//! the rest from the header buffer. Arguments live through a kernel's whole
+//! body, so it is the arguments that push constants can spare registers
+//! for: NVIDIA's instructions read push constants straight from its
+//! constant bank, where a value loaded from a buffer holds a register for
+//! as long as it lives. Which is faster depends on the kernel (hashcat's
+//! kernels pass 200 to 208 bytes of arguments against NVIDIA's 256; the
+//! runtime's `FERROCL_LARGE_ARGS` documents what was measured).
+//!
 //! Unused dimensions have global size 1 and offset 0. Offsets and sizes are
 //! 64 bits because `size_t` is: ids past 2^32 are valid. 64-bit values are
 //! two 32-bit words, low word first.
@@ -80,9 +102,10 @@
 //! addresses, structs by value have C layout. `__local` pointer arguments
 //! take no bytes: their size in bytes is the specialization constant
 //! [`KernelArg::local_size_spec_id`] (ids from 3 up, unique in the module).
-//! When the block would exceed [`TargetCaps::max_push_constants_size`], the
-//! arguments go to a buffer whose device address sits at [`ARGS_OFFSET`],
-//! with the same layout starting at 0.
+//! Otherwise, when the header and arguments do not fit in
+//! [`TargetCaps::max_push_constants_size`], the arguments go to a buffer
+//! whose device address sits at [`ARGS_OFFSET`], with the same layout
+//! starting at 0.
 //!
 //! The work-group size is specialization constants 0, 1, 2 (x, y, z), bound to
 //! the `WorkgroupSize` built-in.
@@ -173,6 +196,11 @@ pub struct TargetCaps {
     /// `if` chains (lower/funnel.rs) become such a shift of the pair
     /// instead of two 32-bit shifts, an OR and a select.
     pub funnel_shift64: bool,
+    /// Where the launch header and the arguments together pass
+    /// `max_push_constants_size`, the header moves to a buffer and the
+    /// arguments stay in push constants ([`ArgBlock::HeaderBuffer`]),
+    /// rather than the other way round ([`ArgBlock::Buffer`]).
+    pub header_buffer: bool,
     /// Functions of the program with at least this many expression nodes
     /// (counting the calls they inline) that a kernel would inline more
     /// than once are SPIR-V functions instead (lower/outline.rs); 0
@@ -200,6 +228,7 @@ impl Default for TargetCaps {
             f64_rounding_from_floor: false,
             rotate64_in_halves: false,
             funnel_shift64: false,
+            header_buffer: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
         }
     }
@@ -317,15 +346,69 @@ impl KernelInfo {
     }
 }
 
-/// Where a kernel's arguments are at launch (see the crate docs).
+/// Where a kernel's arguments and launch header are at launch (see the
+/// crate docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgBlock {
-    /// In the push-constant block from byte 32.
+    /// The header, then the arguments from byte [`ARGS_OFFSET`], in the
+    /// push-constant block.
     Push,
-    /// In a buffer whose device address is at byte 32 of the push-constant
-    /// block.
+    /// The header in the push-constant block; the arguments in a buffer
+    /// whose device address is at byte [`ARGS_OFFSET`].
     Buffer,
+    /// The header in a buffer whose device address is at byte
+    /// [`HEADER_BUFFER_ADDRESS`] of the push-constant block, its
+    /// dimension-0 words also in that block ([`PUSHED_HEADER_WORDS`]); the
+    /// arguments from byte [`HEADER_BUFFER_ARGS_OFFSET`] of the
+    /// push-constant block.
+    HeaderBuffer,
 }
+
+impl ArgBlock {
+    /// Byte offset in the push-constant block of the arguments, or of the
+    /// argument buffer's address ([`ArgBlock::Buffer`]).
+    pub fn args_offset(self) -> u32 {
+        match self {
+            ArgBlock::Push | ArgBlock::Buffer => ARGS_OFFSET,
+            ArgBlock::HeaderBuffer => HEADER_BUFFER_ARGS_OFFSET,
+        }
+    }
+
+    /// The arguments themselves are in the push-constant block.
+    pub fn args_pushed(self) -> bool {
+        self != ArgBlock::Buffer
+    }
+
+    /// Bytes of the push-constant range of a kernel with `args_size`
+    /// bytes of arguments.
+    pub fn push_size(self, args_size: u32) -> u32 {
+        let args = match self {
+            ArgBlock::Push | ArgBlock::HeaderBuffer => args_size,
+            ArgBlock::Buffer => 8,
+        };
+        (self.args_offset() + args).next_multiple_of(4)
+    }
+}
+
+/// The launch header's words that the push-constant block of an
+/// [`ArgBlock::HeaderBuffer`] kernel holds besides the header buffer, as
+/// (word of the header, word of the push-constant block): dimension 0 of
+/// the global offset, the global size and the group base, everything a
+/// one-dimensional kernel's `get_global_id(0)` and bounds need.
+pub const PUSHED_HEADER_WORDS: [(u32, u32); 5] = [
+    (HEADER_GLOBAL_OFFSET / 4, 0),
+    (HEADER_GLOBAL_OFFSET / 4 + 1, 1),
+    (HEADER_GLOBAL_SIZE / 4, 2),
+    (HEADER_GLOBAL_SIZE / 4 + 1, 3),
+    (HEADER_GROUP_BASE / 4, 4),
+];
+/// Byte offset of the header buffer's device address in the push-constant
+/// block of an [`ArgBlock::HeaderBuffer`] kernel (after
+/// [`PUSHED_HEADER_WORDS`], 8-aligned).
+pub const HEADER_BUFFER_ADDRESS: u32 = 24;
+/// Byte offset of the arguments in the push-constant block of an
+/// [`ArgBlock::HeaderBuffer`] kernel.
+pub const HEADER_BUFFER_ARGS_OFFSET: u32 = HEADER_BUFFER_ADDRESS + 8;
 
 /// Byte offset of the arguments (or of the argument-buffer address) in the
 /// push-constant block: the size of the launch header.

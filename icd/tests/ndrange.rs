@@ -82,12 +82,25 @@ fn pad(v: &[usize], fill: usize) -> [usize; 3] {
 
 /// Runs the `ids` kernel over one shape and compares every value.
 fn check_shape(gpu: &Gpu, k: &Kernel<'_>, global: &[usize], local: &[usize], offset: &[usize]) {
+    check_shape_from(gpu, k, 0, global, local, offset);
+}
+
+/// `check_shape` for an `ids` kernel whose own arguments start at
+/// `first_arg`.
+fn check_shape_from(
+    gpu: &Gpu,
+    k: &Kernel<'_>,
+    first_arg: u32,
+    global: &[usize],
+    local: &[usize],
+    offset: &[usize],
+) {
     let g = pad(global, 1);
     let l = pad(local, 1);
     let o = pad(offset, 0);
     let items: usize = g.iter().product();
     let out = gpu.zeroed::<u64>(items * STRIDE);
-    k.arg_buffer(0, &out).arg_local(1, 4);
+    k.arg_buffer(first_arg, &out).arg_local(first_arg + 1, 4);
     gpu.run(k, global, Some(local), Some(offset));
     let got = gpu.read::<u64>(&out);
     let mut want = Vec::with_capacity(items * STRIDE);
@@ -135,6 +148,72 @@ fn non_uniform_shapes_in_one_to_three_dimensions() {
     for (global, local, offset) in shapes {
         check_shape(&gpu, &k, global, local, offset);
     }
+}
+
+/// `ids` after 0 to 4 `float16` arguments (8 to 264 bytes of arguments in
+/// all): on devices with 128 or 256 bytes of push constants this puts the
+/// launch header and the arguments in push constants, then (with
+/// `FERROCL_LARGE_ARGS=push`) the header in a buffer and the arguments in
+/// push constants, then the arguments in a buffer
+/// (`ferrocl_compiler::ArgBlock`). Each shape reads every part of the
+/// header: offsets, sizes, the work dimension (through the linear id), the
+/// group base of a partial work-group and of an NDRange split beyond
+/// `maxComputeWorkGroupCount`.
+#[test]
+fn header_and_arguments_wherever_they_fit() {
+    let gpu = Gpu::new();
+    let shapes: &[(&[usize], &[usize], &[usize])] = &[
+        (&[257], &[64], &[1000]),
+        (&[13, 9, 5], &[4, 2, 3], &[0, 0, 0]),
+        (&[9, 10, 11], &[3, 3, 3], &[100, 0, 7]),
+        (&[2, 65_600], &[2, 1], &[0, 3]),
+    ];
+    for pads in 0..=4u32 {
+        let params: String = (0..pads).map(|i| format!("float16 p{i}, ")).collect();
+        let copies: String = (0..pads)
+            .map(|i| format!("vstore16(p{i}, {i}, check); "))
+            .collect();
+        let src = IDS
+            .replace(
+                "__kernel void ids(",
+                &format!("__kernel void ids({params}__global float *check, "),
+            )
+            .replace(
+                "o[20] = *count;",
+                &format!("o[20] = *count;\n        if (lin == 0) {{ {copies}}}"),
+            );
+        let k = gpu.kernel_with_options(&src, "ids", "-cl-std=CL3.0");
+        let values: Vec<[f32; 16]> = (0..pads)
+            .map(|i| std::array::from_fn(|j| (16 * i) as f32 + j as f32 + 0.5))
+            .collect();
+        for (i, v) in values.iter().enumerate() {
+            k.arg(i as u32, *v);
+        }
+        let check = gpu.zeroed::<f32>(16 * values.len().max(1));
+        k.arg_buffer(pads, &check);
+        for (global, local, offset) in shapes {
+            check_shape_from(&gpu, &k, pads + 1, global, local, offset);
+        }
+        if pads > 0 {
+            let want: Vec<f32> = values.iter().flatten().copied().collect();
+            assert_same(
+                &gpu.read::<f32>(&check),
+                &want,
+                &format!("{pads} float16 arguments"),
+            );
+        }
+    }
+}
+
+/// The test above in a process for each value of `FERROCL_LARGE_ARGS`
+/// (read once per device).
+#[test]
+fn header_and_arguments_both_ways() {
+    rerun_with_each(
+        "FERROCL_LARGE_ARGS",
+        &["push", "buffer"],
+        "header_and_arguments_wherever_they_fit",
+    );
 }
 
 #[test]

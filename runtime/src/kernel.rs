@@ -21,8 +21,9 @@ use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::options::{BuildOptions, ClStd};
 pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg};
 use ferrocl_compiler::{
-    ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE,
-    HEADER_GROUP_BASE, HEADER_WORK_DIM, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_WORK_GROUP_SIZE,
+    ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, HEADER_BUFFER_ADDRESS,
+    HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE, HEADER_GROUP_BASE, HEADER_WORK_DIM,
+    PUSHED_HEADER_WORDS, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_WORK_GROUP_SIZE,
 };
 use ferrocl_vk::{Pipeline, PipelineOptions};
 use parking_lot::Mutex;
@@ -68,9 +69,12 @@ struct PipelineKey {
 type CachedPipeline = (PipelineKey, Vec<u32>, Arc<Pipeline>);
 
 /// The buffers one launch fills, reused from launch to launch.
-#[derive(Default)]
 struct LaunchData {
+    /// The push-constant block (the launch ABI of `ferrocl_compiler`).
     push: Vec<u8>,
+    /// The launch header, copied into `push` or, for
+    /// [`ArgBlock::HeaderBuffer`], into the argument ring per dispatch.
+    header: [u8; ARGS_OFFSET as usize],
     args: Vec<u8>,
     mems: Vec<Arc<Mem>>,
     /// Per entry of `mems` from a buffer argument: true where the kernel
@@ -83,6 +87,21 @@ struct LaunchData {
     local_sizes: Vec<u32>,
     /// The regions of the NDRange and the pipeline of each.
     pipelines: Vec<(Region, Arc<Pipeline>)>,
+}
+
+impl Default for LaunchData {
+    fn default() -> Self {
+        LaunchData {
+            push: Vec::new(),
+            header: [0; ARGS_OFFSET as usize],
+            args: Vec::new(),
+            mems: Vec::new(),
+            read_only: Vec::new(),
+            untracked: false,
+            local_sizes: Vec::new(),
+            pipelines: Vec::new(),
+        }
+    }
 }
 
 impl LaunchData {
@@ -511,11 +530,7 @@ fn report_pipeline(
 
 /// Bytes of the push-constant range of a kernel.
 pub fn push_size(info: &KernelInfo) -> u32 {
-    let args = match info.arg_block {
-        ArgBlock::Push => info.args_size,
-        ArgBlock::Buffer => 8,
-    };
-    (ARGS_OFFSET + args).next_multiple_of(4)
+    info.arg_block.push_size(info.args_size)
 }
 
 /// A work-group size for a NULL `local_work_size`: the largest group whose
@@ -708,7 +723,7 @@ pub fn enqueue_nd_range(
     // `group_base`.
     let max = queue.device.vk_info().limits.max_compute_work_group_count;
     let step = max.map(|m| u64::from(m.max(1)));
-    let in_push = info.arg_block == ArgBlock::Push;
+    let block = info.arg_block;
     let access = launch.access();
     let kernel = kernel.clone();
     let record = move |r: &mut Recorder<'_>| {
@@ -724,7 +739,7 @@ pub fn enqueue_nd_range(
                 .and_then(|address| set_printf_address(&kernel.info, &mut launch, address)),
             None => Ok(()),
         }
-        .and_then(|_| record_launch(r, &mut launch, in_push, step));
+        .and_then(|_| record_launch(r, &mut launch, block, step));
         recycle_launch(&kernel, launch);
         result
     };
@@ -866,16 +881,17 @@ fn fill_launch(
         }
     }
     drop(exec_info);
+    let header = &mut launch.header;
     for d in 0..3 {
         let at = HEADER_GLOBAL_OFFSET as usize + 8 * d;
-        launch.push[at..at + 8].copy_from_slice(&(range.offset[d] as u64).to_ne_bytes());
+        header[at..at + 8].copy_from_slice(&(range.offset[d] as u64).to_ne_bytes());
         let at = HEADER_GLOBAL_SIZE as usize + 8 * d;
-        launch.push[at..at + 8].copy_from_slice(&(range.global[d] as u64).to_ne_bytes());
+        header[at..at + 8].copy_from_slice(&(range.global[d] as u64).to_ne_bytes());
     }
     let at = HEADER_WORK_DIM as usize;
-    launch.push[at..at + 4].copy_from_slice(&range.work_dim.to_ne_bytes());
-    if info.arg_block == ArgBlock::Push {
-        let start = ARGS_OFFSET as usize;
+    header[at..at + 4].copy_from_slice(&range.work_dim.to_ne_bytes());
+    if info.arg_block.args_pushed() {
+        let start = info.arg_block.args_offset() as usize;
         let end = start + launch.args.len();
         launch
             .push
@@ -906,8 +922,8 @@ fn set_global_data_address(
         .get_mut(at..at + 8)
         .ok_or(CL_INVALID_KERNEL)?
         .copy_from_slice(&bytes);
-    if info.arg_block == ArgBlock::Push {
-        let at = ARGS_OFFSET as usize + at;
+    if info.arg_block.args_pushed() {
+        let at = info.arg_block.args_offset() as usize + at;
         launch
             .push
             .get_mut(at..at + 8)
@@ -935,8 +951,8 @@ fn set_printf_address(
         .get_mut(at..at + 8)
         .ok_or(CL_INVALID_KERNEL)?
         .copy_from_slice(&bytes);
-    if info.arg_block == ArgBlock::Push {
-        let at = ARGS_OFFSET as usize + at;
+    if info.arg_block.args_pushed() {
+        let at = info.arg_block.args_offset() as usize + at;
         launch
             .push
             .get_mut(at..at + 8)
@@ -951,16 +967,17 @@ fn set_printf_address(
 fn record_launch(
     r: &mut Recorder<'_>,
     launch: &mut LaunchData,
-    in_push: bool,
+    block: ArgBlock,
     step: [u64; 3],
 ) -> Result<(), cl_int> {
     let LaunchData {
         push,
+        header,
         args,
         pipelines,
         ..
     } = launch;
-    if !in_push {
+    if block == ArgBlock::Buffer {
         let address = r.push_args(args)?;
         let start = ARGS_OFFSET as usize;
         push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
@@ -982,7 +999,19 @@ fn record_launch(
                     ];
                     for (d, b) in base.iter().enumerate() {
                         let at = HEADER_GROUP_BASE as usize + 4 * d;
-                        push[at..at + 4].copy_from_slice(&(*b as u32).to_ne_bytes());
+                        header[at..at + 4].copy_from_slice(&(*b as u32).to_ne_bytes());
+                    }
+                    // Each dispatch's header differs in its group base.
+                    if block == ArgBlock::HeaderBuffer {
+                        let address = r.push_args(header)?;
+                        let at = HEADER_BUFFER_ADDRESS as usize;
+                        push[at..at + 8].copy_from_slice(&address.to_ne_bytes());
+                        for (word, pushed) in PUSHED_HEADER_WORDS {
+                            let (from, to) = (4 * word as usize, 4 * pushed as usize);
+                            push[to..to + 4].copy_from_slice(&header[from..from + 4]);
+                        }
+                    } else {
+                        push[..header.len()].copy_from_slice(header);
                     }
                     r.stream
                         .dispatch(

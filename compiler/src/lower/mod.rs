@@ -54,7 +54,8 @@ use crate::spirv::{
 use crate::token::Span;
 use crate::{
     AccessQualifier, AddressQualifier, ArgBlock, ArgKind, KernelArg, KernelInfo, TargetCaps,
-    ARGS_OFFSET, SPEC_ID_WORK_GROUP_SIZE,
+    ARGS_OFFSET, HEADER_BUFFER_ADDRESS, HEADER_BUFFER_ARGS_OFFSET, PUSHED_HEADER_WORDS,
+    SPEC_ID_WORK_GROUP_SIZE,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
@@ -2064,10 +2065,13 @@ impl<'a> Lowerer<'a> {
             None
         };
         let args_size = crate::sema::types::round_up(offset, 4);
-        let block = if ARGS_OFFSET + args_size > self.caps.max_push_constants_size {
-            ArgBlock::Buffer
-        } else {
+        let max_push = self.caps.max_push_constants_size;
+        let block = if ARGS_OFFSET + args_size <= max_push {
             ArgBlock::Push
+        } else if self.caps.header_buffer && HEADER_BUFFER_ARGS_OFFSET + args_size <= max_push {
+            ArgBlock::HeaderBuffer
+        } else {
+            ArgBlock::Buffer
         };
 
         // Fresh per-kernel state.
@@ -2081,10 +2085,7 @@ impl<'a> Lowerer<'a> {
         self.static_local_bytes = 0;
         self.private_bytes = 0;
         self.private_live = 0;
-        let words = match block {
-            ArgBlock::Push => (ARGS_OFFSET + args_size) / 4,
-            ArgBlock::Buffer => ARGS_OFFSET / 4 + 2,
-        };
+        let words = block.push_size(args_size) / 4;
         let u = self.m.ty(TypeKey::Int(32));
         let len = self.m.u32_const(words);
         let arr = self.m.ty(TypeKey::Array(u, len));
@@ -2610,23 +2611,42 @@ impl<'a> Lowerer<'a> {
 
     /// Word `k` of the argument data.
     fn arg_word(&mut self, k: u32) -> Word {
-        match self.k.block {
-            ArgBlock::Push => self.push_word_at(ARGS_OFFSET / 4 + k),
-            ArgBlock::Buffer => {
-                let lo = self.push_word_at(ARGS_OFFSET / 4);
-                let hi = self.push_word_at(ARGS_OFFSET / 4 + 1);
-                let addr = self.combine_u64(lo, hi);
-                let u64t = self.m.ty(TypeKey::Int(64));
-                let off = self.m.u64_const(4 * k as u64);
-                let a = self.op(Op::IAdd, u64t, &[addr, off]);
-                let u = self.m.ty(TypeKey::Int(32));
-                let p = self
-                    .m
-                    .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
-                let ptr = self.op(Op::ConvertUToPtr, p, &[a]);
-                self.op(Op::Load, u, &[ptr, MA_ALIGNED | MA_NON_PRIVATE, 4])
-            }
+        let block = self.k.block;
+        if block.args_pushed() {
+            return self.push_word_at(block.args_offset() / 4 + k);
         }
+        self.launch_buffer_word(ARGS_OFFSET / 4, k, MA_ALIGNED | MA_NON_PRIVATE)
+    }
+
+    /// Word `word` of the launch header (the crate docs), in the
+    /// push-constant block or in the header buffer.
+    pub(super) fn header_word(&mut self, word: u32) -> Word {
+        if self.k.block != ArgBlock::HeaderBuffer {
+            return self.push_word_at(word);
+        }
+        match PUSHED_HEADER_WORDS.iter().find(|(w, _)| *w == word) {
+            Some(&(_, pushed)) => self.push_word_at(pushed),
+            // The header buffer is written before the launch and never
+            // during it, so its loads need no memory-model visibility.
+            None => self.launch_buffer_word(HEADER_BUFFER_ADDRESS / 4, word, MA_ALIGNED),
+        }
+    }
+
+    /// Word `k` of the launch buffer whose device address is the 64-bit
+    /// value at word `address_word` of the push-constant block.
+    fn launch_buffer_word(&mut self, address_word: u32, k: u32, access: u32) -> Word {
+        let lo = self.push_word_at(address_word);
+        let hi = self.push_word_at(address_word + 1);
+        let addr = self.combine_u64(lo, hi);
+        let u64t = self.m.ty(TypeKey::Int(64));
+        let off = self.m.u64_const(4 * u64::from(k));
+        let a = self.op(Op::IAdd, u64t, &[addr, off]);
+        let u = self.m.ty(TypeKey::Int(32));
+        let p = self
+            .m
+            .ty(TypeKey::Pointer(StorageClass::PhysicalStorageBuffer, u));
+        let ptr = self.op(Op::ConvertUToPtr, p, &[a]);
+        self.op(Op::Load, u, &[ptr, access, 4])
     }
 
     fn combine_u64(&mut self, lo: Word, hi: Word) -> Word {

@@ -45,8 +45,8 @@ impl<'a> Lowerer<'a> {
         let first = offset / 4;
         let comps: Vec<Word> = (0..3)
             .map(|i| {
-                let lo = self.push_word_at(first + 2 * i);
-                let hi = self.push_word_at(first + 2 * i + 1);
+                let lo = self.header_word(first + 2 * i);
+                let hi = self.header_word(first + 2 * i + 1);
                 self.combine_u64(lo, hi)
             })
             .collect();
@@ -87,7 +87,7 @@ impl<'a> Lowerer<'a> {
         let v3 = self.uint3();
         let grp = self.builtin_input(BuiltIn::WorkgroupId);
         let first = HEADER_GROUP_BASE / 4;
-        let comps: Vec<Word> = (0..3).map(|i| self.push_word_at(first + i)).collect();
+        let comps: Vec<Word> = (0..3).map(|i| self.header_word(first + i)).collect();
         let base = self.op(Op::CompositeConstruct, v3, &comps);
         self.op(Op::IAdd, v3, &[grp, base])
     }
@@ -119,7 +119,7 @@ impl<'a> Lowerer<'a> {
         let v3 = self.ulong3();
         let (vec, default) = match w {
             WorkItem::WorkDim => {
-                let id = self.push_word_at(HEADER_WORK_DIM / 4);
+                let id = self.header_word(HEADER_WORK_DIM / 4);
                 return Some(Val::new(id, Type::UINT));
             }
             WorkItem::GlobalLinearId | WorkItem::LocalLinearId => {
