@@ -32,9 +32,9 @@
 //! cannot read answers "written" for every argument.
 
 use crate::spirv_words::{literal_string, Layouts};
+use crate::HashMap;
 use crate::{ArgBlock, ArgKind, KernelInfo};
 use rspirv::spirv::{Op, StorageClass, Word};
-use std::collections::HashMap;
 
 /// For each argument of `kernel` (in order): true when the kernel may
 /// write the memory object the argument names. Images answer true;
@@ -143,14 +143,14 @@ impl<'a> Module<'a> {
         }
         let mut m = Module {
             insts: Vec::new(),
-            pointers: HashMap::new(),
-            wide_types: HashMap::new(),
-            constants: HashMap::new(),
-            types: HashMap::new(),
-            defs: HashMap::new(),
-            variables: HashMap::new(),
-            entries: HashMap::new(),
-            functions: HashMap::new(),
+            pointers: HashMap::default(),
+            wide_types: HashMap::default(),
+            constants: HashMap::default(),
+            types: HashMap::default(),
+            defs: HashMap::default(),
+            variables: HashMap::default(),
+            entries: HashMap::default(),
+            functions: HashMap::default(),
         };
         let mut layouts = Layouts::default();
         let mut at = 5;
@@ -304,11 +304,11 @@ impl<'m, 'a> Analysis<'m, 'a> {
             m,
             kernel,
             reached,
-            prov: HashMap::new(),
-            roots: HashMap::new(),
-            cells: HashMap::new(),
-            push_words: HashMap::new(),
-            returns: HashMap::new(),
+            prov: HashMap::default(),
+            roots: HashMap::default(),
+            cells: HashMap::default(),
+            push_words: HashMap::default(),
+            returns: HashMap::default(),
             written: 0,
             all: false,
             changed: false,

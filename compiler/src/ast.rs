@@ -210,7 +210,7 @@ pub enum LoopHint {
 #[derive(Clone, Debug, Default)]
 pub struct TranslationUnit {
     /// Unroll hints, by the span of the loop statement they precede.
-    pub loop_hints: std::collections::HashMap<Span, LoopHint>,
+    pub loop_hints: crate::HashMap<Span, LoopHint>,
     pub funcs: Vec<FuncDef>,
     /// Program-scope variables (`__constant` data and `__global`
     /// variables).

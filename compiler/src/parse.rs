@@ -11,7 +11,7 @@ use crate::sema::types::{
 };
 use crate::sema::{consteval, linkage};
 use crate::token::{Span, Token, TokenKind};
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 /// Nesting deeper than this is reported rather than risking the stack.
 const MAX_DEPTH: u32 = 256;
@@ -106,10 +106,10 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         pos: 0,
         diags,
         types: TypeTable::default(),
-        typedefs: vec![HashMap::new()],
-        tags: HashMap::new(),
-        enum_tags: HashMap::new(),
-        enum_consts: HashMap::new(),
+        typedefs: vec![HashMap::default()],
+        tags: HashMap::default(),
+        enum_tags: HashMap::default(),
+        enum_consts: HashMap::default(),
         fp64,
         depth: 0,
         eof,
@@ -117,11 +117,11 @@ pub fn parse(toks: &[Token], fp64: bool, diags: &mut Diagnostics) -> Translation
         gotos: Vec::new(),
         unit: 0,
         unit_start: (0, 0),
-        unit_statics: HashSet::new(),
+        unit_statics: HashSet::default(),
         untagged_structs: Vec::new(),
         variadic_at: None,
         pending_hint: None,
-        loop_hints: HashMap::new(),
+        loop_hints: HashMap::default(),
     };
     let mut tu = TranslationUnit::default();
     while !p.at_eof() {
@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
             if let Some(params) = d.params {
                 let name = d.name.unwrap_or_default();
                 if self.is_punct("{") {
-                    self.typedefs.push(HashMap::new());
+                    self.typedefs.push(HashMap::default());
                     self.labels.clear();
                     self.gotos.clear();
                     let body = self.compound_statement();
@@ -1429,7 +1429,7 @@ impl<'a> Parser<'a> {
     fn compound_statement(&mut self) -> Stmt {
         let span = self.span();
         self.expect("{");
-        self.typedefs.push(HashMap::new());
+        self.typedefs.push(HashMap::default());
         let mut items = Vec::new();
         while !self.is_punct("}") && !self.at_eof() {
             let before = self.pos;
@@ -1554,7 +1554,7 @@ impl<'a> Parser<'a> {
             Some("for") => {
                 self.bump();
                 self.expect("(");
-                self.typedefs.push(HashMap::new());
+                self.typedefs.push(HashMap::default());
                 let init = if self.eat(";") {
                     None
                 } else if self.starts_type() {

@@ -2,7 +2,7 @@
 //! modules ([`crate::arg_writes`], [`crate::entry_module`]) that need only
 //! a few facts of each instruction and must stay fast on large programs.
 
-use std::collections::HashMap;
+use crate::HashMap;
 
 /// Whether an opcode's instruction has a result type and a result id,
 /// from the SPIR-V grammar, cached per opcode: core opcodes (below
@@ -18,7 +18,7 @@ impl Default for Layouts {
     fn default() -> Layouts {
         Layouts {
             direct: [None; Layouts::DIRECT],
-            other: HashMap::new(),
+            other: HashMap::default(),
         }
     }
 }

@@ -16,7 +16,7 @@
 //! each occurrence is judged against every declaration of the name before
 //! it, in any scope. A member the walk cannot type counts as an array.
 
-use std::collections::{HashMap, HashSet};
+use crate::{HashMap, HashSet};
 
 use crate::ast::{Expr, ExprKind, FuncDef, Init, Stmt, StmtKind, UnOp};
 use crate::sema::types::{Type, TypeTable};
@@ -52,8 +52,8 @@ impl<'a, 't> Walk<'a, 't> {
     fn over(f: &'a FuncDef, types: &'t TypeTable) -> Walk<'a, 't> {
         let mut walk = Walk {
             types,
-            declared: HashMap::new(),
-            addressed: HashSet::new(),
+            declared: HashMap::default(),
+            addressed: HashSet::default(),
         };
         for p in &f.params {
             walk.declared.entry(&p.name).or_default().push(&p.ty);

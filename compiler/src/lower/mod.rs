@@ -57,7 +57,8 @@ use crate::{
     ARGS_OFFSET, HEADER_BUFFER_ADDRESS, HEADER_BUFFER_ARGS_OFFSET, PUSHED_HEADER_WORDS,
     SPEC_ID_WORK_GROUP_SIZE,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use crate::{HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 type R<T> = Option<T>;
@@ -370,7 +371,7 @@ pub(crate) struct Lowerer<'a> {
     /// printf format strings and `%s` string literals, by id.
     printf_strings: Vec<String>,
     /// Functions some kernel calls.
-    called: std::collections::HashSet<&'a str>,
+    called: crate::HashSet<&'a str>,
     /// The `__local` word pool of the kernel being lowered, where it
     /// reinterprets `__local` memory, itself or in a function it calls
     /// (`open_pools`).
@@ -438,7 +439,7 @@ pub(crate) struct Lowerer<'a> {
     /// Generic pointer variables (declared without an address space,
     /// OpenCL C 2.0 and 3.0) whose address space no assignment has fixed
     /// yet, by variable (root, pool slot).
-    generic_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    generic_vars: crate::HashSet<(Word, Option<Word>)>,
     /// The translation unit being lowered (its unroll hints, and what
     /// loop unrolling needs to know of the whole program).
     tu: &'a TranslationUnit,
@@ -446,7 +447,7 @@ pub(crate) struct Lowerer<'a> {
     /// from `tu` when the first loop that may be unrolled is met.
     program_names: std::cell::OnceCell<unroll::ProgramNames<'a>>,
     /// Variables declared `const`, by (root, pool slot).
-    const_vars: std::collections::HashSet<(Word, Option<Word>)>,
+    const_vars: crate::HashSet<(Word, Option<Word>)>,
     /// `Private` copies of `__constant` tables read by name, by offset in
     /// the data buffer (see [`constant_table`]).
     constant_tables: HashMap<u32, constant_table::ConstantTable>,
@@ -478,7 +479,7 @@ pub(crate) struct Lowerer<'a> {
     /// [`atomic`]).
     local_float_bits: bool,
     /// `Workgroup` variables holding floats as integer bits.
-    float_bits_roots: std::collections::HashSet<Word>,
+    float_bits_roots: crate::HashSet<Word>,
 }
 
 /// Lowers a checked translation unit to a SPIR-V module and reflection.
@@ -569,7 +570,7 @@ fn lower_once(
     generic_dynamic: bool,
     generic_limit: &mut bool,
 ) -> Option<Lowered> {
-    let mut funcs = HashMap::new();
+    let mut funcs = HashMap::default();
     for f in library.iter().flat_map(|l| &l.funcs).chain(&tu.funcs) {
         declare_function(&mut funcs, f, diags);
     }
@@ -583,7 +584,7 @@ fn lower_once(
         funcs,
         diags,
         caps,
-        globals: HashMap::new(),
+        globals: HashMap::default(),
         global_vars: Vec::new(),
         wg_size: None,
         enqueued_size: None,
@@ -598,7 +599,7 @@ fn lower_once(
             push_var: 0,
             block: ArgBlock::Push,
             interface: BTreeSet::new(),
-            builtins: HashMap::new(),
+            builtins: HashMap::default(),
             fence_word: None,
             printf_offset: None,
             global_data_offset: None,
@@ -610,41 +611,41 @@ fn lower_once(
         float_mode,
         dead: 0,
         in_library: 0,
-        called: std::collections::HashSet::new(),
+        called: HashSet::default(),
         pool: None,
         ppool: None,
         local_pool_users: pool_users(tu, AddrSpace::Local),
         private_pool_users: pool_users(tu, AddrSpace::Private),
-        addressed: HashMap::new(),
-        wide_types: HashMap::new(),
-        wide_vals: HashMap::new(),
-        wide_spills: HashMap::new(),
+        addressed: HashMap::default(),
+        wide_types: HashMap::default(),
+        wide_vals: HashMap::default(),
+        wide_spills: HashMap::default(),
         cl_version,
         global_data: Vec::new(),
-        string_literals: HashMap::new(),
-        vector_exprs: HashMap::new(),
+        string_literals: HashMap::default(),
+        vector_exprs: HashMap::default(),
         global_relocations: Vec::new(),
         init_relocations: Vec::new(),
         global_variable_size: 0,
         last_placement_bytes: 0,
-        int64_types: HashMap::new(),
-        int64_vals: HashMap::new(),
-        constant_offsets: HashMap::new(),
-        constructed: HashMap::new(),
-        function_statics: HashMap::new(),
-        generic_vars: std::collections::HashSet::new(),
-        const_vars: std::collections::HashSet::new(),
-        image_functions: HashMap::new(),
-        constant_tables: HashMap::new(),
+        int64_types: HashMap::default(),
+        int64_vals: HashMap::default(),
+        constant_offsets: HashMap::default(),
+        constructed: HashMap::default(),
+        function_statics: HashMap::default(),
+        generic_vars: HashSet::default(),
+        const_vars: HashSet::default(),
+        image_functions: HashMap::default(),
+        constant_tables: HashMap::default(),
         call_graph: outline::CallGraph::of(tu),
-        outlined: HashSet::new(),
-        user_functions: HashMap::new(),
-        root_types: HashMap::new(),
+        outlined: HashSet::default(),
+        user_functions: HashMap::default(),
+        root_types: HashMap::default(),
         object,
         generic_dynamic,
         generic_limit: false,
         local_float_bits: tu.funcs.iter().any(atomic::calls_float_atomics),
-        float_bits_roots: std::collections::HashSet::new(),
+        float_bits_roots: HashSet::default(),
     };
     for c in [
         Capability::Shader,
@@ -2077,7 +2078,7 @@ impl<'a> Lowerer<'a> {
         // Fresh per-kernel state.
         let entry = self.label();
         self.f = FunctionWriter::new(entry);
-        self.scopes = vec![HashMap::new()];
+        self.scopes = vec![HashMap::default()];
         self.breakables.clear();
         self.jumps.clear();
         self.frames.clear();
@@ -2099,7 +2100,7 @@ impl<'a> Lowerer<'a> {
             push_var,
             block,
             interface: BTreeSet::new(),
-            builtins: HashMap::new(),
+            builtins: HashMap::default(),
             fence_word: None,
             printf_offset,
             global_data_offset,
@@ -2742,7 +2743,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             StmtKind::Block(items) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 let mark = self.private_top();
                 let regions = self.goto_regions(items);
                 self.sequence(items, 0, items.len(), &regions);
@@ -2800,7 +2801,7 @@ impl<'a> Lowerer<'a> {
             StmtKind::While(c, body) => self.loop_stmt(s.span, None, Some(c), None, body, false),
             StmtKind::DoWhile(body, c) => self.loop_stmt(s.span, None, Some(c), None, body, true),
             StmtKind::For(init, c, step, body) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(HashMap::default());
                 self.loop_stmt(
                     s.span,
                     init.as_deref(),
@@ -3077,7 +3078,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn scoped(&mut self, s: &'a Stmt) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         self.stmt(s);
         self.scopes.pop();
     }
@@ -3264,7 +3265,7 @@ impl<'a> Lowerer<'a> {
             kind: Construct::Switch,
         });
         let has_flag = self.frames.last().is_some_and(|f| f.flag.is_some());
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         for (label, stmts) in segments {
             self.begin(label);
             for s in stmts {
@@ -4292,7 +4293,7 @@ impl<'a> Lowerer<'a> {
     fn check_uncalled_in_scratch(&mut self, f: &'a FuncDef) {
         let entry = self.label();
         self.f = FunctionWriter::new(entry);
-        self.scopes = vec![HashMap::new()];
+        self.scopes = vec![HashMap::default()];
         self.breakables.clear();
         self.jumps.clear();
         self.frames.clear();
@@ -4440,7 +4441,7 @@ impl<'a> Lowerer<'a> {
             let v = self.convert(a, &ty, span, false)?;
             bound.push((p, ty, v));
         }
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::default()]);
         for (p, ty, v) in bound {
             let mut sym = self.private_of(Some(f.name.as_str()), &p.name, &ty);
             let place = Self::sym_place(&sym);

@@ -50,7 +50,7 @@ impl<'a> CallGraph<'a> {
             .map(|f| f.name.as_str())
             .collect();
         let mut graph = CallGraph::default();
-        let mut own = HashMap::new();
+        let mut own = HashMap::default();
         for f in &tu.funcs {
             let Some(body) = &f.body else { continue };
             let mut census = Census {
@@ -88,8 +88,8 @@ impl<'a> CallGraph<'a> {
         let mut order = self.post_order(&[kernel]);
         // Callers before callees.
         order.reverse();
-        let mut copies: HashMap<&str, usize> = HashMap::from([(kernel, 1)]);
-        let mut out = HashSet::new();
+        let mut copies: HashMap<&str, usize> = HashMap::from_iter([(kernel, 1)]);
+        let mut out = HashSet::default();
         for f in order {
             let n = copies.get(f).copied().unwrap_or(0);
             let large = match min_nodes {
@@ -121,7 +121,7 @@ impl<'a> CallGraph<'a> {
     /// calls (but for recursive calls); iterative, as call chains may be
     /// deep.
     fn post_order(&self, roots: &[&'a str]) -> Vec<&'a str> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut out = Vec::new();
         for &root in roots {
             if !seen.insert(root) {

@@ -47,7 +47,7 @@
 //! and step in 64 bits.
 
 use super::*;
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// Bodies of at most this many expression nodes are unrolled four times,
 /// larger ones up to [`MAX_NODES`] twice: the unrolled loop plus the

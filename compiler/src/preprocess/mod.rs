@@ -33,10 +33,10 @@ mod predefined;
 use crate::diag::Diagnostics;
 use crate::options::BuildOptions;
 use crate::token::{FileId, SourceFile, SourceMap, Span, Token, TokenKind};
+use crate::{HashMap, HashSet};
 use crate::{Header, TargetCaps};
 use lexer::{Interner, Lexer, PpKind, PpTok, Sym};
 use macros::{Builtin, Macro, MacroTable};
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Preprocesses `source` (named `<source>` in diagnostics). Returns the tokens
@@ -214,8 +214,8 @@ impl<'a> Preprocessor<'a> {
             interner,
             sym,
             files: Vec::new(),
-            file_ids: HashMap::new(),
-            once: HashSet::new(),
+            file_ids: HashMap::default(),
+            once: HashSet::default(),
             disk_includes: Vec::new(),
             stack: Vec::new(),
             pending: Vec::new(),

@@ -11,7 +11,7 @@
 //! unit, except where a local declaration hides them.
 
 use crate::ast::*;
-use std::collections::HashSet;
+use crate::HashSet;
 
 /// The pragma text (after `#pragma`) that starts a new translation unit.
 pub const TRANSLATION_UNIT_PRAGMA: &str = "ferrocl translation_unit";
@@ -120,7 +120,7 @@ impl Renamer<'_> {
     }
 
     fn block(&mut self, s: &mut Stmt) {
-        self.scopes.push(HashSet::new());
+        self.scopes.push(HashSet::default());
         self.stmt(s);
         self.scopes.pop();
     }
@@ -139,7 +139,7 @@ impl Renamer<'_> {
                 }
             }
             StmtKind::Block(items) => {
-                self.scopes.push(HashSet::new());
+                self.scopes.push(HashSet::default());
                 items.iter_mut().for_each(|x| self.stmt(x));
                 self.scopes.pop();
             }
@@ -159,7 +159,7 @@ impl Renamer<'_> {
                 self.expr(c);
             }
             StmtKind::For(init, c, step, b) => {
-                self.scopes.push(HashSet::new());
+                self.scopes.push(HashSet::default());
                 if let Some(init) = init {
                     self.stmt(init);
                 }

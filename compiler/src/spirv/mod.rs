@@ -4,10 +4,11 @@
 //! [`ConstKey`]; a function's blocks are closed only by adding their
 //! terminator, so each has exactly one.
 
+use crate::{HashMap, HashSet};
 pub use rspirv::spirv::{
     BuiltIn, Capability, Decoration, ExecutionModel, MemoryAccess, Op, StorageClass, Word,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// A SPIR-V type, as the dedup map sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -381,7 +382,7 @@ impl FunctionWriter {
             blocks: Vec::new(),
             current: Some(b),
             current_label: Some(entry_label),
-            targets: HashSet::new(),
+            targets: HashSet::default(),
             entry: entry_label,
         }
     }
