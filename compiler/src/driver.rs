@@ -74,6 +74,39 @@ pub fn compile_object(
     Ok(CompiledObject { program, included })
 }
 
+/// The headers a build of `request` would read from disk (`-I`
+/// directories, the directory of the including file), with their
+/// contents as they are now: with the request itself and `caps`, every
+/// input the build depends on. Runs the preprocessor alone; `None` where
+/// the options or the preprocessing fail (the build itself reports why).
+pub fn disk_includes(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+) -> Option<Vec<crate::Header>> {
+    let run = || {
+        let options = BuildOptions::parse(request.options).ok()?;
+        let mut diags = Diagnostics::default();
+        let (_, _, included) = crate::preprocess::preprocess_recording_includes(
+            request.source,
+            request.headers,
+            &options,
+            caps,
+            &mut diags,
+        );
+        (!diags.has_errors()).then_some(included)
+    };
+    // On a thread of its own for the stack, as a build.
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("ferrocl-compile".into())
+            .stack_size(BUILD_STACK_BYTES)
+            .spawn_scoped(s, run)
+            .ok()?
+            .join()
+            .ok()?
+    })
+}
+
 fn compile_on_this_thread(
     request: &CompileRequest<'_>,
     caps: &TargetCaps,

@@ -120,6 +120,7 @@
 //! [`preprocess`]: crate::preprocess
 
 pub mod arg_writes;
+pub mod serialize;
 
 /// The compiler's hash maps and sets: keyed by ids, small integers, spans
 /// and short names, hashed millions of times when a large program
@@ -261,7 +262,7 @@ pub struct CompileRequest<'a> {
 }
 
 /// The result of a successful build.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledProgram {
     /// The SPIR-V module: one entry point per kernel.
     pub spirv: Vec<u32>,
@@ -418,6 +419,11 @@ pub const HEADER_BUFFER_ADDRESS: u32 = 24;
 /// Byte offset of the arguments in the push-constant block of an
 /// [`ArgBlock::HeaderBuffer`] kernel.
 pub const HEADER_BUFFER_ARGS_OFFSET: u32 = HEADER_BUFFER_ADDRESS + 8;
+
+/// Identifies this compiler's build: a hash of its sources (build.rs). Two
+/// builds with the same id compile every request alike, so the runtime's
+/// on-disk cache keys its entries by it.
+pub const BUILD_ID: &str = env!("FERROCL_COMPILER_BUILD_ID");
 
 /// Byte offset of the arguments (or of the argument-buffer address) in the
 /// push-constant block: the size of the launch header.

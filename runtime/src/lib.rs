@@ -4,6 +4,7 @@
 //! the scheduling of commands. It never calls Vulkan itself: it uses the
 //! safe types of `ferrocl_vk`, and `ferrocl_compiler` for builds.
 pub mod api;
+pub mod build_cache;
 pub mod cl;
 pub mod command;
 pub mod command_buffer;

@@ -297,7 +297,7 @@ impl Program {
                     ferrocl_compiler::driver::compile_object(&request, caps)
                         .map(|o| (o.program, o.included))
                 } else {
-                    ferrocl_compiler::compile(&request, caps).map(|p| (p, Vec::new()))
+                    crate::build_cache::compile(&request, caps).map(|p| (p, Vec::new()))
                 }
             })
             .unwrap_or_else(|_| {

@@ -1,0 +1,82 @@
+//! The on-disk cache of builds (runtime build_cache.rs) through the API:
+//! an entry is used, follows the headers a build reads from disk, is
+//! rebuilt when damaged, and is not written when the cache is off. One
+//! test, since the cache's environment variables are the process's.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+
+const SOURCE: &str = "#include \"value.h\"\n\
+    kernel void k(global int *o) { o[0] = VALUE; }\n";
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|r| r.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    list.retain(|p| p.extension().is_some_and(|x| x == "bin"));
+    list.sort();
+    list
+}
+
+/// Builds `SOURCE` against the header directory and returns what `k`
+/// writes.
+fn value(gpu: &Gpu, include: &Path) -> i32 {
+    let options = format!("-I {}", include.display());
+    let k = gpu.kernel_with_options(SOURCE, "k", &options);
+    let out = gpu.zeroed::<i32>(1);
+    k.arg_buffer(0, &out);
+    gpu.run(&k, &[1], None, None);
+    gpu.read::<i32>(&out)[0]
+}
+
+#[test]
+fn builds_come_from_the_cache_and_follow_their_headers() {
+    let root = std::env::temp_dir().join(format!("ferrocl-build-cache-{}", std::process::id()));
+    let (cache, include) = (root.join("cache"), root.join("include"));
+    std::fs::create_dir_all(&include).unwrap();
+    let header = include.join("value.h");
+    std::env::set_var("FERROCL_CACHE_DIR", &cache);
+    std::env::remove_var("FERROCL_CACHE");
+    let gpu = Gpu::new();
+
+    std::fs::write(&header, "#define VALUE 5\n").unwrap();
+    assert_eq!(value(&gpu, &include), 5);
+    let first = entries(&cache);
+    assert_eq!(first.len(), 1, "one entry after one build");
+
+    // The same source with another header is another entry.
+    std::fs::write(&header, "#define VALUE 6\n").unwrap();
+    assert_eq!(value(&gpu, &include), 6);
+    let both = entries(&cache);
+    assert_eq!(both.len(), 2, "a changed header is a new entry");
+    let second = both.iter().find(|p| !first.contains(p)).unwrap().clone();
+
+    // Back to the first header: its entry answers. Planting the second
+    // entry's program there shows that the build read the entry.
+    std::fs::write(&header, "#define VALUE 5\n").unwrap();
+    std::fs::copy(&second, &first[0]).unwrap();
+    assert_eq!(value(&gpu, &include), 6, "the build reads its entry");
+
+    // A damaged entry is built again and replaced.
+    let bytes = std::fs::read(&second).unwrap();
+    std::fs::write(&first[0], &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(value(&gpu, &include), 5, "a damaged entry is rebuilt");
+    let rebuilt = std::fs::read(&first[0]).expect("the entry is written again");
+    assert!(rebuilt.len() > bytes.len() / 2);
+    assert_eq!(value(&gpu, &include), 5);
+
+    // Off: nothing more is written.
+    std::fs::remove_dir_all(&cache).unwrap();
+    std::env::set_var("FERROCL_CACHE", "off");
+    std::fs::write(&header, "#define VALUE 7\n").unwrap();
+    assert_eq!(value(&gpu, &include), 7);
+    assert!(
+        entries(&cache).is_empty(),
+        "FERROCL_CACHE=off writes nothing"
+    );
+    std::env::remove_var("FERROCL_CACHE");
+    std::env::remove_var("FERROCL_CACHE_DIR");
+    let _ = std::fs::remove_dir_all(&root);
+}
