@@ -217,10 +217,10 @@ impl Reader<'_> {
                 Some(KernelArg {
                     name: self.string()?,
                     type_name: self.string()?,
-                    address_qualifier: address_qualifier(self.u8()?)?,
-                    access_qualifier: access_qualifier(self.u8()?)?,
+                    address_qualifier: variant(&ADDRESS_QUALIFIERS, self.u8()?)?,
+                    access_qualifier: variant(&ACCESS_QUALIFIERS, self.u8()?)?,
                     type_qualifier: self.u32()?,
-                    kind: arg_kind(self.u8()?)?,
+                    kind: variant(&ARG_KINDS, self.u8()?)?,
                     offset: self.u32()?,
                     size: self.u32()?,
                     local_size_spec_id: self.opt_u32()?,
@@ -230,7 +230,7 @@ impl Reader<'_> {
         Some(KernelInfo {
             name,
             args,
-            arg_block: arg_block(self.u8()?)?,
+            arg_block: variant(&ARG_BLOCKS, self.u8()?)?,
             args_size: self.u32()?,
             reqd_work_group_size: self.opt_size()?,
             work_group_size_hint: self.opt_size()?,
@@ -248,49 +248,47 @@ impl Reader<'_> {
     }
 }
 
-fn address_qualifier(tag: u8) -> Option<AddressQualifier> {
-    [
-        AddressQualifier::Global,
-        AddressQualifier::Local,
-        AddressQualifier::Constant,
-        AddressQualifier::Private,
-    ]
-    .into_iter()
-    .find(|q| *q as u8 == tag)
-}
+/// Each enum's variants in declaration order, so that a variant's `as u8`
+/// (what the writer stores) is its index here.
+const ADDRESS_QUALIFIERS: [AddressQualifier; 4] = [
+    AddressQualifier::Global,
+    AddressQualifier::Local,
+    AddressQualifier::Constant,
+    AddressQualifier::Private,
+];
+const ACCESS_QUALIFIERS: [AccessQualifier; 4] = [
+    AccessQualifier::ReadOnly,
+    AccessQualifier::WriteOnly,
+    AccessQualifier::ReadWrite,
+    AccessQualifier::None,
+];
+const ARG_KINDS: [ArgKind; 5] = [
+    ArgKind::Value,
+    ArgKind::Buffer,
+    ArgKind::LocalPointer,
+    ArgKind::Image,
+    ArgKind::Sampler,
+];
+const ARG_BLOCKS: [ArgBlock; 3] = [ArgBlock::Push, ArgBlock::Buffer, ArgBlock::HeaderBuffer];
 
-fn access_qualifier(tag: u8) -> Option<AccessQualifier> {
-    [
-        AccessQualifier::ReadOnly,
-        AccessQualifier::WriteOnly,
-        AccessQualifier::ReadWrite,
-        AccessQualifier::None,
-    ]
-    .into_iter()
-    .find(|q| *q as u8 == tag)
-}
-
-fn arg_kind(tag: u8) -> Option<ArgKind> {
-    [
-        ArgKind::Value,
-        ArgKind::Buffer,
-        ArgKind::LocalPointer,
-        ArgKind::Image,
-        ArgKind::Sampler,
-    ]
-    .into_iter()
-    .find(|k| *k as u8 == tag)
-}
-
-fn arg_block(tag: u8) -> Option<ArgBlock> {
-    [ArgBlock::Push, ArgBlock::Buffer, ArgBlock::HeaderBuffer]
-        .into_iter()
-        .find(|b| *b as u8 == tag)
+/// The variant a stored tag names, if any.
+fn variant<T: Copy>(variants: &[T], tag: u8) -> Option<T> {
+    variants.get(usize::from(tag)).copied()
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::{compile, CompileRequest, CompiledProgram, TargetCaps};
+    use super::*;
+    use crate::{compile, CompileRequest, TargetCaps};
+
+    #[test]
+    fn each_variant_sits_at_its_tag() {
+        let tags = |t: Vec<u8>| t.iter().enumerate().all(|(i, &t)| usize::from(t) == i);
+        assert!(tags(ADDRESS_QUALIFIERS.map(|v| v as u8).to_vec()));
+        assert!(tags(ACCESS_QUALIFIERS.map(|v| v as u8).to_vec()));
+        assert!(tags(ARG_KINDS.map(|v| v as u8).to_vec()));
+        assert!(tags(ARG_BLOCKS.map(|v| v as u8).to_vec()));
+    }
 
     fn program() -> CompiledProgram {
         let source = r#"
