@@ -19,9 +19,10 @@ use libfuzzer_sys::fuzz_target;
 /// A device with `cl_khr_fp64`, sub-groups with clustered reductions,
 /// integer dot products as SPIR-V dot instructions, extended bit
 /// operations, kernel clocks and the extended work-group collectives, and
-/// 64-bit rotates on halves (NVIDIA's); it also calls every function it
-/// can as a SPIR-V function of its own (`outline_min_nodes` 0), where the
-/// default device inlines them.
+/// 64-bit rotates on halves (NVIDIA's), the launch header in a buffer
+/// where that keeps the arguments in push constants; it also calls every
+/// function it can as a SPIR-V function of its own (`outline_min_nodes`
+/// 0), where the default device inlines them.
 fn rich_caps() -> TargetCaps {
     let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
     TargetCaps {
@@ -46,6 +47,7 @@ fn rich_caps() -> TargetCaps {
         ]),
         rotate64_in_halves: true,
         funnel_shift64: true,
+        header_buffer: true,
         outline_min_nodes: 0,
         ..TargetCaps::default()
     }
