@@ -54,7 +54,8 @@ pub fn compile(
     built
 }
 
-fn cache_dir() -> Option<PathBuf> {
+/// The cache's directory, when the cache is on (the module docs).
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     if std::env::var("FERROCL_CACHE").is_ok_and(|v| v == "off" || v == "0") {
         return None;
     }

@@ -903,7 +903,10 @@ impl Device {
         if let Some(device) = self.backend.get() {
             return Ok(device);
         }
-        match self.platform().instance().open_device(self.index) {
+        let cache = self.pipeline_cache_path();
+        let cache_data = crate::pipeline_cache::load(cache.as_deref());
+        let instance = self.platform().instance();
+        match instance.open_device_with_pipeline_cache(self.index, &cache_data) {
             Ok(device) => Ok(self.backend.get_or_init(|| device)),
             Err(ferrocl_vk::Error::OutOfHostMemory) => Err(CL_OUT_OF_HOST_MEMORY),
             Err(error) => {
@@ -916,6 +919,12 @@ impl Device {
                 Err(CL_OUT_OF_RESOURCES)
             }
         }
+    }
+
+    /// Where this device's `VkPipelineCache` is kept on disk
+    /// (pipeline_cache.rs), when the cache is on.
+    pub fn pipeline_cache_path(&self) -> Option<std::path::PathBuf> {
+        crate::pipeline_cache::path(&self.vk_info.device_uuid, self.vk_info.driver_version)
     }
 
     /// What the compiler may use on this device; the generic address

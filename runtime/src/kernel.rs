@@ -434,7 +434,7 @@ impl Kernel {
         let spirv: &[u32] = self.entry_modules[key.device_index]
             .as_deref()
             .unwrap_or(&exe.spirv);
-        let started = report.map(|_| std::time::Instant::now());
+        let started = std::time::Instant::now();
         let pipeline = backend
             .create_pipeline_with_options(
                 spirv,
@@ -444,8 +444,15 @@ impl Kernel {
                 &options,
             )
             .map_err(vk_error)?;
-        if let (Some(level), Some(started)) = (report, started) {
-            let created = started.elapsed();
+        let created = started.elapsed();
+        if created >= crate::pipeline_cache::SLOW_PIPELINE {
+            if let (Some(path), Ok(data)) =
+                (device.pipeline_cache_path(), backend.pipeline_cache_data())
+            {
+                crate::pipeline_cache::save(&path, &data);
+            }
+        }
+        if let Some(level) = report {
             report_pipeline(
                 &self.info.name,
                 key.work_group_size,

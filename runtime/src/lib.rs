@@ -18,6 +18,7 @@ pub mod image;
 pub mod kernel;
 pub mod memory;
 pub mod migrate;
+pub mod pipeline_cache;
 pub mod platform;
 pub mod printf;
 pub mod program;
