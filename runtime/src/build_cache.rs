@@ -69,25 +69,51 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
     non_empty("HOME").map(|home| PathBuf::from(home).join(".cache").join("ferrocl"))
 }
 
+/// Two 64-bit hashes of the same bytes, seeded apart: 128 bits of key
+/// from one pass over the inputs.
+struct TwinHasher([DefaultHasher; 2]);
+
+impl TwinHasher {
+    fn new() -> Self {
+        let mut pair = [DefaultHasher::new(), DefaultHasher::new()];
+        for (seed, h) in pair.iter_mut().enumerate() {
+            seed.hash(h);
+        }
+        TwinHasher(pair)
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}{:016x}", self.0[0].finish(), self.0[1].finish())
+    }
+}
+
+impl Hasher for TwinHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for h in &mut self.0 {
+            h.write(bytes);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0[0].finish()
+    }
+}
+
 /// 128 bits of hash over everything the build depends on, as hex.
 fn key(request: &CompileRequest<'_>, caps: &TargetCaps, included: &[Header]) -> String {
-    let half = |seed: u8| {
-        let mut h = DefaultHasher::new();
-        seed.hash(&mut h);
-        ferrocl_compiler::BUILD_ID.hash(&mut h);
-        format!("{caps:?}").hash(&mut h);
-        request.options.hash(&mut h);
-        request.source.hash(&mut h);
-        for headers in [request.headers, included] {
-            headers.len().hash(&mut h);
-            for header in headers {
-                header.name.hash(&mut h);
-                header.source.hash(&mut h);
-            }
+    let mut h = TwinHasher::new();
+    ferrocl_compiler::BUILD_ID.hash(&mut h);
+    format!("{caps:?}").hash(&mut h);
+    request.options.hash(&mut h);
+    request.source.hash(&mut h);
+    for headers in [request.headers, included] {
+        headers.len().hash(&mut h);
+        for header in headers {
+            header.name.hash(&mut h);
+            header.source.hash(&mut h);
         }
-        h.finish()
-    };
-    format!("{:016x}{:016x}", half(1), half(2))
+    }
+    h.hex()
 }
 
 fn payload_hash(payload: &[u8]) -> u64 {

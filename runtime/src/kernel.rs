@@ -897,15 +897,6 @@ fn fill_launch(
     }
     let at = HEADER_WORK_DIM as usize;
     header[at..at + 4].copy_from_slice(&range.work_dim.to_ne_bytes());
-    if info.arg_block.args_pushed() {
-        let start = info.arg_block.args_offset() as usize;
-        let end = start + launch.args.len();
-        launch
-            .push
-            .get_mut(start..end)
-            .ok_or(CL_OUT_OF_RESOURCES)?
-            .copy_from_slice(&launch.args);
-    }
     Ok(())
 }
 
@@ -929,21 +920,11 @@ fn set_global_data_address(
         .get_mut(at..at + 8)
         .ok_or(CL_INVALID_KERNEL)?
         .copy_from_slice(&bytes);
-    if info.arg_block.args_pushed() {
-        let at = info.arg_block.args_offset() as usize + at;
-        launch
-            .push
-            .get_mut(at..at + 8)
-            .ok_or(CL_INVALID_KERNEL)?
-            .copy_from_slice(&bytes);
-    }
     launch.mems.push(mem);
     Ok(())
 }
 
-/// Writes the printf buffer's address into the hidden trailing argument,
-/// in the argument data and, when the arguments are pushed, in the push
-/// constants (which already hold a copy of them).
+/// Writes the printf buffer's address into the hidden trailing argument.
 fn set_printf_address(
     info: &KernelInfo,
     launch: &mut LaunchData,
@@ -958,14 +939,6 @@ fn set_printf_address(
         .get_mut(at..at + 8)
         .ok_or(CL_INVALID_KERNEL)?
         .copy_from_slice(&bytes);
-    if info.arg_block.args_pushed() {
-        let at = info.arg_block.args_offset() as usize + at;
-        launch
-            .push
-            .get_mut(at..at + 8)
-            .ok_or(CL_INVALID_KERNEL)?
-            .copy_from_slice(&bytes);
-    }
     Ok(())
 }
 
@@ -984,9 +957,14 @@ fn record_launch(
         pipelines,
         ..
     } = launch;
-    if block == ArgBlock::Buffer {
+    // The argument data is complete here, hidden arguments included.
+    let start = block.args_offset() as usize;
+    if block.args_pushed() {
+        push.get_mut(start..start + args.len())
+            .ok_or(CL_OUT_OF_RESOURCES)?
+            .copy_from_slice(args);
+    } else {
         let address = r.push_args(args)?;
-        let start = ARGS_OFFSET as usize;
         push[start..start + 8].copy_from_slice(&address.to_ne_bytes());
     }
     for (region, pipeline) in pipelines.iter() {
