@@ -1,6 +1,7 @@
 //! The on-disk cache of builds (runtime build_cache.rs) through the API:
 //! an entry is used, follows the headers a build reads from disk, is
-//! rebuilt when damaged, and is not written when the cache is off. One
+//! rebuilt when damaged, and is not written for quick builds or when the
+//! cache is off. One
 //! test, since the cache's environment variables are the process's.
 
 mod common;
@@ -39,6 +40,8 @@ fn builds_come_from_the_cache_and_follow_their_headers() {
     let header = include.join("value.h");
     std::env::set_var("FERROCL_CACHE_DIR", &cache);
     std::env::remove_var("FERROCL_CACHE");
+    // This program compiles quicker than builds worth keeping do.
+    std::env::set_var("FERROCL_CACHE_MIN_MS", "0");
     let gpu = Gpu::new();
 
     std::fs::write(&header, "#define VALUE 5\n").unwrap();
@@ -67,6 +70,14 @@ fn builds_come_from_the_cache_and_follow_their_headers() {
     assert!(rebuilt.len() > bytes.len() / 2);
     assert_eq!(value(&gpu, &include), 5);
 
+    // A build quicker than FERROCL_CACHE_MIN_MS is not kept.
+    std::env::set_var("FERROCL_CACHE_MIN_MS", "60000");
+    let before = entries(&cache);
+    std::fs::write(&header, "#define VALUE 8\n").unwrap();
+    assert_eq!(value(&gpu, &include), 8);
+    assert_eq!(entries(&cache), before, "a quick build is not kept");
+    std::env::set_var("FERROCL_CACHE_MIN_MS", "0");
+
     // Off: nothing more is written.
     std::fs::remove_dir_all(&cache).unwrap();
     std::env::set_var("FERROCL_CACHE", "off");
@@ -78,5 +89,6 @@ fn builds_come_from_the_cache_and_follow_their_headers() {
     );
     std::env::remove_var("FERROCL_CACHE");
     std::env::remove_var("FERROCL_CACHE_DIR");
+    std::env::remove_var("FERROCL_CACHE_MIN_MS");
     let _ = std::fs::remove_dir_all(&root);
 }

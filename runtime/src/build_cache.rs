@@ -9,7 +9,11 @@
 //! header the build reads from disk. Those are found by running the
 //! preprocessor alone first (a few percent of a build), so that a changed
 //! header is a different key, never a stale answer. Only successful builds
-//! are kept, with their log.
+//! that took at least `FERROCL_CACHE_MIN_MS` milliseconds (default
+//! [`MIN_BUILD`]) are kept, with their log: a small program compiles in
+//! less time than its entry takes to write, and a test suite or the CTS,
+//! building tens of thousands of distinct small programs, would fill the
+//! directory with them.
 //!
 //! Where: `FERROCL_CACHE_DIR`, else `$XDG_CACHE_HOME/ferrocl`, else
 //! `$HOME/.cache/ferrocl`; `FERROCL_CACHE=off` turns the cache off. The
@@ -21,8 +25,8 @@ use ferrocl_compiler::{BuildError, CompileRequest, CompiledProgram, Header, Targ
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Bytes the cache directory may hold before the least recently used
 /// entries go (down to three quarters of it).
@@ -31,6 +35,8 @@ const MAX_BYTES: u64 = 512 << 20;
 const MAGIC: &[u8; 8] = b"FCLBUILD";
 /// Magic, payload length and payload hash.
 const ENTRY_HEADER_BYTES: usize = 8 + 8 + 8;
+/// Builds quicker than this are not kept (`FERROCL_CACHE_MIN_MS`).
+const MIN_BUILD: Duration = Duration::from_millis(10);
 
 /// `ferrocl_compiler::compile`, answered from the cache where it can be.
 pub fn compile(
@@ -47,11 +53,22 @@ pub fn compile(
     if let Some(program) = load(&path) {
         return Ok(program);
     }
+    let started = Instant::now();
     let built = ferrocl_compiler::compile(request, caps);
     if let Ok(program) = &built {
-        store(&dir, &path, program);
+        if started.elapsed() >= min_build() {
+            store(&dir, &path, program);
+        }
     }
     built
+}
+
+/// How long a build must take to be kept.
+fn min_build() -> Duration {
+    std::env::var("FERROCL_CACHE_MIN_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(MIN_BUILD, Duration::from_millis)
 }
 
 /// The cache's directory, when the cache is on (the module docs).
@@ -174,16 +191,22 @@ fn store(dir: &Path, path: &Path, program: &CompiledProgram) {
     static STORES: AtomicU64 = AtomicU64::new(0);
     let n = STORES.fetch_add(1, Ordering::Relaxed);
     let temporary = dir.join(format!(".{}.{n}.tmp", std::process::id()));
+    let bytes = entry_bytes(program);
     let written = std::fs::File::create(&temporary)
-        .and_then(|mut f| f.write_all(&entry_bytes(program)))
+        .and_then(|mut f| f.write_all(&bytes))
         .and_then(|()| std::fs::rename(&temporary, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
         return;
     }
-    // The directory is measured on about one store in 16 (by the key's
-    // last digit): a scan per build would cost more than small builds do.
-    if path.to_string_lossy().ends_with("0.bin") {
+    // The directory is measured at a process's first store, then after
+    // every sixteenth of the limit it has written: a scan costs a look at
+    // every entry, far more than a store.
+    static SCANNED: AtomicBool = AtomicBool::new(false);
+    static WRITTEN: AtomicU64 = AtomicU64::new(0);
+    let written = WRITTEN.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+    if !SCANNED.swap(true, Ordering::Relaxed) || written >= MAX_BYTES / 16 {
+        WRITTEN.store(0, Ordering::Relaxed);
         trim(dir, MAX_BYTES);
     }
 }
