@@ -176,6 +176,57 @@ fn loops_that_do_not_qualify_are_left_as_written() {
 }
 
 #[test]
+fn loops_holding_a_loop_of_a_few_constant_trips_are_unrolled() {
+    // The inner loop is counted once per trip: four trips of a small body
+    // leave the outer loop small enough for four copies, sixteen for two.
+    let four =
+        "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 4; ++k) acc += popcount(i + k); }";
+    assert_eq!(copies_of_body(&kernel("", four)), 5, "{four}");
+    let sixteen = "for (uint t = 0; t < n; t += 16) {\n\
+                       barrier(CLK_LOCAL_MEM_FENCE);\n\
+                       for (uint k = 0; k < 16; ++k) acc = acc * 3u + popcount(t + k);\n\
+                       barrier(CLK_LOCAL_MEM_FENCE);\n\
+                   }";
+    assert_eq!(copies_of_body(&kernel("", sixteen)), 3, "{sixteen}");
+    let nested = "for (uint i = 0; i < n; ++i)\n\
+                      for (uint k = 0; k < 4; ++k)\n\
+                          for (uint j = 0; j < 2; ++j) acc += popcount(i + k + j);";
+    assert_eq!(copies_of_body(&kernel("", nested)), 5, "{nested}");
+    for (body, why) in [
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < m; ++k) acc += popcount(i + k); }",
+            "inner bound not constant",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 33; ++k) acc += popcount(i + k); }",
+            "too many inner trips",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 4; ++k) { acc += popcount(k); i++; } }",
+            "inner body moves the outer counter",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 4; ++k) { acc += popcount(k); n--; } }",
+            "inner body moves the bound",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 4; ++k) { acc += popcount(k); k += acc & 1u; } }",
+            "inner body moves its own counter",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint i = 0; i < 4; ++i) acc += popcount(i); }",
+            "inner counter shadows the outer one",
+        ),
+        (
+            "for (uint i = 0; i < n; ++i) { for (uint k = 0; k < 4; ++k) { if (acc == 9u) break; acc += popcount(k); } }",
+            "inner break",
+        ),
+    ] {
+        assert_eq!(copies_of_body(&kernel("", body)), 1, "{why}: {body}");
+    }
+}
+
+#[test]
 fn calls_to_the_programs_functions_keep_a_loop_rolled() {
     let src = "uint mix(uint a, uint b) { return a + popcount(b); }\n\
                kernel void k(global uint *out, uint n) {\n\

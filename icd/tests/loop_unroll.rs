@@ -191,3 +191,47 @@ kernel void rotate(global uint *out, local uint *tmp, uint rounds) {
         }
     }
 }
+
+/// A loop over tiles whose body holds a loop of constant trips (a tiled
+/// matrix product's shape): unrolled with its inner loop, it still runs
+/// every tile and every inner trip in order, for tile counts around the
+/// unroll factor.
+#[test]
+fn unrolled_loops_holding_constant_loops_run_every_trip() {
+    let gpu = Gpu::new();
+    let src = "
+kernel void tiles(global const uint *in, global uint *out, local uint *tile, uint n) {
+    uint l = get_local_id(0);
+    uint h = 7u;
+    for (uint t = 0; t < n; t += 4) {
+        tile[l] = in[t + l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint k = 0; k < 4; ++k)
+            h = h * 33u + tile[k] + k;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[get_global_id(0)] = h;
+}";
+    let kernel = gpu.kernel(src, "tiles");
+    let data: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let input = gpu.buffer(&data);
+    for n in [0u32, 4, 8, 12, 16, 20, 28, 36, 60] {
+        let out = gpu.zeroed::<u32>(4);
+        kernel
+            .arg_buffer(0, &input)
+            .arg_buffer(1, &out)
+            .arg_local(2, 16)
+            .arg(3, n);
+        gpu.run(&kernel, &[4], Some(&[4]), None);
+        let mut h = 7u32;
+        for t in (0..n as usize).step_by(4) {
+            for k in 0..4 {
+                h = h
+                    .wrapping_mul(33)
+                    .wrapping_add(data[t + k])
+                    .wrapping_add(k as u32);
+            }
+        }
+        assert_eq!(gpu.read::<u32>(&out), vec![h; 4], "n = {n}");
+    }
+}
