@@ -457,7 +457,7 @@ pub(crate) struct Lowerer<'a> {
     call_graph: outline::CallGraph<'a>,
     /// The functions the kernel being lowered calls as SPIR-V functions,
     /// and those emitted so far, by name and parameter types.
-    outlined: HashSet<&'a str>,
+    outlined: HashMap<&'a str, u32>,
     user_functions: HashMap<(&'a str, Vec<outline::OutlinedParam>), Word>,
     /// The pointer type of each variable a `__local` or `__private`
     /// pointer's compile-time target may be (`LBase::root`), so that an
@@ -638,7 +638,7 @@ fn lower_once(
         image_functions: HashMap::default(),
         constant_tables: HashMap::default(),
         call_graph: outline::CallGraph::of(tu),
-        outlined: HashSet::default(),
+        outlined: HashMap::default(),
         user_functions: HashMap::default(),
         root_types: HashMap::default(),
         object,
@@ -2203,7 +2203,7 @@ impl<'a> Lowerer<'a> {
         self.declare_private_pool();
         let void = self.m.ty(TypeKey::Void);
         let fw = std::mem::replace(&mut self.f, FunctionWriter::new(0));
-        let fid = self.add_function(fw, void, &[]);
+        let fid = self.add_function(fw, void, &[], 0);
         let interface: Vec<Word> = self.k.interface.iter().copied().collect();
         self.m.entry_point(fid, &f.name, &interface);
         // OpenCL keeps signed zeros, infinities and NaNs through float
@@ -2334,12 +2334,19 @@ impl<'a> Lowerer<'a> {
 
     /// Adds the finished body `fw` to the module as an `OpFunction`
     /// returning `ret`, with one `OpFunctionParameter` per `(type, id)` of
-    /// `params`; returns the function's id.
-    fn add_function(&mut self, fw: FunctionWriter, ret: Word, params: &[(Word, Word)]) -> Word {
+    /// `params` and the function control bits `control`; returns the
+    /// function's id.
+    fn add_function(
+        &mut self,
+        fw: FunctionWriter,
+        ret: Word,
+        params: &[(Word, Word)],
+        control: u32,
+    ) -> Word {
         let param_types = params.iter().map(|&(ty, _)| ty).collect();
         let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
         let id = self.m.id();
-        let mut words = fw.finish(ret, id, fn_ty);
+        let mut words = fw.finish(ret, id, fn_ty, control);
         // OpFunction is the first five words; the parameters follow it.
         let param_words = params
             .iter()
@@ -4353,7 +4360,7 @@ impl<'a> Lowerer<'a> {
     /// it where the kernel outlines it (see [`outline`]).
     fn call_function(&mut self, f: &'a FuncDef, args: Vec<Val>, span: Span) -> R<Val> {
         let name = f.name.as_str();
-        if self.outlined.contains(name) && !self.call_stack.contains(&name) {
+        if self.outlined.contains_key(name) && !self.call_stack.contains(&name) {
             if let Some(params) = self.outlined_params(f, &args) {
                 self.called.insert(name);
                 return self.call_outlined(f, params, args, span);

@@ -26,6 +26,26 @@
 use super::unroll::for_each_expr;
 use super::*;
 
+/// SPIR-V's `DontInline` function control. Without it NVIDIA's Vulkan
+/// compiler inlines every outlined call again, and a kernel that calls a
+/// large function from many places takes it long to compile: hashcat's
+/// sha512crypt `m01800_init` holds ten copies of `orig_sha512_update`
+/// (5,724 nodes with what it inlines) and four of `orig_sha512_final`; on
+/// an H200 (driver 580) its pipeline took 20.7 s to create with every
+/// call inlined and 0.53 s with them kept, and hashcat's first start went
+/// from 34.2 to 11.4 s (NVIDIA's OpenCL: 12.5 s on an H100). A call is
+/// slower than inlined code, though: kept calls made WPA's `m22000_loop`
+/// (two copies of `hmac_sha1_run_V`, 10,672 nodes) run 107 instead of
+/// 65 ms a launch, and md5crypt's `m00500_loop` (three of `memcat16`, 531
+/// nodes) 18.7 instead of 17.2 ms. So only functions whose copies in one
+/// kernel would add up to [`KEEP_CALLS_NODES`] keep their calls.
+const DONT_INLINE: u32 = 0x2;
+
+/// Expression nodes of a function's inlined copies in one kernel from
+/// which its calls stay calls: between the 21,344 of the hot loop above
+/// and the 45,656 of `orig_sha512_final` in `m01800_init`.
+const KEEP_CALLS_NODES: usize = 32_000;
+
 /// The default of `TargetCaps::outline_min_nodes`: functions smaller than
 /// this, counting the calls they inline, are always inlined.
 pub const MIN_NODES: usize = 400;
@@ -75,21 +95,23 @@ impl<'a> CallGraph<'a> {
         graph
     }
 
-    /// The functions `kernel` calls as SPIR-V functions: those `eligible`
-    /// admits that are large enough (`min_nodes`) and would be inlined at
-    /// least twice, counting the copies of their callers; with
-    /// `min_nodes` 0, every eligible function the kernel reaches.
+    /// The functions `kernel` calls as SPIR-V functions, with their
+    /// function control: those `eligible` admits that are large enough
+    /// (`min_nodes`) and would be inlined at least twice, counting the
+    /// copies of their callers; with `min_nodes` 0, every eligible
+    /// function the kernel reaches. Those whose copies would add up to
+    /// [`KEEP_CALLS_NODES`] carry `DontInline`.
     pub(super) fn outlined(
         &self,
         kernel: &'a str,
         min_nodes: usize,
         eligible: impl Fn(&str) -> bool,
-    ) -> HashSet<&'a str> {
+    ) -> HashMap<&'a str, u32> {
         let mut order = self.post_order(&[kernel]);
         // Callers before callees.
         order.reverse();
         let mut copies: HashMap<&str, usize> = HashMap::from_iter([(kernel, 1)]);
-        let mut out = HashSet::default();
+        let mut out = HashMap::default();
         for f in order {
             let n = copies.get(f).copied().unwrap_or(0);
             let large = match min_nodes {
@@ -98,7 +120,13 @@ impl<'a> CallGraph<'a> {
             };
             let outline = f != kernel && large && eligible(f);
             if outline {
-                out.insert(f);
+                let size = self.sizes.get(f).copied().unwrap_or(0);
+                let control = if n.saturating_mul(size) >= KEEP_CALLS_NODES {
+                    DONT_INLINE
+                } else {
+                    0
+                };
+                out.insert(f, control);
             }
             let each = if outline { 1 } else { n };
             for &(g, sites) in self.calls.get(f).into_iter().flatten() {
@@ -445,7 +473,8 @@ impl<'a> Lowerer<'a> {
         result?;
 
         let ret = self.sty(&def.ret);
-        let id = self.add_function(fw, ret, &param_ids);
+        let control = self.outlined.get(def.name.as_str()).copied().unwrap_or(0);
+        let id = self.add_function(fw, ret, &param_ids, control);
         self.m.name(id, &def.name);
         Some((id, private_bytes))
     }

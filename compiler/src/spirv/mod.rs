@@ -456,14 +456,14 @@ impl FunctionWriter {
         );
     }
 
-    /// The function's words: `OpFunction`, entry block with variables, the
-    /// rest, `OpFunctionEnd`.
-    pub fn finish(mut self, result_ty: Word, id: Word, fn_ty: Word) -> Vec<Word> {
+    /// The function's words: `OpFunction` with the function control bits
+    /// `control`, entry block with variables, the rest, `OpFunctionEnd`.
+    pub fn finish(mut self, result_ty: Word, id: Word, fn_ty: Word, control: u32) -> Vec<Word> {
         if let Some(b) = self.current.take() {
             self.blocks.push(b);
         }
         let mut out = Vec::new();
-        push_inst(&mut out, Op::Function, &[result_ty, id, 0, fn_ty]);
+        push_inst(&mut out, Op::Function, &[result_ty, id, control, fn_ty]);
         for (i, b) in self.blocks.iter().enumerate() {
             if i == 0 {
                 // The label is the first two words of the entry block.
@@ -518,7 +518,7 @@ mod tests {
         });
         assert!(fw.is_open());
         fw.terminate(Op::Return, &[], || unreachable!());
-        let words = fw.finish(2, 3, 4);
+        let words = fw.finish(2, 3, 4, 0);
         let labels = words
             .iter()
             .enumerate()
