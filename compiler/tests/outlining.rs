@@ -257,3 +257,52 @@ fn the_default_bound_outlines_a_large_function_called_twice() {
     let m = module(&src, TargetCaps::default().outline_min_nodes);
     assert_eq!(functions(&m), ["big"]);
 }
+
+/// The names of the functions whose function control asks the driver
+/// not to inline them.
+fn kept_as_calls(m: &Module) -> Vec<String> {
+    use rspirv::spirv::FunctionControl;
+    m.functions
+        .iter()
+        .filter_map(|f| f.def.as_ref())
+        .filter(|d| {
+            matches!(d.operands.first(), Some(Operand::FunctionControl(c))
+                if c.contains(FunctionControl::DONT_INLINE))
+        })
+        .filter_map(|d| d.result_id)
+        .map(|id| name(m, id))
+        .collect()
+}
+
+#[test]
+fn a_function_whose_copies_would_be_large_stays_a_call_for_the_driver_too() {
+    // 40 rounds of 13 expression nodes each: some 560 nodes a copy.
+    let rounds: String = (0..40)
+        .map(|i| {
+            format!(
+                "s = rotate(s ^ (w[{}] + {i}u), {}u) * 0x9e3779b9u;\n",
+                i % 4,
+                i % 31 + 1
+            )
+        })
+        .collect();
+    let kernel = |sites: usize| {
+        let calls: String = (0..sites)
+            .map(|i| format!("out[{i}] = big(w, {i}u);\n"))
+            .collect();
+        format!(
+            "uint big(__global const uint *w, uint s) {{ {rounds} return s; }}
+            __kernel void k(__global const uint *w, __global uint *out) {{ {calls} }}"
+        )
+    };
+    let bound = TargetCaps::default().outline_min_nodes;
+    // Two copies: outlined, but the driver may inline them again.
+    let m = module(&kernel(2), bound);
+    assert_eq!(functions(&m), ["big"]);
+    assert!(kept_as_calls(&m).is_empty());
+    // Eighty copies, past 32,000 nodes: the calls stay calls.
+    let m = module(&kernel(80), bound);
+    assert_eq!(functions(&m), ["big"]);
+    assert_eq!(kept_as_calls(&m), ["big"]);
+    assert_eq!(calls(&m), 80);
+}
