@@ -122,7 +122,7 @@ impl Diagnostics {
 }
 
 /// The byte offset where each line of `text` starts, as `str::lines` splits it.
-fn line_starts_of(text: &str) -> Vec<usize> {
+pub(crate) fn line_starts_of(text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     if starts.last() == Some(&text.len()) {
@@ -134,7 +134,7 @@ fn line_starts_of(text: &str) -> Vec<usize> {
 
 /// Line `index` (0-based) of `text` without its line ending, the same text
 /// `text.lines().nth(index)` gives.
-fn source_line<'a>(text: &'a str, starts: &[usize], index: usize) -> Option<&'a str> {
+pub(crate) fn source_line<'a>(text: &'a str, starts: &[usize], index: usize) -> Option<&'a str> {
     let start = *starts.get(index)?;
     let rest = &text[start..];
     Some(match rest.find('\n') {

@@ -5,32 +5,162 @@ use crate::diag::Diagnostics;
 use crate::options::BuildOptions;
 use crate::token::{SourceMap, Token};
 use crate::{BuildError, CompileRequest, CompiledProgram, TargetCaps};
+use std::hash::{Hash, Hasher};
 
 /// Stack for a build: the parser and the lowering recurse once per nesting
 /// level of the source (bounded by the parser), which must not overflow the
 /// caller's stack, whatever thread the application builds on.
 const BUILD_STACK_BYTES: usize = 64 << 20;
 
-pub(crate) fn compile(
-    request: &CompileRequest<'_>,
-    caps: &TargetCaps,
-) -> Result<CompiledProgram, BuildError> {
+/// Runs `f` on a thread of its own with [`BUILD_STACK_BYTES`] of stack;
+/// where no thread can be started, on this one. `None` if it panicked.
+fn on_build_thread<R: Send>(f: impl Fn() -> R + Sync) -> Option<R> {
     let result = std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("ferrocl-compile".into())
             .stack_size(BUILD_STACK_BYTES)
-            .spawn_scoped(s, || compile_on_this_thread(request, caps))
+            .spawn_scoped(s, &f)
             .map(|h| h.join())
     });
     match result {
-        Ok(Ok(r)) => r,
-        Ok(Err(_)) => Err(BuildError {
-            log: "error: internal compiler error\n".into(),
-            invalid_options: false,
-        }),
-        // No thread could be started: build here instead.
-        Err(_) => compile_on_this_thread(request, caps),
+        Ok(joined) => joined.ok(),
+        Err(_) => Some(f()),
     }
+}
+
+fn internal_error() -> BuildError {
+    BuildError {
+        log: "error: internal compiler error\n".into(),
+        invalid_options: false,
+    }
+}
+
+pub(crate) fn compile(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+) -> Result<CompiledProgram, BuildError> {
+    on_build_thread(|| compile_on_this_thread(request, caps))
+        .unwrap_or_else(|| Err(internal_error()))
+}
+
+/// A program's source after preprocessing, with its options: everything
+/// the rest of its build reads ([`compile_preprocessed`]). What a cache of
+/// builds keys an entry by: two sources that preprocess to the same tokens
+/// build the same program, however the macros and headers reached them
+/// (`-D` options or `#define` lines, headers in memory or on disk).
+pub struct Preprocessed {
+    tokens: Vec<Token>,
+    sources: SourceMap,
+    options: BuildOptions,
+    /// The preprocessor's own warnings.
+    diags: Diagnostics,
+}
+
+impl Preprocessed {
+    /// Feeds `h` everything the build's program depends on besides the
+    /// compiler and the device, and its log too when the log is empty:
+    /// the options the preprocessor did not consume, and every token. Past
+    /// the preprocessor a token's place only names it (a `#pragma unroll`
+    /// finds its loop by it) and is quoted by diagnostics, so the places
+    /// are fed as which earlier token's place each one repeats, if any: a
+    /// macro's value from `-D` or from a `#define` line is the same
+    /// program. A build whose log is not empty also depends on
+    /// [`Self::hash_quoted_text`].
+    pub fn hash_tokens(&self, h: &mut impl Hasher) {
+        let mut options = self.options.clone();
+        options.defines.clear();
+        options.include_dirs.clear();
+        format!("{options:?}").hash(h);
+        self.tokens.len().hash(h);
+        let mut places: crate::HashMap<crate::token::Span, usize> = crate::HashMap::default();
+        for t in &self.tokens {
+            t.kind.hash(h);
+            let next = places.len();
+            places.entry(t.span).or_insert(next).hash(h);
+        }
+    }
+
+    /// Feeds `h` what a log of the build would quote besides the tokens:
+    /// the files' names, each token's file, line and column, the text of
+    /// every line that holds a token, and the preprocessor's warnings as
+    /// they read.
+    pub fn hash_quoted_text(&self, h: &mut impl Hasher) {
+        let files = &self.sources.files;
+        for f in files {
+            f.name.hash(h);
+        }
+        for t in &self.tokens {
+            (t.span.file, t.span.line, t.span.col).hash(h);
+        }
+        let mut starts: Vec<Option<Vec<usize>>> = vec![None; files.len()];
+        let mut last = None;
+        for t in &self.tokens {
+            let at = (t.span.file, t.span.line);
+            if last == Some(at) {
+                continue;
+            }
+            last = Some(at);
+            let Some(file) = files.get(t.span.file as usize) else {
+                continue;
+            };
+            let starts = starts[t.span.file as usize]
+                .get_or_insert_with(|| crate::diag::line_starts_of(&file.text));
+            let line = crate::diag::source_line(
+                &file.text,
+                starts,
+                t.span.line.saturating_sub(1) as usize,
+            );
+            (at, line).hash(h);
+        }
+        self.diags.render(&self.sources).hash(h);
+    }
+}
+
+/// Runs the preprocessor over `request`, on a build thread. `None` where
+/// the options are not valid or preprocessing fails: [`crate::compile`]
+/// reports why.
+pub fn preprocess(request: &CompileRequest<'_>, caps: &TargetCaps) -> Option<Preprocessed> {
+    on_build_thread(|| {
+        let options = BuildOptions::parse(request.options).ok()?;
+        let mut diags = Diagnostics {
+            suppress_warnings: options.suppress_warnings,
+            warnings_are_errors: options.warnings_are_errors,
+            ..Default::default()
+        };
+        let (tokens, sources) = crate::preprocess::preprocess(
+            request.source,
+            request.headers,
+            &options,
+            caps,
+            &mut diags,
+        );
+        (!diags.has_errors()).then_some(Preprocessed {
+            tokens,
+            sources,
+            options,
+            diags,
+        })
+    })
+    .flatten()
+}
+
+/// Builds what [`preprocess`] made of a request, on a build thread: the
+/// same program and log as [`crate::compile`] of that request.
+pub fn compile_preprocessed(
+    pre: &Preprocessed,
+    caps: &TargetCaps,
+) -> Result<CompiledProgram, BuildError> {
+    on_build_thread(|| {
+        compile_tokens(
+            &pre.tokens,
+            &pre.sources,
+            caps,
+            &pre.options,
+            false,
+            pre.diags.clone(),
+        )
+    })
+    .unwrap_or_else(|| Err(internal_error()))
 }
 
 /// A compiled object of `clCompileProgram`.
@@ -54,57 +184,9 @@ pub fn compile_object(
     request: &CompileRequest<'_>,
     caps: &TargetCaps,
 ) -> Result<CompiledObject, BuildError> {
-    let result = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("ferrocl-compile".into())
-            .stack_size(BUILD_STACK_BYTES)
-            .spawn_scoped(s, || build_on_this_thread(request, caps, true))
-            .map(|h| h.join())
-    });
-    let (program, included) = match result {
-        Ok(Ok(r)) => r?,
-        Ok(Err(_)) => {
-            return Err(BuildError {
-                log: "error: internal compiler error\n".into(),
-                invalid_options: false,
-            })
-        }
-        Err(_) => build_on_this_thread(request, caps, true)?,
-    };
+    let (program, included) = on_build_thread(|| build_on_this_thread(request, caps, true))
+        .unwrap_or_else(|| Err(internal_error()))?;
     Ok(CompiledObject { program, included })
-}
-
-/// The headers a build of `request` would read from disk (`-I`
-/// directories, the directory of the including file), with their
-/// contents as they are now: with the request itself and `caps`, every
-/// input the build depends on. Runs the preprocessor alone; `None` where
-/// the options or the preprocessing fail (the build itself reports why).
-pub fn disk_includes(
-    request: &CompileRequest<'_>,
-    caps: &TargetCaps,
-) -> Option<Vec<crate::Header>> {
-    let run = || {
-        let options = BuildOptions::parse(request.options).ok()?;
-        let mut diags = Diagnostics::default();
-        let (_, _, included) = crate::preprocess::preprocess_recording_includes(
-            request.source,
-            request.headers,
-            &options,
-            caps,
-            &mut diags,
-        );
-        (!diags.has_errors()).then_some(included)
-    };
-    // On a thread of its own for the stack, as a build.
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("ferrocl-compile".into())
-            .stack_size(BUILD_STACK_BYTES)
-            .spawn_scoped(s, run)
-            .ok()?
-            .join()
-            .ok()?
-    })
 }
 
 fn compile_on_this_thread(

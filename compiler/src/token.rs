@@ -32,7 +32,7 @@ pub struct SourceFile {
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum TokenKind {
     Identifier(String),
     /// Keywords are identifiers to the preprocessor; the parser decides.

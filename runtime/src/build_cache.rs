@@ -4,11 +4,17 @@
 //! kernel files) compiles it once.
 //!
 //! An entry is keyed by everything a build depends on: the compiler's
-//! [`ferrocl_compiler::BUILD_ID`], the device's `TargetCaps`, the options,
-//! the source, the in-memory headers, and the name and contents of every
-//! header the build reads from disk. Those are found by running the
-//! preprocessor alone first (a few percent of a build), so that a changed
-//! header is a different key, never a stale answer. Only successful builds
+//! [`ferrocl_compiler::BUILD_ID`], the device's `TargetCaps`, and the
+//! source as the preprocessor leaves it, with the options it does not
+//! consume ([`ferrocl_compiler::driver::Preprocessed`]). So a changed
+//! header is a different key, never a stale answer, while the same program
+//! reached another way is the same key: hashcat compiles and links its
+//! programs on its first start (the macros become `#define` lines of the
+//! linked source, the headers in-memory ones) and builds the binary it
+//! kept with its `-D` options and `-I` directories on later starts. A
+//! build whose log is not empty is kept under a second key that also
+//! covers what its log quotes (file names, source lines). The
+//! preprocessing done for the key is the build's own. Only successful builds
 //! that took at least `FERROCL_CACHE_MIN_MS` milliseconds (default
 //! [`MIN_BUILD`]) are kept, with their log: a small program compiles in
 //! less time than its entry takes to write, and a test suite or the CTS,
@@ -21,7 +27,8 @@
 //! recently used. Every failure to read or write it is a cache miss, never
 //! a failed build; an entry that does not read back whole is removed.
 
-use ferrocl_compiler::{BuildError, CompileRequest, CompiledProgram, Header, TargetCaps};
+use ferrocl_compiler::driver::Preprocessed;
+use ferrocl_compiler::{BuildError, CompileRequest, CompiledProgram, TargetCaps};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -46,18 +53,30 @@ pub fn compile(
     let Some(dir) = cache_dir() else {
         return ferrocl_compiler::compile(request, caps);
     };
-    let Some(included) = ferrocl_compiler::driver::disk_includes(request, caps) else {
+    let started = Instant::now();
+    let Some(pre) = ferrocl_compiler::driver::preprocess(request, caps) else {
         return ferrocl_compiler::compile(request, caps);
     };
-    let path = dir.join(format!("{}.bin", key(request, caps, &included)));
-    if let Some(program) = load(&path) {
+    let (tokens, quoted) = keys(&pre, caps);
+    let [tokens, quoted] = [tokens, quoted].map(|k| dir.join(format!("{k}.bin")));
+    // An entry under the tokens' key has an empty log (see below).
+    if let Some(program) = load(&tokens).filter(|p| p.log.is_empty()) {
         return Ok(program);
     }
-    let started = Instant::now();
-    let built = ferrocl_compiler::compile(request, caps);
+    if let Some(program) = load(&quoted) {
+        return Ok(program);
+    }
+    let built = ferrocl_compiler::driver::compile_preprocessed(&pre, caps);
     if let Ok(program) = &built {
         if started.elapsed() >= min_build() {
-            store(&dir, &path, program);
+            // An empty log quotes nothing: such a build is the same for
+            // every source that preprocesses to the same tokens.
+            let path = if program.log.is_empty() {
+                &tokens
+            } else {
+                &quoted
+            };
+            store(&dir, path, program);
         }
     }
     built
@@ -116,21 +135,17 @@ impl Hasher for TwinHasher {
     }
 }
 
-/// 128 bits of hash over everything the build depends on, as hex.
-fn key(request: &CompileRequest<'_>, caps: &TargetCaps, included: &[Header]) -> String {
+/// The two keys of a build, as hex: 128 bits of hash over what its
+/// program depends on (and its log, when that is empty), and over that and
+/// what its log quotes.
+fn keys(pre: &Preprocessed, caps: &TargetCaps) -> (String, String) {
     let mut h = TwinHasher::new();
     ferrocl_compiler::BUILD_ID.hash(&mut h);
     format!("{caps:?}").hash(&mut h);
-    request.options.hash(&mut h);
-    request.source.hash(&mut h);
-    for headers in [request.headers, included] {
-        headers.len().hash(&mut h);
-        for header in headers {
-            header.name.hash(&mut h);
-            header.source.hash(&mut h);
-        }
-    }
-    h.hex()
+    pre.hash_tokens(&mut h);
+    let tokens = h.hex();
+    pre.hash_quoted_text(&mut h);
+    (tokens, h.hex())
 }
 
 fn payload_hash(payload: &[u8]) -> u64 {
@@ -255,6 +270,7 @@ fn trim(dir: &Path, max: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ferrocl_compiler::Header;
 
     fn build(source: &str, headers: &[Header]) -> CompiledProgram {
         let request = CompileRequest {
@@ -278,39 +294,120 @@ mod tests {
         assert_eq!(parse_entry(&bytes[..bytes.len() - 1]), None);
     }
 
-    #[test]
-    fn the_key_follows_every_input() {
-        let caps = TargetCaps::default();
-        let h = |name: &str, source: &str| Header {
-            name: name.into(),
-            source: source.into(),
-        };
-        let request = |source, options, headers| CompileRequest {
+    fn keys_of(
+        source: &str,
+        options: &str,
+        headers: &[Header],
+        caps: &TargetCaps,
+    ) -> (String, String) {
+        let request = CompileRequest {
             source,
             options,
             headers,
         };
-        let in_memory = [h("x.h", "1")];
-        let base = key(&request("a", "", &[]), &caps, &[h("x.h", "1")]);
-        let others = [
-            key(&request("b", "", &[]), &caps, &[h("x.h", "1")]),
-            key(&request("a", "-DX", &[]), &caps, &[h("x.h", "1")]),
-            key(&request("a", "", &in_memory), &caps, &[]),
-            key(&request("a", "", &[]), &caps, &[h("x.h", "2")]),
-            key(&request("a", "", &[]), &caps, &[h("y.h", "1")]),
-            key(
-                &request("a", "", &[]),
-                &TargetCaps {
-                    fp64: true,
-                    ..TargetCaps::default()
-                },
-                &[h("x.h", "1")],
-            ),
-        ];
-        for (i, other) in others.iter().enumerate() {
-            assert_ne!(&base, other, "input {i}");
+        let pre = ferrocl_compiler::driver::preprocess(&request, caps).expect("preprocesses");
+        keys(&pre, caps)
+    }
+
+    fn header(name: &str, source: &str) -> Header {
+        Header {
+            name: name.into(),
+            source: source.into(),
         }
-        assert_eq!(base, key(&request("a", "", &[]), &caps, &[h("x.h", "1")]));
+    }
+
+    #[test]
+    fn the_keys_follow_what_the_compiler_reads() {
+        let caps = TargetCaps::default();
+        let source = "#include \"x.h\"\nkernel void k(global int *o) { o[0] = X + Y; }\n";
+        let x1 = [header("x.h", "#define X 1\n")];
+        let base = keys_of(source, "-DY=2", &x1, &caps);
+        let fp64 = TargetCaps {
+            fp64: true,
+            ..TargetCaps::default()
+        };
+        let others = [
+            ("a macro's value", keys_of(source, "-DY=3", &x1, &caps)),
+            (
+                "a header",
+                keys_of(source, "-DY=2", &[header("x.h", "#define X 2\n")], &caps),
+            ),
+            (
+                "the source",
+                keys_of(&source.replace("X + Y", "Y + X"), "-DY=2", &x1, &caps),
+            ),
+            (
+                "an option",
+                keys_of(source, "-DY=2 -cl-fast-relaxed-math", &x1, &caps),
+            ),
+            ("the device", keys_of(source, "-DY=2", &x1, &fp64)),
+        ];
+        for (what, other) in &others {
+            assert_ne!(base.0, other.0, "{what}");
+            assert_ne!(base.1, other.1, "{what}");
+        }
+        assert_eq!(base, keys_of(source, "-DY=2", &x1, &caps));
+        // The same tokens in the same places: the same program, and the
+        // same log where it is empty. What a log would quote differs.
+        let prefixed = format!("#define Y 2\n#line 1\n{source}");
+        let commented = source.replace("; }", "; } // a comment");
+        let moved = source.replace("\nkernel", "\n\nkernel");
+        let spaced = source.replace("{ o", "{  o");
+        let renamed = source.replace("x.h", "y.h");
+        let y1 = [header("y.h", "#define X 1\n")];
+        for (what, same) in [
+            ("a #define line for -D", keys_of(&prefixed, "", &x1, &caps)),
+            ("a comment", keys_of(&commented, "-DY=2", &x1, &caps)),
+            ("a token's line", keys_of(&moved, "-DY=2", &x1, &caps)),
+            ("a token's column", keys_of(&spaced, "-DY=2", &x1, &caps)),
+            ("a header's name", keys_of(&renamed, "-DY=2", &y1, &caps)),
+        ] {
+            assert_eq!(base.0, same.0, "{what}");
+            assert_ne!(base.1, same.1, "{what}");
+        }
+        // An include directory the build does not use changes nothing.
+        assert_eq!(base, keys_of(source, "-DY=2 -I /nonexistent", &x1, &caps));
+    }
+
+    /// hashcat's case: a program compiled with `-D` and `-I` options and
+    /// linked, whose binary (the linked source) is later built with the
+    /// compile options again, is one program.
+    #[test]
+    fn a_linked_program_and_its_binary_built_again_share_a_key() {
+        let caps = TargetCaps::default();
+        let dir = std::env::temp_dir().join(format!("ferrocl-link-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("twice.h"), "#define TWICE(x) ((x) * 2)\n").unwrap();
+        let source =
+            "#include \"twice.h\"\nkernel void k(global int *o) { o[0] = TWICE(VALUE); }\n";
+        let options = format!("-D VALUE=21 -I {} -w", dir.display());
+        let request = CompileRequest {
+            source,
+            options: &options,
+            headers: &[],
+        };
+        let object = ferrocl_compiler::driver::compile_object(&request, &caps).expect("compiles");
+        // What clLinkProgram builds: the unit with its macros as lines and
+        // the headers the object read, with the link's `-w`.
+        let (text, others) = crate::program::unit_for_link(source, &options);
+        let link_options = std::iter::once("-w".to_string())
+            .chain(others.into_iter().filter(|o| o != "-w"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let linked = keys_of(&text, &link_options, &object.included, &caps);
+        let rebuilt = keys_of(&text, &options, &[], &caps);
+        assert_eq!(linked.0, rebuilt.0);
+        assert_ne!(
+            linked.0,
+            keys_of(
+                &text.replace("TWICE(VALUE)", "TWICE(VALUE) + 1"),
+                &options,
+                &[],
+                &caps
+            )
+            .0
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

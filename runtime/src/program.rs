@@ -534,7 +534,7 @@ fn option_words(options: &str) -> Vec<String> {
 
 /// A compiled object's part of a link: its source between `#define`s and
 /// `#undef`s of its `-D` options, and its other options.
-fn unit_for_link(source: &str, options: &str) -> (String, Vec<String>) {
+pub(crate) fn unit_for_link(source: &str, options: &str) -> (String, Vec<String>) {
     let words = option_words(options);
     let mut defines = Vec::new();
     let mut others = Vec::new();
