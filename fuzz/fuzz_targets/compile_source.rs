@@ -3,7 +3,9 @@
 //! Every kernel of a program that builds is also cut to its own module,
 //! from one index of the program's (`entry_module`), and the arguments it
 //! writes are read from that module (`arg_writes`), as the runtime does
-//! when the kernel is created.
+//! when the kernel is created. Every third input is also built the way
+//! the runtime's build cache builds it (`driver::preprocess`, then
+//! `driver::compile_preprocessed`), which must give the same build.
 //!
 //! The device capabilities alternate with the input's length so that both
 //! the minimal device (no fp64, no optional built-ins) and a rich one are
@@ -12,6 +14,7 @@
 #![no_main]
 
 use ferrocl_compiler::arg_writes::written_arguments;
+use ferrocl_compiler::driver::{compile_preprocessed, preprocess};
 use ferrocl_compiler::entry_module::ModuleIndex;
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use libfuzzer_sys::fuzz_target;
@@ -65,7 +68,19 @@ fuzz_target!(|data: &[u8]| {
         options: "",
         headers: &[],
     };
-    if let Ok(program) = compile(&request, &caps) {
+    let whole = compile(&request, &caps);
+    // The runtime's build cache preprocesses first, keys the build by the
+    // result and builds from it: that build must be the same, and hashing
+    // it must not panic. Every third input, to keep the rate.
+    if data.len().is_multiple_of(3) {
+        if let Some(pre) = preprocess(&request, &caps) {
+            let mut h = std::hash::DefaultHasher::new();
+            pre.hash_tokens(&mut h);
+            pre.hash_quoted_text(&mut h);
+            assert_eq!(compile_preprocessed(&pre, &caps), whole);
+        }
+    }
+    if let Ok(program) = whole {
         // Each kernel's own module, which its pipelines are made from, is
         // cut from every program that builds, and analysed for the
         // arguments it writes: neither may panic.

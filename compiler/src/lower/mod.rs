@@ -456,7 +456,8 @@ pub(crate) struct Lowerer<'a> {
     /// The program's calls between its own functions (see [`outline`]).
     call_graph: outline::CallGraph<'a>,
     /// The functions the kernel being lowered calls as SPIR-V functions,
-    /// and those emitted so far, by name and parameter types.
+    /// with the function control each carries (`outline::DONT_INLINE`
+    /// or none), and those emitted so far, by name and parameter types.
     outlined: HashMap<&'a str, u32>,
     user_functions: HashMap<(&'a str, Vec<outline::OutlinedParam>), Word>,
     /// The pointer type of each variable a `__local` or `__private`
