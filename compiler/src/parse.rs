@@ -965,7 +965,7 @@ impl<'a> Parser<'a> {
                     .error(self.span(), format!("pointers to {name} are not allowed"));
             }
             self.bump();
-            ty = Type::Pointer(Box::new(ty), space, cur_qual);
+            ty = Type::Pointer(crate::sema::types::TypeRef::new(ty), space, cur_qual);
             type_name.push('*');
             pointee_qual = cur_qual;
             is_ptr = true;
@@ -1054,7 +1054,7 @@ impl<'a> Parser<'a> {
             }
         }
         for n in dims.into_iter().rev() {
-            ty = Type::Array(Box::new(ty), n);
+            ty = Type::Array(crate::sema::types::TypeRef::new(ty), n);
         }
         attrs.extend(self.attributes());
         let var_space = if is_ptr {

@@ -172,7 +172,7 @@ impl<'a, 't> Walk<'a, 't> {
                 let types = types
                     .into_iter()
                     .filter_map(|t| match t {
-                        Type::Array(elem, _) => Some(*elem),
+                        Type::Array(elem, _) => Some(std::rc::Rc::unwrap_or_clone(elem)),
                         Type::Vector(s, _) => Some(Type::Scalar(s)),
                         _ => None,
                     })
@@ -190,13 +190,10 @@ impl<'a, 't> Walk<'a, 't> {
     /// an array, and any type that cannot be read here counts as one.
     fn member_type(&self, t: &Type, member: &str) -> Option<Type> {
         match t {
-            Type::Struct(id) => Some(
-                self.types
-                    .member_path(*id, member)
-                    .map_or(Type::Array(Box::new(Type::Void), 0), |(_, m, _)| {
-                        m.ty.clone()
-                    }),
-            ),
+            Type::Struct(id) => Some(self.types.member_path(*id, member).map_or(
+                Type::Array(crate::sema::types::TypeRef::new(Type::Void), 0),
+                |(_, m, _)| m.ty.clone(),
+            )),
             Type::Vector(s, _) => Some(Type::Scalar(*s)),
             _ => None,
         }

@@ -182,12 +182,16 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(Val::new(
                     id,
-                    Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
+                    Type::Pointer(
+                        crate::sema::types::TypeRef::new(elem.clone()),
+                        space_of(sc),
+                        0,
+                    ),
                 ))
             }
             Place::Addr { addr, space, .. } => Some(Val::new(
                 addr,
-                Type::Pointer(Box::new(elem.clone()), space, 0),
+                Type::Pointer(crate::sema::types::TypeRef::new(elem.clone()), space, 0),
             )),
             Place::Var {
                 root,
@@ -209,7 +213,11 @@ impl<'a> Lowerer<'a> {
                 let zero = self.u32c(0);
                 Some(Val {
                     id: zero,
-                    ty: Type::Pointer(Box::new(elem.clone()), space_of(sc), 0),
+                    ty: Type::Pointer(
+                        crate::sema::types::TypeRef::new(elem.clone()),
+                        space_of(sc),
+                        0,
+                    ),
                     base: Some(Rc::new(base)),
                 })
             }
@@ -394,7 +402,11 @@ impl<'a> Lowerer<'a> {
                 let zero = self.m.u64_const(0);
                 return Some(Val::new(
                     zero,
-                    Type::Pointer(Box::new(Type::Void), AddrSpace::Global, 0),
+                    Type::Pointer(
+                        crate::sema::types::TypeRef::new(Type::Void),
+                        AddrSpace::Global,
+                        0,
+                    ),
                 ));
             }
             "true" => 1,
@@ -740,11 +752,17 @@ impl<'a> Lowerer<'a> {
                 } else {
                     offset
                 };
-                Some(Val::new(id, Type::Pointer(Box::new(ty), space_of(sc), 0)))
+                Some(Val::new(
+                    id,
+                    Type::Pointer(crate::sema::types::TypeRef::new(ty), space_of(sc), 0),
+                ))
             }
             Place::Addr {
                 addr, ty, space, ..
-            } => Some(Val::new(addr, Type::Pointer(Box::new(ty), space, 0))),
+            } => Some(Val::new(
+                addr,
+                Type::Pointer(crate::sema::types::TypeRef::new(ty), space, 0),
+            )),
             Place::Var {
                 root,
                 sc,
@@ -773,7 +791,7 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(Val {
                     id: index,
-                    ty: Type::Pointer(Box::new(ty), space, 0),
+                    ty: Type::Pointer(crate::sema::types::TypeRef::new(ty), space, 0),
                     base: Some(Rc::new(base)),
                 })
             }

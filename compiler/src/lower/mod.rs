@@ -885,12 +885,21 @@ impl<'a> Lowerer<'a> {
         {
             self.m.decorate(id, Decoration::NoContraction, &[]);
         }
-        let mut v = Vec::with_capacity(args.len() + 2);
-        v.push(ty);
-        v.push(id);
-        v.extend_from_slice(args);
+        // Most instructions have a few operands: those are assembled on
+        // the stack (a build emits millions of instructions).
+        let mut short = [0; 16];
+        let mut long = Vec::new();
+        let words: &mut [Word] = if args.len() + 2 <= short.len() {
+            &mut short[..args.len() + 2]
+        } else {
+            long.resize(args.len() + 2, 0);
+            &mut long
+        };
+        words[0] = ty;
+        words[1] = id;
+        words[2..].copy_from_slice(args);
         let Lowerer { m, f, .. } = self;
-        f.push(op, &v, || m.id());
+        f.push(op, words, || m.id());
         id
     }
 
@@ -3640,7 +3649,10 @@ impl<'a> Lowerer<'a> {
         } else {
             (Scalar::UChar, def.size)
         };
-        Some(Type::Array(Box::new(Type::Scalar(unit)), n.max(1)))
+        Some(Type::Array(
+            crate::sema::types::TypeRef::new(Type::Scalar(unit)),
+            n.max(1),
+        ))
     }
 
     fn contains_union(&self, t: &Type) -> bool {
@@ -3859,11 +3871,11 @@ impl<'a> Lowerer<'a> {
         self.op(Op::AccessChain, p, &args)
     }
 
-    fn mem_operands(sc: StorageClass) -> Vec<Word> {
+    fn mem_operands(sc: StorageClass) -> &'static [Word] {
         if sc == StorageClass::Workgroup {
-            vec![MA_NON_PRIVATE]
+            &[MA_NON_PRIVATE]
         } else {
-            Vec::new()
+            &[]
         }
     }
 
@@ -3875,9 +3887,10 @@ impl<'a> Lowerer<'a> {
                 let stored = self.stored_type(*root, ty);
                 let p = self.var_pointer(*root, *sc, path, &stored);
                 let t = self.sty(&stored);
-                let mut args = vec![p];
-                args.extend(Self::mem_operands(*sc));
-                let id = self.op(Op::Load, t, &args);
+                let mem = Self::mem_operands(*sc);
+                let mut args = [p, 0];
+                args[1..=mem.len()].copy_from_slice(mem);
+                let id = self.op(Op::Load, t, &args[..=mem.len()]);
                 let id = self.stored_bits_as_value(id, ty, &stored, span)?;
                 Some(Val::new(id, ty.clone()))
             }
@@ -4129,9 +4142,10 @@ impl<'a> Lowerer<'a> {
                 let Some(value) = self.value_as_stored_bits(v.id, ty, &stored, span) else {
                     return;
                 };
-                let mut args = vec![p, value];
-                args.extend(Self::mem_operands(*sc));
-                self.op_void(Op::Store, &args);
+                let mem = Self::mem_operands(*sc);
+                let mut args = [p, value, 0];
+                args[2..2 + mem.len()].copy_from_slice(mem);
+                self.op_void(Op::Store, &args[..2 + mem.len()]);
             }
             Place::Addr {
                 addr,

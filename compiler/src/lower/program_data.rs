@@ -156,7 +156,7 @@ impl<'a> Lowerer<'a> {
                 .address_constant_pointee(a)
                 .or_else(|| self.address_constant_pointee(b)),
             _ => match self.constant_lvalue(e)?.1 {
-                Type::Array(elem, _) => Some(*elem),
+                Type::Array(elem, _) => Some(std::rc::Rc::unwrap_or_clone(elem)),
                 _ => None,
             },
         }
@@ -177,7 +177,10 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::StrLit(bytes) => {
                 let at = self.place_string(bytes, e.span)?;
-                let ty = Type::Array(Box::new(Type::Scalar(Scalar::Char)), bytes.len() as u32 + 1);
+                let ty = Type::Array(
+                    crate::sema::types::TypeRef::new(Type::Scalar(Scalar::Char)),
+                    bytes.len() as u32 + 1,
+                );
                 Some((at as i64, ty, AddrSpace::Constant))
             }
             ExprKind::Index(a, i) => {
@@ -187,7 +190,11 @@ impl<'a> Lowerer<'a> {
                 };
                 let i = consteval::eval(i, self.types)?.as_i64();
                 let step = i.checked_mul(self.types.size(&elem) as i64)?;
-                Some((at.checked_add(step)?, *elem, space))
+                Some((
+                    at.checked_add(step)?,
+                    std::rc::Rc::unwrap_or_clone(elem),
+                    space,
+                ))
             }
             ExprKind::Member(a, name, false) => {
                 let (at, ty, space) = self.constant_lvalue(a)?;
@@ -217,7 +224,10 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         };
-        let ty = Type::Array(Box::new(Type::Scalar(Scalar::Char)), bytes.len() as u32 + 1);
+        let ty = Type::Array(
+            crate::sema::types::TypeRef::new(Type::Scalar(Scalar::Char)),
+            bytes.len() as u32 + 1,
+        );
         match self.global_data_place(at, ty) {
             Place::Addr {
                 addr, ty, align, ..

@@ -174,14 +174,19 @@ pub mod qual {
 
 pub type StructId = usize;
 
+/// A type inside another (a pointee, an array's element): shared, so that
+/// copying a type, which a build does millions of times, allocates
+/// nothing.
+pub type TypeRef = std::rc::Rc<Type>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Void,
     Scalar(Scalar),
     Vector(Scalar, u8),
     /// Pointee, the pointee's address space and qualifiers.
-    Pointer(Box<Type>, AddrSpace, u8),
-    Array(Box<Type>, u32),
+    Pointer(TypeRef, AddrSpace, u8),
+    Array(TypeRef, u32),
     Struct(StructId),
     /// `sampler_t`, `image2d_t`, `event_t`: parsed, not yet lowered.
     Opaque(&'static str),

@@ -113,9 +113,16 @@ impl ModuleWriter {
     }
 
     pub fn name(&mut self, id: Word, name: &str) {
-        let mut ops = vec![id];
-        ops.extend(string_words(name));
-        push_inst(&mut self.debug_names, Op::Name, &ops);
+        // Written in place: a build names hundreds of thousands of ids.
+        let out = &mut self.debug_names;
+        let string_len = name.len() / 4 + 1;
+        out.push(((2 + string_len as u32) << 16) | Op::Name as u32);
+        out.push(id);
+        let start = out.len();
+        out.resize(start + string_len, 0);
+        for (i, b) in name.bytes().enumerate() {
+            out[start + i / 4] |= (b as u32) << (8 * (i % 4));
+        }
     }
 
     pub fn decorate(&mut self, id: Word, d: Decoration, extra: &[Word]) {
