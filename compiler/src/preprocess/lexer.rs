@@ -9,6 +9,7 @@
 
 use crate::diag::Diagnostics;
 use crate::token::{FileId, Span};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -508,18 +509,19 @@ impl Lexer {
                 Some(_) => self.adv(),
             }
         }
-        let name = self.text_between(start, self.pos, splices);
+        let name = self.text_between(start, self.pos, splices).into_owned();
         self.adv();
         Some((name, close == b'>', span))
     }
 
-    /// Source text from `start` to `end`, without line splices.
-    fn text_between(&self, start: usize, end: usize, splices_before: u32) -> String {
+    /// Source text from `start` to `end`, without line splices: borrowed
+    /// where it holds none, as nearly every token's does.
+    fn text_between(&self, start: usize, end: usize, splices_before: u32) -> Cow<'_, str> {
         let raw = &self.text[start..end];
         if self.splices == splices_before {
-            return raw.to_string();
+            return Cow::Borrowed(raw);
         }
-        raw.replace("\\\r\n", "").replace("\\\n", "")
+        Cow::Owned(raw.replace("\\\r\n", "").replace("\\\n", ""))
     }
 
     fn lex(&mut self, interner: &mut Interner, diags: &mut Diagnostics) -> PpTok {
@@ -573,7 +575,7 @@ impl Lexer {
                     _ => break,
                 }
             }
-            PpKind::Number(self.text_between(start, self.pos, splices).into())
+            PpKind::Number(Rc::from(&*self.text_between(start, self.pos, splices)))
         } else if wide || c == b'\'' || c == b'"' {
             if wide {
                 self.pos += 1;
@@ -596,7 +598,7 @@ impl Lexer {
                     Some(_) => self.pos += 1,
                 }
             };
-            let text: Rc<str> = self.text_between(start, self.pos, splices).into();
+            let text: Rc<str> = Rc::from(&*self.text_between(start, self.pos, splices));
             match (terminated, c) {
                 (true, b'\'') => PpKind::Char(text),
                 (true, _) => PpKind::Str(text),
