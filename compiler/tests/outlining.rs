@@ -235,9 +235,9 @@ fn recursion_is_still_diagnosed_when_functions_are_outlined() {
     assert!(log.contains("recursive call to 'down'"), "{log}");
 }
 
-#[test]
-fn the_default_bound_outlines_a_large_function_called_twice() {
-    // 40 rounds of 13 expression nodes each.
+/// `uint big(__global const uint *w, uint s)`: 40 rounds of 13
+/// expression nodes each, some 560 nodes a copy.
+fn big() -> String {
     let rounds: String = (0..40)
         .map(|i| {
             format!(
@@ -247,8 +247,14 @@ fn the_default_bound_outlines_a_large_function_called_twice() {
             )
         })
         .collect();
+    format!("uint big(__global const uint *w, uint s) {{ {rounds} return s; }}\n")
+}
+
+#[test]
+fn the_default_bound_outlines_a_large_function_called_twice() {
+    let big = big();
     let src = format!(
-        "uint big(__global const uint *w, uint s) {{ {rounds} return s; }}
+        "{big}
         uint small(uint s) {{ return s * 3u + 1u; }}
         __kernel void k(__global const uint *w, __global uint *out) {{
             out[0] = big(w, small(1u)) + big(w, small(2u));
@@ -276,22 +282,13 @@ fn kept_as_calls(m: &Module) -> Vec<String> {
 
 #[test]
 fn a_function_whose_copies_would_be_large_stays_a_call_for_the_driver_too() {
-    // 40 rounds of 13 expression nodes each: some 560 nodes a copy.
-    let rounds: String = (0..40)
-        .map(|i| {
-            format!(
-                "s = rotate(s ^ (w[{}] + {i}u), {}u) * 0x9e3779b9u;\n",
-                i % 4,
-                i % 31 + 1
-            )
-        })
-        .collect();
+    let big = big();
     let kernel = |sites: usize| {
         let calls: String = (0..sites)
             .map(|i| format!("out[{i}] = big(w, {i}u);\n"))
             .collect();
         format!(
-            "uint big(__global const uint *w, uint s) {{ {rounds} return s; }}
+            "{big}
             __kernel void k(__global const uint *w, __global uint *out) {{ {calls} }}"
         )
     };
