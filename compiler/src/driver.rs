@@ -59,7 +59,8 @@ pub struct Preprocessed {
 impl Preprocessed {
     /// Feeds `h` everything the build's program depends on besides the
     /// compiler and the device, and its log too when the log is empty:
-    /// the options the preprocessor did not consume, and every token. Past
+    /// the options the preprocessor did not consume, the preprocessor's
+    /// warnings as they read, and every token. Past
     /// the preprocessor a token's place only names it (a `#pragma unroll`
     /// finds its loop by it) and is quoted by diagnostics, so the places
     /// are fed as which earlier token's place each one repeats, if any: a
@@ -78,12 +79,14 @@ impl Preprocessed {
             let next = places.len();
             places.entry(t.span).or_insert(next).hash(h);
         }
+        // The preprocessor's warnings, which the log will hold (none, in
+        // a build whose log is empty).
+        self.diags.render(&self.sources).hash(h);
     }
 
     /// Feeds `h` what a log of the build would quote besides the tokens:
-    /// the files' names, each token's file, line and column, the text of
-    /// every line that holds a token, and the preprocessor's warnings as
-    /// they read.
+    /// the files' names, each token's file, line and column, and the text
+    /// of every line that holds a token.
     pub fn hash_quoted_text(&self, h: &mut impl Hasher) {
         let files = &self.sources.files;
         for f in files {
@@ -112,7 +115,6 @@ impl Preprocessed {
             );
             (at, line).hash(h);
         }
-        self.diags.render(&self.sources).hash(h);
     }
 }
 

@@ -349,6 +349,15 @@ mod tests {
         assert_eq!(base, keys_of(source, "-DY=2", &x1, &caps));
         // The same tokens in the same places: the same program, and the
         // same log where it is empty. What a log would quote differs.
+        // The same tokens, one with a warning of the preprocessor's: the
+        // log that goes with the tokens differs.
+        let plain = "#define Z 2\nkernel void k(global int *o) { o[0] = Z; }\n";
+        let redefined = format!("#define Z 1\n#undef Z\n{plain}");
+        let warned = format!("#define Z 1\n\n{plain}");
+        let [plain, redefined, warned] =
+            [plain, redefined.as_str(), warned.as_str()].map(|s| keys_of(s, "", &[], &caps).0);
+        assert_eq!(redefined, plain, "no warning");
+        assert_ne!(warned, plain, "a preprocessor warning");
         let prefixed = format!("#define Y 2\n#line 1\n{source}");
         let commented = source.replace("; }", "; } // a comment");
         let moved = source.replace("\nkernel", "\n\nkernel");
