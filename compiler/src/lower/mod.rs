@@ -348,7 +348,7 @@ pub(crate) struct Lowerer<'a> {
     enqueued_size: Option<Word>,
     next_spec_id: u32,
     f: FunctionWriter,
-    scopes: Vec<HashMap<String, Sym>>,
+    scopes: Vec<HashMap<&'a str, Sym>>,
     breakables: Vec<Breakable>,
     jumps: Vec<PendingJump>,
     frames: Vec<Frame>,
@@ -1494,9 +1494,9 @@ impl<'a> Lowerer<'a> {
             .or_else(|| self.globals.get(name))
     }
 
-    fn bind(&mut self, name: &str, sym: Sym) {
+    fn bind(&mut self, name: &'a str, sym: Sym) {
         if let Some(s) = self.scopes.last_mut() {
-            s.insert(name.to_string(), sym);
+            s.insert(name, sym);
         }
     }
 
@@ -3432,7 +3432,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn local_decl(&mut self, v: &'a VarDecl) {
-        if self.scopes.last().is_some_and(|s| s.contains_key(&v.name)) {
+        if self
+            .scopes
+            .last()
+            .is_some_and(|s| s.contains_key(v.name.as_str()))
+        {
             self.error(v.span, format!("redefinition of '{}'", v.name));
             return;
         }
@@ -3866,9 +3870,17 @@ impl<'a> Lowerer<'a> {
             return root;
         }
         let p = self.ptr_ty(sc, ty);
-        let mut args = vec![root];
-        args.extend_from_slice(path);
-        self.op(Op::AccessChain, p, &args)
+        let mut short = [0; 8];
+        let mut long = Vec::new();
+        let args: &mut [Word] = if path.len() < short.len() {
+            &mut short[..path.len() + 1]
+        } else {
+            long.resize(path.len() + 1, 0);
+            &mut long
+        };
+        args[0] = root;
+        args[1..].copy_from_slice(path);
+        self.op(Op::AccessChain, p, args)
     }
 
     fn mem_operands(sc: StorageClass) -> &'static [Word] {
