@@ -68,10 +68,7 @@ impl Diagnostics {
     /// The build log: every diagnostic, clang style.
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut log = String::new();
-        // Where each line of each file starts, found once: looking the line
-        // up by scanning from the top for every diagnostic made a source with
-        // thousands of errors quadratic to report.
-        let mut line_starts: Vec<Option<Vec<usize>>> = vec![None; sources.files.len()];
+        let mut quoted = QuotedLines::new(sources);
         for d in &self.list {
             let label = match d.severity {
                 Severity::Note => "note",
@@ -89,12 +86,7 @@ impl Diagnostics {
                 "{name}:{}:{}: {label}: {}",
                 span.line, span.col, d.message
             );
-            let line = file.and_then(|f| {
-                let starts =
-                    line_starts[span.file as usize].get_or_insert_with(|| line_starts_of(&f.text));
-                source_line(&f.text, starts, span.line.saturating_sub(1) as usize)
-            });
-            if let Some(line) = line {
+            if let Some(line) = quoted.line(span) {
                 let _ = writeln!(log, "{line}");
                 // Keep tabs so that the caret lines up under the character.
                 let pad: String = line
@@ -121,8 +113,34 @@ impl Diagnostics {
     }
 }
 
+/// The source line a diagnostic at a span quotes.
+pub(crate) struct QuotedLines<'s> {
+    sources: &'s SourceMap,
+    /// Where each line of each file starts, found once: looking the line
+    /// up by scanning from the top for every diagnostic made a source with
+    /// thousands of errors quadratic to report.
+    starts: Vec<Option<Vec<usize>>>,
+}
+
+impl<'s> QuotedLines<'s> {
+    pub(crate) fn new(sources: &'s SourceMap) -> Self {
+        QuotedLines {
+            sources,
+            starts: vec![None; sources.files.len()],
+        }
+    }
+
+    /// Line `span.line` of the span's file, as a diagnostic quotes it.
+    pub(crate) fn line(&mut self, span: Span) -> Option<&'s str> {
+        let file = self.sources.files.get(span.file as usize)?;
+        let starts =
+            self.starts[span.file as usize].get_or_insert_with(|| line_starts_of(&file.text));
+        source_line(&file.text, starts, span.line.saturating_sub(1) as usize)
+    }
+}
+
 /// The byte offset where each line of `text` starts, as `str::lines` splits it.
-pub(crate) fn line_starts_of(text: &str) -> Vec<usize> {
+fn line_starts_of(text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     if starts.last() == Some(&text.len()) {
@@ -134,7 +152,7 @@ pub(crate) fn line_starts_of(text: &str) -> Vec<usize> {
 
 /// Line `index` (0-based) of `text` without its line ending, the same text
 /// `text.lines().nth(index)` gives.
-pub(crate) fn source_line<'a>(text: &'a str, starts: &[usize], index: usize) -> Option<&'a str> {
+fn source_line<'a>(text: &'a str, starts: &[usize], index: usize) -> Option<&'a str> {
     let start = *starts.get(index)?;
     let rest = &text[start..];
     Some(match rest.find('\n') {

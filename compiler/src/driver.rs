@@ -92,28 +92,16 @@ impl Preprocessed {
         for f in files {
             f.name.hash(h);
         }
-        for t in &self.tokens {
-            (t.span.file, t.span.line, t.span.col).hash(h);
-        }
-        let mut starts: Vec<Option<Vec<usize>>> = vec![None; files.len()];
+        let mut quoted = crate::diag::QuotedLines::new(&self.sources);
         let mut last = None;
         for t in &self.tokens {
+            (t.span.file, t.span.line, t.span.col).hash(h);
+            // Each line once, not once per token on it.
             let at = (t.span.file, t.span.line);
-            if last == Some(at) {
-                continue;
+            if last != Some(at) {
+                last = Some(at);
+                quoted.line(t.span).hash(h);
             }
-            last = Some(at);
-            let Some(file) = files.get(t.span.file as usize) else {
-                continue;
-            };
-            let starts = starts[t.span.file as usize]
-                .get_or_insert_with(|| crate::diag::line_starts_of(&file.text));
-            let line = crate::diag::source_line(
-                &file.text,
-                starts,
-                t.span.line.saturating_sub(1) as usize,
-            );
-            (at, line).hash(h);
         }
     }
 }
@@ -122,28 +110,51 @@ impl Preprocessed {
 /// the options are not valid or preprocessing fails: [`crate::compile`]
 /// reports why.
 pub fn preprocess(request: &CompileRequest<'_>, caps: &TargetCaps) -> Option<Preprocessed> {
-    on_build_thread(|| {
-        let options = BuildOptions::parse(request.options).ok()?;
-        let mut diags = Diagnostics {
-            suppress_warnings: options.suppress_warnings,
-            warnings_are_errors: options.warnings_are_errors,
-            ..Default::default()
-        };
-        let (tokens, sources) = crate::preprocess::preprocess(
-            request.source,
-            request.headers,
-            &options,
-            caps,
-            &mut diags,
-        );
-        (!diags.has_errors()).then_some(Preprocessed {
-            tokens,
-            sources,
-            options,
-            diags,
-        })
-    })
-    .flatten()
+    on_build_thread(|| preprocess_on_this_thread(request, caps, false).ok())
+        .flatten()
+        .map(|(pre, _)| pre)
+}
+
+/// The first half of a build: its options read and its source
+/// preprocessed. With `record`, also every header read from disk (what a
+/// compiled object keeps).
+fn preprocess_on_this_thread(
+    request: &CompileRequest<'_>,
+    caps: &TargetCaps,
+    record: bool,
+) -> Result<(Preprocessed, Vec<crate::Header>), BuildError> {
+    let options = BuildOptions::parse(request.options).map_err(|log| BuildError {
+        log,
+        invalid_options: true,
+    })?;
+    let mut diags = Diagnostics {
+        suppress_warnings: options.suppress_warnings,
+        warnings_are_errors: options.warnings_are_errors,
+        ..Default::default()
+    };
+    let (source, headers) = (request.source, request.headers);
+    let (tokens, sources, included) = if record {
+        crate::preprocess::preprocess_recording_includes(
+            source, headers, &options, caps, &mut diags,
+        )
+    } else {
+        let (tokens, sources) =
+            crate::preprocess::preprocess(source, headers, &options, caps, &mut diags);
+        (tokens, sources, Vec::new())
+    };
+    if diags.has_errors() {
+        return Err(BuildError {
+            log: diags.render(&sources),
+            invalid_options: false,
+        });
+    }
+    let pre = Preprocessed {
+        tokens,
+        sources,
+        options,
+        diags,
+    };
+    Ok((pre, included))
 }
 
 /// Builds what [`preprocess`] made of a request, on a build thread: the
@@ -203,29 +214,15 @@ fn build_on_this_thread(
     caps: &TargetCaps,
     object: bool,
 ) -> Result<(CompiledProgram, Vec<crate::Header>), BuildError> {
-    let options = BuildOptions::parse(request.options).map_err(|log| BuildError {
-        log,
-        invalid_options: true,
-    })?;
-    let mut diags = Diagnostics {
-        suppress_warnings: options.suppress_warnings,
-        warnings_are_errors: options.warnings_are_errors,
-        ..Default::default()
-    };
-    let (tokens, sources, included) = crate::preprocess::preprocess_recording_includes(
-        request.source,
-        request.headers,
-        &options,
+    let (pre, included) = preprocess_on_this_thread(request, caps, object)?;
+    let program = compile_tokens(
+        &pre.tokens,
+        &pre.sources,
         caps,
-        &mut diags,
-    );
-    if diags.has_errors() {
-        return Err(BuildError {
-            log: diags.render(&sources),
-            invalid_options: false,
-        });
-    }
-    let program = compile_tokens(&tokens, &sources, caps, &options, object, diags)?;
+        &pre.options,
+        object,
+        pre.diags,
+    )?;
     Ok((program, included))
 }
 

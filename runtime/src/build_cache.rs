@@ -27,7 +27,6 @@
 //! recently used. Every failure to read or write it is a cache miss, never
 //! a failed build; an entry that does not read back whole is removed.
 
-use ferrocl_compiler::driver::Preprocessed;
 use ferrocl_compiler::{BuildError, CompileRequest, CompiledProgram, TargetCaps};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
@@ -57,12 +56,15 @@ pub fn compile(
     let Some(pre) = ferrocl_compiler::driver::preprocess(request, caps) else {
         return ferrocl_compiler::compile(request, caps);
     };
-    let (tokens, quoted) = keys(&pre, caps);
-    let [tokens, quoted] = [tokens, quoted].map(|k| dir.join(format!("{k}.bin")));
+    let mut key = key_hasher(caps);
+    pre.hash_tokens(&mut key);
+    let tokens = dir.join(format!("{}.bin", key.hex()));
     // An entry under the tokens' key has an empty log (see below).
     if let Some(program) = load(&tokens).filter(|p| p.log.is_empty()) {
         return Ok(program);
     }
+    pre.hash_quoted_text(&mut key);
+    let quoted = dir.join(format!("{}.bin", key.hex()));
     if let Some(program) = load(&quoted) {
         return Ok(program);
     }
@@ -135,17 +137,16 @@ impl Hasher for TwinHasher {
     }
 }
 
-/// The two keys of a build, as hex: 128 bits of hash over what its
-/// program depends on (and its log, when that is empty), and over that and
-/// what its log quotes.
-fn keys(pre: &Preprocessed, caps: &TargetCaps) -> (String, String) {
+/// The hasher a build's keys start from: the compiler and the device.
+/// Fed `Preprocessed::hash_tokens`, it is the key of what the program
+/// depends on (and its log, when that is empty); fed
+/// `Preprocessed::hash_quoted_text` after that, the key of a build with a
+/// log.
+fn key_hasher(caps: &TargetCaps) -> TwinHasher {
     let mut h = TwinHasher::new();
     ferrocl_compiler::BUILD_ID.hash(&mut h);
     format!("{caps:?}").hash(&mut h);
-    pre.hash_tokens(&mut h);
-    let tokens = h.hex();
-    pre.hash_quoted_text(&mut h);
-    (tokens, h.hex())
+    h
 }
 
 fn payload_hash(payload: &[u8]) -> u64 {
@@ -195,23 +196,33 @@ fn entry_bytes(program: &CompiledProgram) -> Vec<u8> {
     bytes
 }
 
-/// Writes the entry under a temporary name and renames it into place, so
-/// that a reader (another process building the same program) sees the
-/// whole entry or none.
-fn store(dir: &Path, path: &Path, program: &CompiledProgram) {
+/// Writes `bytes` to `path` in `dir` under a temporary name first and
+/// renames it into place, so that a reader in another process (building
+/// the same program, opening the same device) sees the whole file or
+/// none. False where it could not.
+pub(crate) fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> bool {
     if std::fs::create_dir_all(dir).is_err() {
-        return;
+        return false;
     }
-    // Unique among this process's threads and other processes.
-    static STORES: AtomicU64 = AtomicU64::new(0);
-    let n = STORES.fetch_add(1, Ordering::Relaxed);
+    // Unique among this process's threads and other processes; [`trim`]
+    // removes those a process left behind.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
     let temporary = dir.join(format!(".{}.{n}.tmp", std::process::id()));
-    let bytes = entry_bytes(program);
     let written = std::fs::File::create(&temporary)
-        .and_then(|mut f| f.write_all(&bytes))
+        .and_then(|mut f| f.write_all(bytes))
         .and_then(|()| std::fs::rename(&temporary, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
+    }
+    written.is_ok()
+}
+
+/// Writes the entry ([`write_atomically`]) and keeps the directory within
+/// [`MAX_BYTES`].
+fn store(dir: &Path, path: &Path, program: &CompiledProgram) {
+    let bytes = entry_bytes(program);
+    if !write_atomically(dir, path, &bytes) {
         return;
     }
     // The directory is measured at a process's first store, then after
@@ -294,6 +305,7 @@ mod tests {
         assert_eq!(parse_entry(&bytes[..bytes.len() - 1]), None);
     }
 
+    /// A build's two keys, as hex, as `compile` makes them.
     fn keys_of(
         source: &str,
         options: &str,
@@ -306,7 +318,11 @@ mod tests {
             headers,
         };
         let pre = ferrocl_compiler::driver::preprocess(&request, caps).expect("preprocesses");
-        keys(&pre, caps)
+        let mut h = key_hasher(caps);
+        pre.hash_tokens(&mut h);
+        let tokens = h.hex();
+        pre.hash_quoted_text(&mut h);
+        (tokens, h.hex())
     }
 
     fn header(name: &str, source: &str) -> Header {

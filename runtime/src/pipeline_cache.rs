@@ -12,10 +12,8 @@
 //! driver. One file per device UUID and driver version; one larger than
 //! [`MAX_BYTES`] is not read, so the next write starts it afresh.
 
-use crate::build_cache::cache_dir;
-use std::io::Write;
+use crate::build_cache::{cache_dir, write_atomically};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Pipelines that take this long to create are worth keeping on disk.
@@ -46,23 +44,11 @@ pub fn load(path: Option<&Path>) -> Vec<u8> {
     }
 }
 
-/// Writes `data` to `path` under a temporary name first, so that another
-/// process opening its device reads the old file or the new, whole.
+/// Writes `data` to `path` whole ([`write_atomically`]), so that another
+/// process opening its device reads the old file or the new.
 pub fn save(path: &Path, data: &[u8]) {
-    let Some(dir) = path.parent() else {
-        return;
-    };
-    if data.is_empty() || std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    static SAVES: AtomicU64 = AtomicU64::new(0);
-    let n = SAVES.fetch_add(1, Ordering::Relaxed);
-    let temporary = dir.join(format!(".{}.p{n}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut f| f.write_all(data))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
+    if let (Some(dir), false) = (path.parent(), data.is_empty()) {
+        write_atomically(dir, path, data);
     }
 }
 

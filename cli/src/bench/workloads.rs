@@ -314,23 +314,53 @@ fn compute_one(
     prelude: &str,
 ) -> Result<f64, String> {
     let ctx = t.ctx;
-    let group = t.group();
-    let items = (t.compute_units.max(1) * t.sizes.compute_items_per_unit).div_ceil(group) * group;
-    let element = match scalar {
-        "half" => 2,
-        "double" => 8,
-        _ => 4,
-    };
-    let dout = ctx.buffer(CL_MEM_READ_WRITE, items * 4 * element)?;
-    let program = ctx.program(&kernels::compute(scalar, step, prelude), "")?;
-    let kernel = program.kernel("compute")?;
-    kernel.mem(0, &dout)?;
-    kernel.value(1, 1.3f32)?;
-    kernel.value(2, t.sizes.compute_iters)?;
-    let seconds = time_per_call(t, || ctx.run(&kernel, &[items], Some(&[group])))?;
+    let c = ComputeKernel::new(t, scalar, step, prelude)?;
+    let (items, group) = (c.items, c.group);
+    let seconds = time_per_call(t, || ctx.run(&c.kernel, &[items], Some(&[group])))?;
     // 16 steps of 4 lanes per loop trip.
     let ops = items as f64 * t.sizes.compute_iters as f64 * 16.0 * 4.0 * ops_per_lane;
     Ok(ops / seconds / 1e9)
+}
+
+/// The compute rows' kernel, its arguments set, with its sizes.
+struct ComputeKernel<'c> {
+    kernel: Kernel<'c>,
+    items: usize,
+    group: usize,
+    /// Keeps the kernel's output alive.
+    _out: Mem<'c>,
+}
+
+impl<'c> ComputeKernel<'c> {
+    /// A chain of `step` on 4-lane vectors of `scalar`, after `prelude`.
+    fn new(
+        t: &Target<'c>,
+        scalar: &str,
+        step: &str,
+        prelude: &str,
+    ) -> Result<ComputeKernel<'c>, String> {
+        let ctx = t.ctx;
+        let group = t.group();
+        let items =
+            (t.compute_units.max(1) * t.sizes.compute_items_per_unit).div_ceil(group) * group;
+        let element = match scalar {
+            "half" => 2,
+            "double" => 8,
+            _ => 4,
+        };
+        let out = ctx.buffer(CL_MEM_READ_WRITE, items * 4 * element)?;
+        let program = ctx.program(&kernels::compute(scalar, step, prelude), "")?;
+        let kernel = program.kernel("compute")?;
+        kernel.mem(0, &out)?;
+        kernel.value(1, 1.3f32)?;
+        kernel.value(2, t.sizes.compute_iters)?;
+        Ok(ComputeKernel {
+            kernel,
+            items,
+            group,
+            _out: out,
+        })
+    }
 }
 
 // ---------------------------------------------------------------- transfers
@@ -657,32 +687,11 @@ struct Enqueue {
 /// from 15.6 to 22.9 µs and dependent launches from 2.5 to 5.2 µs, while
 /// NVIDIA's rows after its own transfers ran at 1980 MHz. Each platform's
 /// launch rows now start from the same state, the clocks of a busy device.
-struct Busy<'c> {
-    kernel: Kernel<'c>,
-    items: usize,
-    group: usize,
-    /// Keeps the kernel's output alive.
-    _out: Mem<'c>,
-}
+struct Busy<'c>(ComputeKernel<'c>);
 
 impl<'c> Busy<'c> {
     fn new(t: &Target<'c>) -> Result<Busy<'c>, String> {
-        let ctx = t.ctx;
-        let group = t.group();
-        let items =
-            (t.compute_units.max(1) * t.sizes.compute_items_per_unit).div_ceil(group) * group;
-        let out = ctx.buffer(CL_MEM_READ_WRITE, items * 16)?;
-        let program = ctx.program(&kernels::compute("float", "mad(A, B, A)", ""), "")?;
-        let kernel = program.kernel("compute")?;
-        kernel.mem(0, &out)?;
-        kernel.value(1, 1.3f32)?;
-        kernel.value(2, t.sizes.compute_iters)?;
-        Ok(Busy {
-            kernel,
-            items,
-            group,
-            _out: out,
-        })
+        ComputeKernel::new(t, "float", "mad(A, B, A)", "").map(Busy)
     }
 
     /// Launches the kernel to completion, one at a time, for at least the
@@ -697,8 +706,8 @@ impl<'c> Busy<'c> {
         let mut faster_at = start;
         loop {
             let launch = Instant::now();
-            t.ctx
-                .run(&self.kernel, &[self.items], Some(&[self.group]))?;
+            let c = &self.0;
+            t.ctx.run(&c.kernel, &[c.items], Some(&[c.group]))?;
             t.ctx.finish()?;
             let seconds = launch.elapsed().as_secs_f64();
             if seconds < fastest * 0.98 {

@@ -48,8 +48,8 @@ use crate::sema::builtins::glsl;
 use crate::sema::consteval::{self, ConstVal};
 use crate::sema::types::{AddrSpace, Scalar, Type, TypeTable};
 use crate::spirv::{
-    BuiltIn, Capability, ConstKey, Decoration, FunctionWriter, ModuleWriter, Op, StorageClass,
-    TypeKey, Word,
+    BuiltIn, Capability, ConstKey, Decoration, FunctionWriter, ModuleWriter, Op, Operands,
+    StorageClass, TypeKey, Word,
 };
 use crate::token::Span;
 use crate::{
@@ -885,21 +885,9 @@ impl<'a> Lowerer<'a> {
         {
             self.m.decorate(id, Decoration::NoContraction, &[]);
         }
-        // Most instructions have a few operands: those are assembled on
-        // the stack (a build emits millions of instructions).
-        let mut short = [0; 16];
-        let mut long = Vec::new();
-        let words: &mut [Word] = if args.len() + 2 <= short.len() {
-            &mut short[..args.len() + 2]
-        } else {
-            long.resize(args.len() + 2, 0);
-            &mut long
-        };
-        words[0] = ty;
-        words[1] = id;
-        words[2..].copy_from_slice(args);
+        let words = Operands::new(&[ty, id], args);
         let Lowerer { m, f, .. } = self;
-        f.push(op, words, || m.id());
+        f.push(op, words.words(), || m.id());
         id
     }
 
@@ -3870,17 +3858,7 @@ impl<'a> Lowerer<'a> {
             return root;
         }
         let p = self.ptr_ty(sc, ty);
-        let mut short = [0; 8];
-        let mut long = Vec::new();
-        let args: &mut [Word] = if path.len() < short.len() {
-            &mut short[..path.len() + 1]
-        } else {
-            long.resize(path.len() + 1, 0);
-            &mut long
-        };
-        args[0] = root;
-        args[1..].copy_from_slice(path);
-        self.op(Op::AccessChain, p, args)
+        self.op(Op::AccessChain, p, Operands::new(&[root], path).words())
     }
 
     fn mem_operands(sc: StorageClass) -> &'static [Word] {
@@ -3899,10 +3877,8 @@ impl<'a> Lowerer<'a> {
                 let stored = self.stored_type(*root, ty);
                 let p = self.var_pointer(*root, *sc, path, &stored);
                 let t = self.sty(&stored);
-                let mem = Self::mem_operands(*sc);
-                let mut args = [p, 0];
-                args[1..=mem.len()].copy_from_slice(mem);
-                let id = self.op(Op::Load, t, &args[..=mem.len()]);
+                let args = Operands::new(&[p], Self::mem_operands(*sc));
+                let id = self.op(Op::Load, t, args.words());
                 let id = self.stored_bits_as_value(id, ty, &stored, span)?;
                 Some(Val::new(id, ty.clone()))
             }
@@ -4154,10 +4130,8 @@ impl<'a> Lowerer<'a> {
                 let Some(value) = self.value_as_stored_bits(v.id, ty, &stored, span) else {
                     return;
                 };
-                let mem = Self::mem_operands(*sc);
-                let mut args = [p, value, 0];
-                args[2..2 + mem.len()].copy_from_slice(mem);
-                self.op_void(Op::Store, &args[..2 + mem.len()]);
+                let args = Operands::new(&[p, value], Self::mem_operands(*sc));
+                self.op_void(Op::Store, args.words());
             }
             Place::Addr {
                 addr,

@@ -286,24 +286,32 @@ fn constant_trips(start: i64, scalar: Scalar, test: CounterOp, step: CounterOp) 
     (trips >= 2).then_some(trips)
 }
 
-/// The counter a loop's `init` declares (`T i = c`, `T` a 32- or 64-bit
-/// integer type), its type and its constant start.
-fn declared_counter<'s>(init: &'s Stmt, types: &TypeTable) -> Option<(&'s str, Scalar, i64)> {
-    let StmtKind::Decl(vars) = &init.kind else {
-        return None;
+/// The counter `init` sets and the constant it sets it to, `T i = c` or
+/// `i = c`, with the declaration where it declares the counter.
+fn constant_start<'s>(
+    init: &'s Stmt,
+    types: &TypeTable,
+) -> Option<(&'s str, i64, Option<&'s VarDecl>)> {
+    let (name, value, declared) = match &init.kind {
+        StmtKind::Decl(vars) => match vars.as_slice() {
+            [decl @ VarDecl {
+                name,
+                init: Some(Init::Expr(e)),
+                ..
+            }] => (name, e, Some(decl)),
+            _ => return None,
+        },
+        StmtKind::Expr(Expr {
+            kind: ExprKind::Assign(None, target, e),
+            ..
+        }) => match &target.kind {
+            ExprKind::Ident(name) => (name, &**e, None),
+            _ => return None,
+        },
+        _ => return None,
     };
-    let [VarDecl {
-        name,
-        ty: Type::Scalar(scalar @ (Scalar::Int | Scalar::UInt | Scalar::Long | Scalar::ULong)),
-        init: Some(Init::Expr(start)),
-        is_static: false,
-        ..
-    }] = vars.as_slice()
-    else {
-        return None;
-    };
-    match consteval::eval(start, types)? {
-        ConstVal::Int(v) => Some((name.as_str(), *scalar, v)),
+    match consteval::eval(value, types)? {
+        ConstVal::Int(v) => Some((name.as_str(), v, declared)),
         ConstVal::Float(_) => None,
     }
 }
@@ -348,7 +356,17 @@ fn body_size(
         StmtKind::Empty => Some(0),
         StmtKind::For(Some(init), Some(cond), Some(step), inner_body) => {
             let types = inner?;
-            let (counter, scalar, start) = declared_counter(init, types)?;
+            let (counter, start, declared) = constant_start(init, types)?;
+            let Some(VarDecl {
+                ty:
+                    Type::Scalar(scalar @ (Scalar::Int | Scalar::UInt | Scalar::Long | Scalar::ULong)),
+                is_static: false,
+                ..
+            }) = declared
+            else {
+                return None;
+            };
+            let scalar = *scalar;
             if fixed.contains(&counter) {
                 return None;
             }
@@ -488,7 +506,7 @@ impl<'a> Lowerer<'a> {
         let (Some(init), Some(cond), Some(step)) = (init, cond, step) else {
             return false;
         };
-        let Some((counter, start)) = self.constant_start(init) else {
+        let Some((counter, start, _)) = constant_start(init, self.types) else {
             return false;
         };
         let Some(Type::Scalar(scalar)) = self.unrollable_variable(counter) else {
@@ -505,33 +523,6 @@ impl<'a> Lowerer<'a> {
         };
         constant_trips(start, scalar, test, step)
             .is_some_and(|trips| nodes * trips as usize <= MAX_REQUESTED_NODES)
-    }
-
-    /// The counter `init` sets and the constant it sets it to: `T i = c`
-    /// or `i = c`.
-    fn constant_start(&self, init: &'a Stmt) -> Option<(&'a str, i64)> {
-        let (name, value) = match &init.kind {
-            StmtKind::Decl(vars) => match vars.as_slice() {
-                [VarDecl {
-                    name,
-                    init: Some(Init::Expr(e)),
-                    ..
-                }] => (name, e),
-                _ => return None,
-            },
-            StmtKind::Expr(Expr {
-                kind: ExprKind::Assign(None, target, e),
-                ..
-            }) => match &target.kind {
-                ExprKind::Ident(name) => (name, &**e),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        match consteval::eval(value, self.types)? {
-            ConstVal::Int(v) => Some((name.as_str(), v)),
-            ConstVal::Float(_) => None,
-        }
     }
 
     fn program_names(&self) -> &ProgramNames<'a> {

@@ -69,15 +69,53 @@ pub struct ModuleWriter {
 
 /// Encodes a literal string as SPIR-V words (NUL-terminated, padded).
 pub fn string_words(s: &str) -> Vec<Word> {
-    let mut bytes = s.as_bytes().to_vec();
-    bytes.push(0);
-    while !bytes.len().is_multiple_of(4) {
-        bytes.push(0);
+    let mut words = Vec::new();
+    push_string(&mut words, s);
+    words
+}
+
+/// Appends `s` to `out` as a literal string ([`string_words`]).
+fn push_string(out: &mut Vec<Word>, s: &str) {
+    let start = out.len();
+    out.resize(start + s.len() / 4 + 1, 0);
+    for (i, b) in s.bytes().enumerate() {
+        out[start + i / 4] |= (b as u32) << (8 * (i % 4));
     }
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+}
+
+/// An instruction's operands, `head` then `tail`, assembled on the stack
+/// where they are few, as nearly all are (a build emits millions of
+/// instructions).
+pub(crate) struct Operands {
+    short: [Word; 16],
+    long: Vec<Word>,
+    len: usize,
+}
+
+impl Operands {
+    pub(crate) fn new(head: &[Word], tail: &[Word]) -> Operands {
+        let len = head.len() + tail.len();
+        let mut ops = Operands {
+            short: [0; 16],
+            long: Vec::new(),
+            len,
+        };
+        if len <= ops.short.len() {
+            ops.short[..head.len()].copy_from_slice(head);
+            ops.short[head.len()..len].copy_from_slice(tail);
+        } else {
+            ops.long = [head, tail].concat();
+        }
+        ops
+    }
+
+    pub(crate) fn words(&self) -> &[Word] {
+        if self.len <= self.short.len() {
+            &self.short[..self.len]
+        } else {
+            &self.long
+        }
+    }
 }
 
 fn push_inst(out: &mut Vec<Word>, op: Op, operands: &[Word]) {
@@ -118,11 +156,7 @@ impl ModuleWriter {
         let string_len = name.len() / 4 + 1;
         out.push(((2 + string_len as u32) << 16) | Op::Name as u32);
         out.push(id);
-        let start = out.len();
-        out.resize(start + string_len, 0);
-        for (i, b) in name.bytes().enumerate() {
-            out[start + i / 4] |= (b as u32) << (8 * (i % 4));
-        }
+        push_string(out, name);
     }
 
     pub fn decorate(&mut self, id: Word, d: Decoration, extra: &[Word]) {
