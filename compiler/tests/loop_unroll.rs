@@ -62,6 +62,74 @@ fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
     }
 }
 
+/// The unrolled loop's test compares the counter with a limit computed
+/// once before the loop (`bound - (bound - counter) % span`, or the
+/// counter where the loop does not run), so that the driver can count its
+/// trips; it no longer tests `counter < bound && bound - counter >= span`.
+#[test]
+fn the_unrolled_loop_runs_to_a_limit_computed_before_it() {
+    for (body, remainder) in [
+        (
+            "for (uint i = 0; i < n; ++i) acc += popcount(i);",
+            "OpBitwiseAnd",
+        ),
+        (
+            "for (uint i = 0; i < n; i += 3) acc += popcount(i);",
+            "OpUMod",
+        ),
+        (
+            "for (int i = -7; i < m; i += 5) acc += popcount((uint)i);",
+            "OpUMod",
+        ),
+        (
+            "for (long i = 0; i < l; ++i) acc += popcount((uint)i);",
+            "OpBitwiseAnd",
+        ),
+        (
+            "for (ulong i = 1; i < u; i += 2) acc += popcount((uint)i);",
+            "OpBitwiseAnd",
+        ),
+    ] {
+        let text = common::disassemble(&build_cl20(&kernel("", body)).spirv);
+        let lines: Vec<&str> = text.lines().collect();
+        let merge = lines
+            .iter()
+            .position(|l| l.contains("OpLoopMerge"))
+            .unwrap();
+        let before = &lines[..merge];
+        let limit = before
+            .iter()
+            .rev()
+            .find(|l| l.contains("OpSelect"))
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no limit before the loop: {body}\n{text}"));
+        assert!(
+            before.iter().any(|l| l.contains(remainder)),
+            "{body}\n{text}"
+        );
+        let check_end = merge
+            + lines[merge..]
+                .iter()
+                .position(|l| l.contains("OpBranchConditional"))
+                .unwrap();
+        let check = &lines[merge..check_end];
+        assert!(
+            check
+                .iter()
+                .any(|l| l.split_whitespace().any(|w| w == limit)),
+            "the test does not read the limit {limit}: {body}\n{}",
+            check.join("\n")
+        );
+        assert!(
+            !check
+                .iter()
+                .any(|l| l.contains("OpLogicalAnd") || l.contains("OpISub")),
+            "{body}\n{}",
+            check.join("\n")
+        );
+    }
+}
+
 #[test]
 fn larger_bodies_are_unrolled_twice_and_the_largest_not_at_all() {
     let ops = |count: usize| "acc = acc * 3u + i; ".repeat(count);

@@ -3111,9 +3111,9 @@ impl<'a> Lowerer<'a> {
         // then runs the iterations it leaves.
         let unrolled = match (do_while, cond, step, hint) {
             (_, _, _, Some(LoopHint::Never)) => None,
-            (false, Some(c), Some(s), _) => self
+            (false, Some(_), Some(s), _) => self
                 .unroll_plan(cond, step, body, hint)
-                .map(|plan| self.unrolled_loop(&plan, c, s, body)),
+                .map(|plan| self.unrolled_loop(&plan, s, body)),
             _ => None,
         };
         let (header, body_l, cont, merge) =
