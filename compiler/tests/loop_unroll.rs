@@ -57,6 +57,11 @@ fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
         "uint i = 5; for (; i < n; ++i) acc += popcount(i);",
         "for (uint i = 0; i < n; ++i) { if (acc > 9u) acc += popcount(i); else acc += 2u; }",
         "for (uint i = 0; i < n; ++i) { barrier(CLK_LOCAL_MEM_FENCE); acc += popcount(i); }",
+        // A work-group size that is then changed, or a name that also
+        // holds other values, is a bound like any other.
+        "uint wg = get_local_size(0); wg += n; for (uint i = 0; i < wg; ++i) acc += popcount(i);",
+        "uint wg = get_local_size(0); wg++; for (uint i = 0; i < wg; ++i) acc += popcount(i);",
+        "uint wg = get_local_size(0); { uint wg = n; for (uint i = 0; i < wg; ++i) acc += popcount(i); }",
     ] {
         assert_eq!(copies_of_body(&kernel("", body)), 5, "{body}");
     }
@@ -157,6 +162,16 @@ fn loops_that_do_not_qualify_are_left_as_written() {
             "",
             "for (uint i = 0; i <= n; ++i) acc += popcount(i);",
             "not a `<` condition",
+        ),
+        (
+            "",
+            "uint wg = get_local_size(0); for (uint i = 0; i < wg; ++i) acc += popcount(i);",
+            "work-group size bound: the driver knows it",
+        ),
+        (
+            "",
+            "uint wg = (uint)get_enqueued_local_size(1); for (uint i = 0; wg > i; i += 2) acc += popcount(i);",
+            "enqueued work-group size bound",
         ),
         (
             "",
@@ -374,6 +389,18 @@ fn unroll_hints_choose_the_factor_or_keep_a_loop_rolled() {
     ];
     for (hint, copies, controls) in cases {
         let src = kernel("", &format!("{hint}{counted}"));
+        assert_eq!(copies_of_body(&src), copies, "{hint}");
+        assert_eq!(loop_controls(&src), controls, "{hint}");
+    }
+    // So is a work-group size, unless a factor is asked for.
+    let sized = "uint wg = get_local_size(0);\n";
+    let loop_to_wg = "for (uint i = 0; i < wg; ++i) acc += popcount(i);";
+    for (hint, copies, controls) in [
+        ("", 1, vec!["None"]),
+        ("#pragma unroll\n", 1, vec!["Unroll"]),
+        ("#pragma unroll 2\n", 3, vec!["None", "DontUnroll"]),
+    ] {
+        let src = kernel("", &format!("{sized}{hint}{loop_to_wg}"));
         assert_eq!(copies_of_body(&src), copies, "{hint}");
         assert_eq!(loop_controls(&src), controls, "{hint}");
     }

@@ -1358,7 +1358,7 @@ impl<'a> Lowerer<'a> {
                 let inf = self.op(Op::IsInf, bt, &[ids[0]]);
                 let fin = self.op(Op::LogicalNot, bt, &[inf]);
                 let b = self.op(Op::LogicalAnd, bt, &[big, fin]);
-                Some(self.bool_to_relational_pub(b, &t))
+                Some(self.bool_to_relational(b, &t))
             }
             "isnan" | "isinf" | "isfinite" | "signbit" => {
                 let t = self.float_gentype(&vals, span)?;
@@ -1382,7 +1382,7 @@ impl<'a> Lowerer<'a> {
                         self.op(Op::SLessThan, bt, &[bits, zero])
                     }
                 };
-                Some(self.bool_to_relational_pub(b, &t))
+                Some(self.bool_to_relational(b, &t))
             }
             "isequal" | "isnotequal" | "isgreater" | "isgreaterequal" | "isless"
             | "islessequal" | "islessgreater" | "isordered" | "isunordered" => {
@@ -1413,7 +1413,7 @@ impl<'a> Lowerer<'a> {
                         self.op(o, bt, &[ids[0], ids[1]])
                     }
                 };
-                Some(self.bool_to_relational_pub(b, &t))
+                Some(self.bool_to_relational(b, &t))
             }
             "any" | "all" => {
                 let v = vals.into_iter().next()?;
@@ -1432,7 +1432,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     neg
                 };
-                Some(self.bool_to_relational_pub(b, &Type::INT))
+                Some(self.bool_to_relational(b, &Type::INT))
             }
             "select" => {
                 let mut vals = vals;
@@ -2043,25 +2043,6 @@ impl<'a> Lowerer<'a> {
             comps.push(w);
         }
         Some((kind, comps))
-    }
-
-    pub(super) fn bool_to_relational_pub(&mut self, b: Word, operand: &Type) -> Val {
-        let n = operand.width();
-        let rt = if n == 1 {
-            Type::INT
-        } else {
-            Type::Vector(
-                operand
-                    .elem_scalar()
-                    .unwrap_or(Scalar::Int)
-                    .signed_int_of_size(),
-                n as u8,
-            )
-        };
-        let t = self.sty(&rt);
-        let one = self.constant(&rt, ConstVal::Int(if n == 1 { 1 } else { -1 }));
-        let zero = self.constant(&rt, ConstVal::Int(0));
-        Val::new(self.op(Op::Select, t, &[b, one, zero]), rt)
     }
 
     /// popcount, clz, ctz. Vulkan's bit instructions take 32-bit operands

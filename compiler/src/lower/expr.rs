@@ -1306,7 +1306,7 @@ impl<'a> Lowerer<'a> {
 
     /// A relational result: `int` 0/1 for scalars, -1/0 of the same-sized
     /// signed integer for vectors.
-    fn bool_to_relational(&mut self, b: Word, operand: &Type) -> Val {
+    pub(super) fn bool_to_relational(&mut self, b: Word, operand: &Type) -> Val {
         let n = operand.width();
         let rt = if n == 1 {
             Type::INT
