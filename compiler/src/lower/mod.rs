@@ -686,7 +686,11 @@ fn lower_once(
     for f in &tu.funcs {
         let mut statics = Vec::new();
         if let Some(body) = &f.body {
-            static_decls(body, &mut statics);
+            unroll::for_each_decl(body, &mut |v| {
+                if v.is_static {
+                    statics.push(v);
+                }
+            });
         }
         for v in statics {
             l.function_static(v);
@@ -4825,32 +4829,6 @@ fn scalar_bytes(s: Scalar, v: ConstVal, out: &mut [u8]) {
     };
     let n = out.len().min(8);
     out[..n].copy_from_slice(&bits.to_le_bytes()[..n]);
-}
-
-/// The `static` variable declarations in `s`.
-fn static_decls<'s>(s: &'s Stmt, out: &mut Vec<&'s VarDecl>) {
-    match &s.kind {
-        StmtKind::Decl(vars) => out.extend(vars.iter().filter(|v| v.is_static)),
-        StmtKind::Block(items) => items.iter().for_each(|x| static_decls(x, out)),
-        StmtKind::If(_, a, b) => {
-            static_decls(a, out);
-            if let Some(b) = b {
-                static_decls(b, out);
-            }
-        }
-        StmtKind::For(i, _, _, b) => {
-            if let Some(i) = i {
-                static_decls(i, out);
-            }
-            static_decls(b, out);
-        }
-        StmtKind::While(_, b)
-        | StmtKind::DoWhile(b, _)
-        | StmtKind::Switch(_, b)
-        | StmtKind::Case(_, b)
-        | StmtKind::Label(_, b) => static_decls(b, out),
-        _ => {}
-    }
 }
 
 /// Does `s` contain `goto name`?

@@ -202,7 +202,7 @@ fn assigned_in_expr<'a>(e: &'a Expr, out: &mut HashSet<&'a str>) {
 
 /// Calls `f` on every variable declaration in `s` and the statements
 /// inside it.
-fn for_each_decl<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a VarDecl)) {
+pub(super) fn for_each_decl<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a VarDecl)) {
     match &s.kind {
         StmtKind::Decl(vars) => vars.iter().for_each(&mut *f),
         StmtKind::Block(items) => items.iter().for_each(|s| for_each_decl(s, f)),
