@@ -51,6 +51,8 @@ fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
         "for (uint i = 0; i < n; i = i + 3) acc += popcount(i);",
         "for (uint i = 0; i < n; i = 3 + i) acc += popcount(i);",
         "for (uint i = 0; n > i; ++i) acc += popcount(i);",
+        "for (uint i = 0; i <= n; ++i) acc += popcount(i);",
+        "for (long i = -3; l >= i; i += 3) acc += popcount((uint)i);",
         "for (int i = -7; i < m; i += 5) acc += popcount((uint)i);",
         "for (long i = 0; i < l; ++i) acc += popcount((uint)i);",
         "for (ulong i = 1; i < u; i += 4) { uint t = (uint)i; acc += popcount(t * 3u); }",
@@ -71,6 +73,7 @@ fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
 /// once before the loop (`bound - (bound - counter) % span`, or the
 /// counter where the loop does not run), so that the driver can count its
 /// trips; it no longer tests `counter < bound && bound - counter >= span`.
+/// For `counter <= bound` the limit counts from the bound plus one.
 #[test]
 fn the_unrolled_loop_runs_to_a_limit_computed_before_it() {
     for (body, remainder) in [
@@ -93,6 +96,14 @@ fn the_unrolled_loop_runs_to_a_limit_computed_before_it() {
         (
             "for (ulong i = 1; i < u; i += 2) acc += popcount((uint)i);",
             "OpBitwiseAnd",
+        ),
+        (
+            "for (uint i = 0; i <= n; ++i) acc += popcount(i);",
+            "OpBitwiseAnd",
+        ),
+        (
+            "for (int i = 5; m >= i; i += 7) acc += popcount((uint)i);",
+            "OpUMod",
         ),
     ] {
         let text = common::disassemble(&build_cl20(&kernel("", body)).spirv);
@@ -160,8 +171,8 @@ fn loops_that_do_not_qualify_are_left_as_written() {
         ),
         (
             "",
-            "for (uint i = 0; i <= n; ++i) acc += popcount(i);",
-            "not a `<` condition",
+            "for (uint i = 0; i != n; ++i) acc += popcount(i);",
+            "not a `<` or `<=` condition",
         ),
         (
             "",

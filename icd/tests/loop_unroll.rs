@@ -52,7 +52,7 @@ kernel void loops(global const int *s32, global const int *e32, global const lon
     long c = s64[g], d = e64[g];
     uint p = su[g], q = eu[g];
     ulong x = sul[g], y = eul[g];
-    uint h0 = 17u, h1 = 5u, h2 = 3u, h3 = 11u, h4 = 13u, h5 = 19u;
+    uint h0 = 17u, h1 = 5u, h2 = 3u, h3 = 11u, h4 = 13u, h5 = 19u, h6 = 23u, h7 = 29u;
     for (int i = a; i < b; ++i) h0 = h0 * 31u + (uint)i;
     for (int i = a; b > i; i += 5) h1 = h1 * 29u + (uint)i;
     for (long i = c; i < d; i = i + 2) h2 = h2 * 37u + (uint)i;
@@ -60,13 +60,19 @@ kernel void loops(global const int *s32, global const int *e32, global const lon
     for (ulong i = x; i < y; i += 3) h4 = h4 * 43u + (uint)i;
     uint j = p;
     for (; j < q; j = 7 + j) h5 = h5 * 47u + j;
-    out[7 * g + 0] = h0;
-    out[7 * g + 1] = h1;
-    out[7 * g + 2] = h2;
-    out[7 * g + 3] = h3;
-    out[7 * g + 4] = h4;
-    out[7 * g + 5] = h5;
-    out[7 * g + 6] = j;
+    int bl = b - 1;
+    for (int i = a; i <= bl; i += 3) h6 = h6 * 53u + (uint)i;
+    ulong yl = y - 1;
+    for (ulong i = x; yl >= i; ++i) h7 = h7 * 59u + (uint)i;
+    out[9 * g + 0] = h0;
+    out[9 * g + 1] = h1;
+    out[9 * g + 2] = h2;
+    out[9 * g + 3] = h3;
+    out[9 * g + 4] = h4;
+    out[9 * g + 5] = h5;
+    out[9 * g + 6] = j;
+    out[9 * g + 7] = h6;
+    out[9 * g + 8] = h7;
 }";
     let kernel = gpu.kernel(src, "loops");
     let ranges = ranges();
@@ -106,7 +112,7 @@ kernel void loops(global const int *s32, global const int *e32, global const lon
         gpu.buffer(&sul),
         gpu.buffer(&eul),
     ];
-    let out = gpu.zeroed::<u32>(7 * n);
+    let out = gpu.zeroed::<u32>(9 * n);
     for (k, b) in bufs.iter().enumerate() {
         kernel.arg_buffer(k as u32, b);
     }
@@ -131,9 +137,11 @@ kernel void loops(global const int *s32, global const int *e32, global const lon
             hash(sul[g], eul[g], 3, 43, 13),
             hash(su[g], eu[g], 7, 47, 19),
             last_j,
+            hash(s32[g], e32[g], 3, 53, 23),
+            hash(sul[g], eul[g], 1, 59, 29),
         ];
         assert_eq!(
-            &got[7 * g..7 * g + 7],
+            &got[9 * g..9 * g + 9],
             &want,
             "work-item {g}: int {}..{}, long {}..{}, uint {}..{}, ulong {}..{}",
             s32[g],

@@ -10,7 +10,7 @@
 //! loops itself. A loop
 //!
 //! ```c
-//! for (init; i < n; i += c) body
+//! for (init; i < n; i += c) body     /* or i <= n */
 //! ```
 //!
 //! whose counter `i` and bound `n` are private integer variables of one
@@ -22,7 +22,7 @@
 //!
 //! ```c
 //! init;
-//! limit = i < n ? n - (n - i) % (U * c) : i;
+//! limit = i < n ? n - (n - i) % (U * c) : i;   /* n + 1 for i <= n */
 //! for (; i < limit;) { body; i += c;  /* U times */ }
 //! for (; i < n; i += c) body
 //! ```
@@ -100,6 +100,8 @@ const MAX_REQUESTED_NODES: usize = 4 * MAX_NODES;
 pub(super) struct Unroll<'a> {
     counter: &'a Expr,
     bound: &'a Expr,
+    /// The condition is `counter <= bound`, not `counter < bound`.
+    inclusive: bool,
     ty: Type,
     /// Iterations per trip of the unrolled loop.
     factor: u32,
@@ -114,6 +116,15 @@ impl Unroll<'_> {
         match self.ty.elem_scalar() {
             Some(s) if s.is_signed() => Op::SLessThan,
             _ => Op::ULessThan,
+        }
+    }
+
+    /// The loop's own test: `<`, or `<=`.
+    fn test(&self) -> Op {
+        match (self.inclusive, self.less_than()) {
+            (false, op) => op,
+            (true, Op::SLessThan) => Op::SLessThanEqual,
+            (true, _) => Op::ULessThanEqual,
         }
     }
 }
@@ -562,9 +573,11 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let cond = cond?;
-        let (counter, bound) = match &cond.kind {
-            ExprKind::Binary(BinOp::Lt, a, b) => (&**a, &**b),
-            ExprKind::Binary(BinOp::Gt, a, b) => (&**b, &**a),
+        let (counter, bound, inclusive) = match &cond.kind {
+            ExprKind::Binary(BinOp::Lt, a, b) => (&**a, &**b, false),
+            ExprKind::Binary(BinOp::Gt, a, b) => (&**b, &**a, false),
+            ExprKind::Binary(BinOp::Le, a, b) => (&**a, &**b, true),
+            ExprKind::Binary(BinOp::Ge, a, b) => (&**b, &**a, true),
             _ => return None,
         };
         let (ExprKind::Ident(i), ExprKind::Ident(n)) = (&counter.kind, &bound.kind) else {
@@ -602,6 +615,7 @@ impl<'a> Lowerer<'a> {
         Some(Unroll {
             counter,
             bound,
+            inclusive,
             ty,
             factor,
             span: step * factor as u64,
@@ -705,20 +719,31 @@ impl<'a> Lowerer<'a> {
         keep.unwrap_or(self.diags.list.len())
     }
 
-    /// Where the unrolled loop stops, computed once before it: `bound -
-    /// (bound - counter) % span` if `counter < bound`, else `counter`. The
-    /// unrolled loop is then `for (; counter < limit; counter += span)`, a
-    /// loop whose trips the driver can count, and NVIDIA's compiler
-    /// unrolls it further as its OpenCL compiler does the loops it unrolls
-    /// by four. `bound - counter` is exact in the unsigned type of the
-    /// same width whenever `counter < bound`, so `limit` lies between the
-    /// two and the iterations left run in the loop after this one.
+    /// Where the unrolled loop stops, computed once before it: `end -
+    /// (end - counter) % span` if the loop runs at all, else `counter`,
+    /// where `end` is the bound, or for `counter <= bound` the bound plus
+    /// one. The unrolled loop is then `for (; counter < limit; counter +=
+    /// span)`, a loop whose trips the driver can count, and NVIDIA's
+    /// compiler unrolls it further as its OpenCL compiler does the loops
+    /// it unrolls by four. `end - counter` is exact in the unsigned type
+    /// of the same width whenever the loop runs, so `limit` lies between
+    /// the two and the iterations left run in the loop after this one.
+    /// Where the bound of `counter <= bound` is its type's largest value,
+    /// `end` wraps, and so does `limit` when it would be one past the
+    /// bound: the unrolled loop then runs no trip, and the loop after it
+    /// runs them all.
     fn unrolled_limit(&mut self, plan: &Unroll<'a>) -> R<Word> {
         let counter = self.expr(plan.counter)?.id;
         let bound = self.expr(plan.bound)?.id;
-        let entered = self.compare(plan.less_than(), &plan.ty, counter, bound);
+        let entered = self.compare(plan.test(), &plan.ty, counter, bound);
         let ty = self.sty(&plan.ty);
-        let left = self.op(Op::ISub, ty, &[bound, counter]);
+        let end = if plan.inclusive {
+            let one = self.constant(&plan.ty, ConstVal::Int(1));
+            self.op(Op::IAdd, ty, &[bound, one])
+        } else {
+            bound
+        };
+        let left = self.op(Op::ISub, ty, &[end, counter]);
         let rem = if plan.span.is_power_of_two() {
             let mask = self.constant(&plan.ty, ConstVal::Int(plan.span as i64 - 1));
             self.op(Op::BitwiseAnd, ty, &[left, mask])
@@ -730,7 +755,7 @@ impl<'a> Lowerer<'a> {
             let rem = self.op(Op::UMod, uty, &[left, span]);
             self.op(Op::Bitcast, ty, &[rem])
         };
-        let limit = self.op(Op::ISub, ty, &[bound, rem]);
+        let limit = self.op(Op::ISub, ty, &[end, rem]);
         Some(self.op(Op::Select, ty, &[entered, limit, counter]))
     }
 }
