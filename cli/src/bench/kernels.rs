@@ -57,7 +57,8 @@ pub const EMPTY: &str = "__kernel void empty(__global uint *unused) { }\n";
 
 /// A kernel that reads what the launch before it wrote: a stream of them
 /// is a chain of dependent launches, each waiting for the last to finish.
-pub const STEP: &str = "__kernel void step(__global uint *counter) { counter[0] += 1u; }\n";
+/// Not named `step`, the built-in function: PoCL refuses that kernel name.
+pub const STEP: &str = "__kernel void count_step(__global uint *counter) { counter[0] += 1u; }\n";
 
 /// Five kernels for the cold-build measurement; the caller prefixes a
 /// unique `#define SALT` (never a launch's `n`), which `axpy`, the kernel

@@ -133,27 +133,29 @@ fn device_flag(cl: &OpenCl, device: Handle, extension: &str, config: cl_uint) ->
     has_extension(cl, device, extension) || fp_config != 0
 }
 
-fn run_device(
+/// One device under test: its results so far and its context.
+struct DeviceRun<'a> {
+    results: DeviceResults,
+    target: Target<'a>,
+}
+
+fn open_device<'a>(
     cl: &OpenCl,
-    api: &Api,
     platform: &str,
     device: Handle,
-    sizes: &Sizes,
-    selected: &[&str],
-    quiet: bool,
-) -> Result<DeviceResults, String> {
-    let name = cl.device_string(device, CL_DEVICE_NAME)?;
-    let mut results = DeviceResults {
+    ctx: &'a Ctx<'a>,
+    sizes: &'a Sizes,
+) -> Result<DeviceRun<'a>, String> {
+    let results = DeviceResults {
         platform: platform.to_string(),
-        device: name.clone(),
+        device: cl.device_string(device, CL_DEVICE_NAME)?,
         driver: cl.device_string(device, CL_DRIVER_VERSION)?,
         version: cl.device_string(device, CL_DEVICE_VERSION)?,
         ferrocl: platform == "ferrocl",
         rows: Vec::new(),
     };
-    let ctx = Ctx::new(api, device)?;
     let target = Target {
-        ctx: &ctx,
+        ctx,
         sizes,
         compute_units: cl.device_value::<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS)? as usize,
         max_group: cl.device_value::<usize>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE)?,
@@ -162,37 +164,42 @@ fn run_device(
         fp16: has_extension(cl, device, "cl_khr_fp16"),
         integer_dot: has_extension(cl, device, "cl_khr_integer_dot_product"),
     };
-    for &workload in selected {
-        if !quiet {
-            eprintln!("  {platform} / {name}: {workload}");
-        }
-        let rows = match workload {
-            "bandwidth" => workloads::bandwidth(&target),
-            "compute" => workloads::compute(&target),
-            "transfer" => workloads::transfers(&target),
-            "enqueue" => workloads::enqueue(&target),
-            "build" => workloads::build(&target),
-            "sgemm" => vec![workloads::sgemm(&target)],
-            "reduction" => vec![workloads::reduction(&target)],
-            "scan" => vec![workloads::scan(&target)],
-            "nbody" => vec![workloads::nbody(&target)],
-            "conv2d" => vec![workloads::conv2d(&target)],
-            "radix" => vec![workloads::radix(&target)],
-            _ => Vec::new(),
-        };
-        if !quiet {
-            for row in &rows {
-                let value = match &row.value {
-                    Outcome::Value(v) => format!("{v:.4} {}", row.unit),
-                    Outcome::NotSupported(e) => format!("n/a ({e})"),
-                    Outcome::Failed(e) => format!("FAILED: {e}"),
-                };
-                eprintln!("    {}: {value}", row.name);
-            }
-        }
-        results.rows.extend(rows);
+    Ok(DeviceRun { results, target })
+}
+
+fn run_workload(run: &mut DeviceRun<'_>, workload: &str, quiet: bool) {
+    let target = &run.target;
+    if !quiet {
+        eprintln!(
+            "  {} / {}: {workload}",
+            run.results.platform, run.results.device
+        );
     }
-    Ok(results)
+    let rows = match workload {
+        "bandwidth" => workloads::bandwidth(target),
+        "compute" => workloads::compute(target),
+        "transfer" => workloads::transfers(target),
+        "enqueue" => workloads::enqueue(target),
+        "build" => workloads::build(target),
+        "sgemm" => vec![workloads::sgemm(target)],
+        "reduction" => vec![workloads::reduction(target)],
+        "scan" => vec![workloads::scan(target)],
+        "nbody" => vec![workloads::nbody(target)],
+        "conv2d" => vec![workloads::conv2d(target)],
+        "radix" => vec![workloads::radix(target)],
+        _ => Vec::new(),
+    };
+    if !quiet {
+        for row in &rows {
+            let value = match &row.value {
+                Outcome::Value(v) => format!("{v:.4} {}", row.unit),
+                Outcome::NotSupported(e) => format!("n/a ({e})"),
+                Outcome::Failed(e) => format!("FAILED: {e}"),
+            };
+            eprintln!("    {}: {value}", row.name);
+        }
+    }
+    run.results.rows.extend(rows);
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), String> {
@@ -215,7 +222,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let _vendors = prepare_loader_environment(args.json)?;
     let cl = OpenCl::open()?;
     let api = Api::open()?;
-    let mut devices = Vec::new();
+    let mut found = Vec::new();
     for platform in cl.platforms()? {
         let platform_name = cl.platform_string(platform, CL_PLATFORM_NAME)?;
         if let Some(filter) = &args.platform {
@@ -237,20 +244,30 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             if !args.json {
                 eprintln!("running on {platform_name} / {device_name}");
             }
-            devices.push(run_device(
-                &cl,
-                &api,
-                &platform_name,
-                device,
-                &sizes,
-                &selected,
-                args.json,
-            )?);
+            found.push((platform_name.clone(), device));
         }
     }
-    if devices.is_empty() {
+    if found.is_empty() {
         return Err("the OpenCL loader sees no device".into());
     }
+    let contexts = found
+        .iter()
+        .map(|(_, device)| Ctx::new(&api, *device))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut runs = found
+        .iter()
+        .zip(&contexts)
+        .map(|((platform, device), ctx)| open_device(&cl, platform, *device, ctx, &sizes))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Each workload runs on every device before the next one starts, so
+    // the figures a ratio compares are taken moments apart, in the same
+    // state of the machine (clocks, temperature), not minutes apart.
+    for &workload in &selected {
+        for run in &mut runs {
+            run_workload(run, workload, args.json);
+        }
+    }
+    let devices: Vec<DeviceResults> = runs.into_iter().map(|r| r.results).collect();
     let report = report::Report::new(devices);
     if args.json {
         println!("{}", report.json());

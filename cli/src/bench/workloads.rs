@@ -780,7 +780,7 @@ fn dependent_launches(t: &Target<'_>) -> Result<f64, String> {
     let ctx = t.ctx;
     let counter = ctx.upload(&[0u32])?;
     let program = ctx.program(kernels::STEP, "")?;
-    let kernel = program.kernel("step")?;
+    let kernel = program.kernel("count_step")?;
     kernel.mem(0, &counter)?;
     let n = t.sizes.launches;
     let mut launched = 0usize;
