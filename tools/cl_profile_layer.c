@@ -19,6 +19,13 @@
  * (appended). An event the application asked for is shared (retained),
  * one it did not ask for is made and released here, so the application
  * sees the calls it made. docs/performance.md says what it was used for.
+ *
+ * With CL_PROFILE_BINARIES=DIR it also writes the binary of every program
+ * that clBuildProgram or clLinkProgram made, one file per device, named
+ * after a counter and the program's first kernel: NVIDIA's OpenCL gives
+ * PTX, which `ptxas` and `cuobjdump -sass` turn into machine code, so an
+ * application's kernels (hashcat's, built with its own options) can be
+ * read as NVIDIA runs them.
  */
 
 #define CL_TARGET_OPENCL_VERSION 300
@@ -322,6 +329,90 @@ enqueue_fill(cl_command_queue queue, cl_mem buffer, const void *pattern, size_t 
     return err;
 }
 
+/* Writes `program`'s binaries into CL_PROFILE_BINARIES, if it is set. */
+static void save_binaries(cl_program program)
+{
+    static unsigned counter;
+    const char *dir = getenv("CL_PROFILE_BINARIES");
+    cl_uint devices = 0;
+    if (!dir || !program
+        || next.clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof devices, &devices,
+                                 NULL) != CL_SUCCESS
+        || devices == 0)
+        return;
+    char kernels[256] = "";
+    size_t names_len = 0;
+    if (next.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &names_len) == CL_SUCCESS
+        && names_len > 0) {
+        char *names = malloc(names_len);
+        if (names
+            && next.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, names_len, names, NULL)
+                   == CL_SUCCESS)
+            snprintf(kernels, sizeof kernels, "%.*s", (int)strcspn(names, ";"), names);
+        free(names);
+    }
+    size_t *sizes = calloc(devices, sizeof *sizes);
+    unsigned char **bins = calloc(devices, sizeof *bins);
+    if (!sizes || !bins
+        || next.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, devices * sizeof *sizes, sizes,
+                                 NULL) != CL_SUCCESS)
+        goto out;
+    for (cl_uint d = 0; d < devices; d++)
+        if (sizes[d] && !(bins[d] = malloc(sizes[d])))
+            goto out;
+    if (next.clGetProgramInfo(program, CL_PROGRAM_BINARIES, devices * sizeof *bins, bins, NULL)
+        != CL_SUCCESS)
+        goto out;
+    pthread_mutex_lock(&lock);
+    unsigned n = counter++;
+    pthread_mutex_unlock(&lock);
+    for (cl_uint d = 0; d < devices; d++) {
+        if (!sizes[d])
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%04u-%s-%u.bin", dir, n, kernels[0] ? kernels : "program", d);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(bins[d], 1, sizes[d], f);
+            fclose(f);
+        }
+    }
+out:
+    if (bins)
+        for (cl_uint d = 0; d < devices; d++)
+            free(bins[d]);
+    free(bins);
+    free(sizes);
+}
+
+static cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices,
+                                        const cl_device_id *device_list, const char *options,
+                                        void(CL_CALLBACK *notify)(cl_program, void *),
+                                        void *user_data)
+{
+    cl_int err = next.clBuildProgram(program, num_devices, device_list, options, notify, user_data);
+    /* With a callback the build may still run: its binary is not there yet. */
+    if (err == CL_SUCCESS && !notify)
+        save_binaries(program);
+    return err;
+}
+
+static cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devices,
+                                           const cl_device_id *device_list, const char *options,
+                                           cl_uint num_inputs, const cl_program *inputs,
+                                           void(CL_CALLBACK *notify)(cl_program, void *),
+                                           void *user_data, cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_program program = next.clLinkProgram(context, num_devices, device_list, options,
+                                            num_inputs, inputs, notify, user_data, &err);
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (err == CL_SUCCESS && !notify)
+        save_binaries(program);
+    return program;
+}
+
 static void at_exit(void)
 {
     report("exit");
@@ -374,6 +465,8 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_ent
     layer.clEnqueueWriteBuffer = enqueue_write;
     layer.clEnqueueCopyBuffer = enqueue_copy;
     layer.clEnqueueFillBuffer = enqueue_fill;
+    layer.clBuildProgram = build_program;
+    layer.clLinkProgram = link_program;
     atexit(at_exit);
     *num_entries_ret = entries;
     *layer_ret = &layer;
