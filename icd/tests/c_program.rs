@@ -196,7 +196,12 @@ fn build_and_run_with(
             .env_remove("OPENCL_VENDOR_PATH");
     }
     if let Some(layer) = layer {
-        run.env("OPENCL_LAYERS", layer).env_remove("CL_PROFILE_OUT");
+        // The layer also saves each built program's binary, next to itself.
+        let binaries = layer.with_file_name("binaries");
+        std::fs::create_dir_all(&binaries).unwrap();
+        run.env("OPENCL_LAYERS", layer)
+            .env("CL_PROFILE_BINARIES", &binaries)
+            .env_remove("CL_PROFILE_OUT");
     }
     let out = output_within(run, RUN_LIMIT).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -328,4 +333,8 @@ fn profile_layer_reports_vecadd() {
     assert_eq!(row("vecadd"), 1, "{stderr}");
     assert_eq!(row("(read buffer)"), 1, "{stderr}");
     assert!(row("(write buffer)") >= 1, "{stderr}");
+    // The program's binary, as clGetProgramInfo gives it.
+    let saved = std::fs::read(tmp.0.join("binaries/0000-vecadd-0.bin"))
+        .unwrap_or_else(|e| panic!("no saved binary ({e})\n{stderr}"));
+    assert!(!saved.is_empty());
 }
