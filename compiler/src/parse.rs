@@ -7,7 +7,8 @@
 use crate::ast::*;
 use crate::diag::Diagnostics;
 use crate::sema::types::{
-    qual, vector_from_name, AddrSpace, Member, MemberLayout, Scalar, StructDef, Type, TypeTable,
+    qual, vector_from_name, AddrSpace, Member, MemberLayout, Scalar, StructDef, Type, TypeRef,
+    TypeTable,
 };
 use crate::sema::{consteval, linkage};
 use crate::token::{Span, Token, TokenKind};
@@ -965,7 +966,7 @@ impl<'a> Parser<'a> {
                     .error(self.span(), format!("pointers to {name} are not allowed"));
             }
             self.bump();
-            ty = Type::Pointer(crate::sema::types::TypeRef::new(ty), space, cur_qual);
+            ty = Type::Pointer(TypeRef::new(ty), space, cur_qual);
             type_name.push('*');
             pointee_qual = cur_qual;
             is_ptr = true;
@@ -1054,7 +1055,7 @@ impl<'a> Parser<'a> {
             }
         }
         for n in dims.into_iter().rev() {
-            ty = Type::Array(crate::sema::types::TypeRef::new(ty), n);
+            ty = Type::Array(TypeRef::new(ty), n);
         }
         attrs.extend(self.attributes());
         let var_space = if is_ptr {

@@ -19,7 +19,8 @@
 use crate::{HashMap, HashSet};
 
 use crate::ast::{Expr, ExprKind, FuncDef, Init, Stmt, StmtKind, UnOp};
-use crate::sema::types::{Type, TypeTable};
+use crate::sema::types::{Type, TypeRef, TypeTable};
+use std::rc::Rc;
 
 /// The names of `f`'s parameters and variables that may be addressed.
 pub(super) fn addressed_variables<'a>(f: &'a FuncDef, types: &TypeTable) -> HashSet<&'a str> {
@@ -172,7 +173,7 @@ impl<'a, 't> Walk<'a, 't> {
                 let types = types
                     .into_iter()
                     .filter_map(|t| match t {
-                        Type::Array(elem, _) => Some(std::rc::Rc::unwrap_or_clone(elem)),
+                        Type::Array(elem, _) => Some(Rc::unwrap_or_clone(elem)),
                         Type::Vector(s, _) => Some(Type::Scalar(s)),
                         _ => None,
                     })
@@ -190,10 +191,13 @@ impl<'a, 't> Walk<'a, 't> {
     /// an array, and any type that cannot be read here counts as one.
     fn member_type(&self, t: &Type, member: &str) -> Option<Type> {
         match t {
-            Type::Struct(id) => Some(self.types.member_path(*id, member).map_or(
-                Type::Array(crate::sema::types::TypeRef::new(Type::Void), 0),
-                |(_, m, _)| m.ty.clone(),
-            )),
+            Type::Struct(id) => Some(
+                self.types
+                    .member_path(*id, member)
+                    .map_or(Type::Array(TypeRef::new(Type::Void), 0), |(_, m, _)| {
+                        m.ty.clone()
+                    }),
+            ),
             Type::Vector(s, _) => Some(Type::Scalar(*s)),
             _ => None,
         }

@@ -77,10 +77,7 @@ fn float_bits_type(ty: &Type) -> Option<Type> {
     match ty {
         Type::Scalar(Scalar::Float) => Some(Type::UINT),
         Type::Scalar(Scalar::Double) => Some(Type::ULONG),
-        Type::Array(e, n) => Some(Type::Array(
-            crate::sema::types::TypeRef::new(float_bits_type(e)?),
-            *n,
-        )),
+        Type::Array(e, n) => Some(Type::Array(TypeRef::new(float_bits_type(e)?), *n)),
         _ => None,
     }
 }

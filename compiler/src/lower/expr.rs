@@ -182,16 +182,12 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(Val::new(
                     id,
-                    Type::Pointer(
-                        crate::sema::types::TypeRef::new(elem.clone()),
-                        space_of(sc),
-                        0,
-                    ),
+                    Type::Pointer(TypeRef::new(elem.clone()), space_of(sc), 0),
                 ))
             }
             Place::Addr { addr, space, .. } => Some(Val::new(
                 addr,
-                Type::Pointer(crate::sema::types::TypeRef::new(elem.clone()), space, 0),
+                Type::Pointer(TypeRef::new(elem.clone()), space, 0),
             )),
             Place::Var {
                 root,
@@ -213,11 +209,7 @@ impl<'a> Lowerer<'a> {
                 let zero = self.u32c(0);
                 Some(Val {
                     id: zero,
-                    ty: Type::Pointer(
-                        crate::sema::types::TypeRef::new(elem.clone()),
-                        space_of(sc),
-                        0,
-                    ),
+                    ty: Type::Pointer(TypeRef::new(elem.clone()), space_of(sc), 0),
                     base: Some(Rc::new(base)),
                 })
             }
@@ -402,11 +394,7 @@ impl<'a> Lowerer<'a> {
                 let zero = self.m.u64_const(0);
                 return Some(Val::new(
                     zero,
-                    Type::Pointer(
-                        crate::sema::types::TypeRef::new(Type::Void),
-                        AddrSpace::Global,
-                        0,
-                    ),
+                    Type::Pointer(TypeRef::new(Type::Void), AddrSpace::Global, 0),
                 ));
             }
             "true" => 1,
@@ -754,15 +742,12 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(Val::new(
                     id,
-                    Type::Pointer(crate::sema::types::TypeRef::new(ty), space_of(sc), 0),
+                    Type::Pointer(TypeRef::new(ty), space_of(sc), 0),
                 ))
             }
             Place::Addr {
                 addr, ty, space, ..
-            } => Some(Val::new(
-                addr,
-                Type::Pointer(crate::sema::types::TypeRef::new(ty), space, 0),
-            )),
+            } => Some(Val::new(addr, Type::Pointer(TypeRef::new(ty), space, 0))),
             Place::Var {
                 root,
                 sc,
@@ -791,7 +776,7 @@ impl<'a> Lowerer<'a> {
                 };
                 Some(Val {
                     id: index,
-                    ty: Type::Pointer(crate::sema::types::TypeRef::new(ty), space, 0),
+                    ty: Type::Pointer(TypeRef::new(ty), space, 0),
                     base: Some(Rc::new(base)),
                 })
             }

@@ -46,7 +46,7 @@ use crate::ast::*;
 use crate::diag::Diagnostics;
 use crate::sema::builtins::glsl;
 use crate::sema::consteval::{self, ConstVal};
-use crate::sema::types::{AddrSpace, Scalar, Type, TypeTable};
+use crate::sema::types::{AddrSpace, Scalar, Type, TypeRef, TypeTable};
 use crate::spirv::{
     BuiltIn, Capability, ConstKey, Decoration, FunctionWriter, ModuleWriter, Op, Operands,
     StorageClass, TypeKey, Word,
@@ -3645,10 +3645,7 @@ impl<'a> Lowerer<'a> {
         } else {
             (Scalar::UChar, def.size)
         };
-        Some(Type::Array(
-            crate::sema::types::TypeRef::new(Type::Scalar(unit)),
-            n.max(1),
-        ))
+        Some(Type::Array(TypeRef::new(Type::Scalar(unit)), n.max(1)))
     }
 
     fn contains_union(&self, t: &Type) -> bool {

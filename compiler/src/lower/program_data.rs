@@ -156,7 +156,7 @@ impl<'a> Lowerer<'a> {
                 .address_constant_pointee(a)
                 .or_else(|| self.address_constant_pointee(b)),
             _ => match self.constant_lvalue(e)?.1 {
-                Type::Array(elem, _) => Some(std::rc::Rc::unwrap_or_clone(elem)),
+                Type::Array(elem, _) => Some(Rc::unwrap_or_clone(elem)),
                 _ => None,
             },
         }
@@ -178,7 +178,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::StrLit(bytes) => {
                 let at = self.place_string(bytes, e.span)?;
                 let ty = Type::Array(
-                    crate::sema::types::TypeRef::new(Type::Scalar(Scalar::Char)),
+                    TypeRef::new(Type::Scalar(Scalar::Char)),
                     bytes.len() as u32 + 1,
                 );
                 Some((at as i64, ty, AddrSpace::Constant))
@@ -190,11 +190,7 @@ impl<'a> Lowerer<'a> {
                 };
                 let i = consteval::eval(i, self.types)?.as_i64();
                 let step = i.checked_mul(self.types.size(&elem) as i64)?;
-                Some((
-                    at.checked_add(step)?,
-                    std::rc::Rc::unwrap_or_clone(elem),
-                    space,
-                ))
+                Some((at.checked_add(step)?, Rc::unwrap_or_clone(elem), space))
             }
             ExprKind::Member(a, name, false) => {
                 let (at, ty, space) = self.constant_lvalue(a)?;
@@ -225,7 +221,7 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let ty = Type::Array(
-            crate::sema::types::TypeRef::new(Type::Scalar(Scalar::Char)),
+            TypeRef::new(Type::Scalar(Scalar::Char)),
             bytes.len() as u32 + 1,
         );
         match self.global_data_place(at, ty) {

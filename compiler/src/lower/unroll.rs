@@ -111,20 +111,25 @@ pub(super) struct Unroll<'a> {
 }
 
 impl Unroll<'_> {
+    fn signed(&self) -> bool {
+        self.ty.elem_scalar().is_some_and(|s| s.is_signed())
+    }
+
     /// The counter's `<` in its type's signedness.
     fn less_than(&self) -> Op {
-        match self.ty.elem_scalar() {
-            Some(s) if s.is_signed() => Op::SLessThan,
-            _ => Op::ULessThan,
+        if self.signed() {
+            Op::SLessThan
+        } else {
+            Op::ULessThan
         }
     }
 
     /// The loop's own test: `<`, or `<=`.
     fn test(&self) -> Op {
-        match (self.inclusive, self.less_than()) {
-            (false, op) => op,
-            (true, Op::SLessThan) => Op::SLessThanEqual,
-            (true, _) => Op::ULessThanEqual,
+        match (self.inclusive, self.signed()) {
+            (false, _) => self.less_than(),
+            (true, true) => Op::SLessThanEqual,
+            (true, false) => Op::ULessThanEqual,
         }
     }
 }
