@@ -216,6 +216,10 @@ pub struct TargetCaps {
     /// than once are SPIR-V functions instead (lower/outline.rs); 0
     /// outlines every function it can, `usize::MAX` none.
     pub outline_min_nodes: usize,
+    /// A kernel's private word pool is one `Function` array per variable
+    /// where the compiler knows which variable every access reaches
+    /// (lower/split_pool.rs), rather than one array for them all.
+    pub split_private_pool: bool,
 }
 
 impl Default for TargetCaps {
@@ -240,6 +244,7 @@ impl Default for TargetCaps {
             funnel_shift64: false,
             header_buffer: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
+            split_private_pool: true,
         }
     }
 }

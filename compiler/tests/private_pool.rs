@@ -1,14 +1,20 @@
 //! A kernel that casts `__private` pointers or takes the address of a
 //! union in private memory (itself or in a function it calls) lowers
-//! private pointers to offsets into one word array, the private pool.
-//! Only variables that may be addressed, or hold a union, take slots there
+//! private pointers to byte offsets into the private pool. Only variables
+//! that may be addressed, or hold a union, take slots there
 //! (compiler/src/lower/addressed.rs); the rest stay `Function` variables
 //! of their own, which drivers keep in registers. A kernel with unions
 //! alone keeps only those in the pool.
+//!
+//! Where the compiler knows which variable every access reaches, each
+//! slot is a word array of its own, named after its variable
+//! (compiler/src/lower/split_pool.rs); otherwise, and with
+//! `TargetCaps::split_private_pool` off, the pool is one unnamed array.
 //! Results are checked on a device in icd/tests/kernels.rs.
 
 mod common;
 
+use ferrocl_compiler::TargetCaps;
 use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{Op, StorageClass};
 
@@ -69,17 +75,60 @@ fn names(m: &Module) -> Vec<String> {
         .collect()
 }
 
+/// The length of the `Function` array of 32-bit words named `name`.
+fn named_word_array(m: &Module, name: &str) -> Option<u32> {
+    let id = m
+        .debug_names
+        .iter()
+        .find_map(|i| match i.operands.as_slice() {
+            [Operand::IdRef(id), Operand::LiteralString(s)] if s == name => Some(*id),
+            _ => None,
+        })?;
+    let def = |id: u32| {
+        m.types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+    };
+    let var = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+        .find(|i| i.class.opcode == Op::Variable && i.result_id == Some(id))?;
+    let arr = def(def(var.result_type?)?.operands.get(1)?.unwrap_id_ref())?;
+    if arr.class.opcode != Op::TypeArray {
+        return None;
+    }
+    let elem = def(arr.operands[0].unwrap_id_ref())?;
+    if elem.class.opcode != Op::TypeInt || elem.operands.first() != Some(&Operand::LiteralBit32(32))
+    {
+        return None;
+    }
+    match def(arr.operands[1].unwrap_id_ref())?.operands.first() {
+        Some(Operand::LiteralBit32(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+/// The module of `source`, its private pools whole.
 fn module(source: &str) -> Module {
+    let caps = TargetCaps {
+        split_private_pool: false,
+        ..common::caps()
+    };
+    let p = common::build_caps(source, &caps);
+    rspirv::dr::load_words(&p.spirv).expect("the module parses")
+}
+
+/// The module of `source` as built for devices: pools split where they
+/// can be.
+fn split_module(source: &str) -> Module {
     let p = common::build(source);
     rspirv::dr::load_words(&p.spirv).expect("the module parses")
 }
 
-#[test]
-fn only_addressed_variables_and_unions_take_pool_slots() {
-    // The union takes 16 bytes and `f`, whose address is taken, 4: a pool
-    // of 20 bytes (5 words, and one more that every pool has). The
-    // counters and the array indexed by name would add 48 bytes.
-    let m = module(
+/// A union, a float whose address is taken, and counters and a table
+/// that are never addressed.
+const ADDRESSED_AND_NOT: &str =
         "typedef union { uint4 v; uint w[4]; } quad;\n\
          kernel void k(global uint *out, uint n) {\n\
              quad q;\n\
@@ -90,8 +139,14 @@ fn only_addressed_variables_and_unions_take_pool_slots() {
              uint acc = 0, a = 1, b = 2, c = 3, d = 4, e = 5, g = 6;\n\
              for (uint i = 0; i < n; i++) { acc += table[i & 3] * a; a += b; b ^= c; c += d; d -= e; e += g; }\n\
              out[get_global_id(0)] = acc + q.w[n & 3] + bits;\n\
-         }\n",
-    );
+         }\n";
+
+#[test]
+fn only_addressed_variables_and_unions_take_pool_slots() {
+    // The union takes 16 bytes and `f`, whose address is taken, 4: a pool
+    // of 20 bytes (5 words, and one more that every pool has). The
+    // counters and the array indexed by name would add 48 bytes.
+    let m = module(ADDRESSED_AND_NOT);
     assert_eq!(pool_lengths(&m), [6]);
     let names = names(&m);
     for own in ["acc", "table", "bits", "g"] {
@@ -223,6 +278,71 @@ fn variables_of_returned_calls_and_left_blocks_give_their_slots_back() {
     let one_block = SLOT_REUSE.replace("acc += b[n & 15u]; }", "acc += b[n & 15u];");
     let one_block = one_block.replace("{ uint c[4]", "uint c[4]");
     assert_eq!(pool_lengths(&module(&one_block)), [10]);
-    let size = |src: &str| common::build(src).kernels[0].private_mem_size;
+    let whole = TargetCaps {
+        split_private_pool: false,
+        ..common::caps()
+    };
+    let size = |src: &str| common::build_caps(src, &whole).kernels[0].private_mem_size;
     assert_eq!(size(&one_block) - size(SLOT_REUSE), 16);
+}
+
+#[test]
+fn each_slot_is_an_array_of_its_own_where_every_access_is_known() {
+    // The same kernel built for a device: `q` and `f` take word arrays of
+    // their own (4 words and 1) and there is no pool; the rest are as
+    // before.
+    let m = split_module(ADDRESSED_AND_NOT);
+    assert_eq!(pool_lengths(&m), [0u32; 0]);
+    assert_eq!(named_word_array(&m, "q"), Some(4));
+    assert_eq!(named_word_array(&m, "f"), Some(1));
+    assert_eq!(named_word_array(&m, "table"), Some(4));
+    assert_eq!(named_word_array(&m, "acc"), None);
+    // Slots given back are not taken again: both blocks' arrays and each
+    // call's `t` are arrays of their own.
+    let m = split_module(SLOT_REUSE);
+    assert_eq!(pool_lengths(&m), [0u32; 0]);
+    for (name, words) in [("keep", 1), ("a", 4), ("c", 4), ("t", 2)] {
+        assert_eq!(named_word_array(&m, name), Some(words), "{name}");
+    }
+}
+
+/// Kernels whose pointers into private memory are held in variables,
+/// moved, returned from a call, and one past an array's end.
+const FOLLOWED_POINTERS: &str = "\
+    uchar *skip(uchar *p, uint n) { return p + n; }\n\
+    kernel void k(global uint *out, uint n) {\n\
+        uint a[4] = { n, n + 1u, n + 2u, n + 3u };\n\
+        uint b[4] = { 0u, 0u, 0u, 0u };\n\
+        uchar *src = (uchar *)a;\n\
+        uchar *dst = skip((uchar *)b, 1u);\n\
+        for (uint i = 0; i < 15u; i++) *dst++ = *src++;\n\
+        uchar *end = (uchar *)a + 16;\n\
+        out[0] = b[n & 3] + end[-1 - (int)(n & 15u)];\n\
+    }\n";
+
+#[test]
+fn pointers_held_moved_returned_and_past_the_end_keep_their_variable() {
+    let m = split_module(FOLLOWED_POINTERS);
+    assert_eq!(pool_lengths(&m), [0u32; 0]);
+    assert_eq!(named_word_array(&m, "a"), Some(4));
+    assert_eq!(named_word_array(&m, "b"), Some(4));
+}
+
+#[test]
+fn a_pointer_chosen_at_run_time_keeps_that_kernels_pool_whole() {
+    // `chosen` reads through a pointer into `x` or `y`, picked at run
+    // time: its pool stays one array (`x`, `y` 4 bytes each: 2 words and
+    // one more). `k` of the same program is split.
+    let source = format!(
+        "{FOLLOWED_POINTERS}\
+         kernel void chosen(global uint *out, uint n) {{\n\
+             uint x = n, y = ~n;\n\
+             uchar *p = (n & 1u) ? (uchar *)&x : (uchar *)&y;\n\
+             out[0] = p[n & 3];\n\
+         }}\n"
+    );
+    let m = split_module(&source);
+    assert_eq!(pool_lengths(&m), [3]);
+    assert_eq!(named_word_array(&m, "a"), Some(4));
+    assert_eq!(named_word_array(&m, "x"), None);
 }

@@ -46,8 +46,12 @@ fn loader_available(cc: &str) -> bool {
 struct TempDir(PathBuf);
 
 impl TempDir {
+    /// A fresh directory: tests running at once may build the same
+    /// program (the same tag), so each directory also gets a number.
     fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("ferrocl-c-{tag}-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ferrocl-c-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create temp dir");
         TempDir(dir)

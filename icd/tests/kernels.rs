@@ -4873,6 +4873,106 @@ fn private_pool_slots_are_reused_but_never_under_an_outlined_function() {
     assert_same(&gpu.read::<u32>(&dout), &want, "pool slot reuse");
 }
 
+/// Where every access's variable is known, each private pool slot is an
+/// array of its own (compiler/src/lower/split_pool.rs): pointers held in
+/// variables and moved, returned from a call, one past an array's end and
+/// indexed backwards, hashcat's byte stores between two `ulong` arrays;
+/// `chosen`, of the same program, picks its pointer at run time and keeps
+/// one pool.
+#[test]
+fn split_private_pool_follows_pointers_to_their_variable() {
+    let gpu = Gpu::new();
+    let src = r#"
+        #define PUTCHAR64_BE(a, p, c) ((uchar *)(a))[(p) ^ 7] = (uchar)(c)
+        #define GETCHAR64_BE(a, p) ((uchar *)(a))[(p) ^ 7]
+        uchar *skip(uchar *p, uint n) { return p + n; }
+        __kernel void followed(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint n = in[i];
+            uint a[4] = { n, n + 1u, n * 3u, ~n };
+            uint b[4] = { 0u, 0u, 0u, 0u };
+            uchar *src = (uchar *)a;
+            uchar *dst = skip((uchar *)b, 1u);
+            for (uint k = 0; k < 15u; k++) *dst++ = *src++;
+            uchar *end = (uchar *)a + 16;
+            ulong digest[2] = { upsample(n, ~n), upsample(n * 7u, n ^ 0x5au) };
+            ulong block[4] = { 0ul, 0ul, 0ul, 0ul };
+            for (uint k = 0, p = n & 15u; k < 16u; k++, p++)
+                PUTCHAR64_BE(block, p, GETCHAR64_BE(digest, k));
+            out[8 * i] = b[n & 3];
+            out[8 * i + 1] = end[-1 - (int)(n & 15u)];
+            for (int k = 0; k < 4; k++) {
+                out[8 * i + 2 + k] = (uint)(block[k] ^ (block[k] >> 32));
+            }
+            out[8 * i + 6] = b[0] ^ b[3];
+        }
+        __kernel void chosen(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint x = in[i], y = ~in[i];
+            uchar *p = (x & 1u) ? (uchar *)&x : (uchar *)&y;
+            out[i] = p[x & 3] + p[(x >> 2) & 3];
+        }"#;
+    let n = 128usize;
+    let mut input = XorShift::new(53).u32s(n);
+    input[0] = 0;
+    input[1] = u32::MAX;
+    let (din, dout, dchosen) = (
+        gpu.buffer(&input),
+        gpu.zeroed::<u32>(8 * n),
+        gpu.zeroed::<u32>(n),
+    );
+    let k = gpu.kernel(src, "followed");
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let c = gpu.kernel(src, "chosen");
+    c.arg_buffer(0, &din).arg_buffer(1, &dchosen);
+    gpu.run(&c, &[n], None, None);
+    let want: Vec<u32> = input
+        .iter()
+        .flat_map(|&x| {
+            let a = [x, x.wrapping_add(1), x.wrapping_mul(3), !x];
+            let a_bytes: Vec<u8> = a.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let mut b_bytes = [0u8; 16];
+            b_bytes[1..16].copy_from_slice(&a_bytes[..15]);
+            let b: Vec<u32> = b_bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            let digest = [
+                (u64::from(x) << 32) | u64::from(!x),
+                (u64::from(x.wrapping_mul(7)) << 32) | u64::from(x ^ 0x5a),
+            ];
+            let d_bytes: Vec<u8> = digest.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let mut block = [0u8; 32];
+            for k in 0..16usize {
+                let p = (x as usize & 15) + k;
+                block[p ^ 7] = d_bytes[k ^ 7];
+            }
+            let mut row = vec![
+                b[(x & 3) as usize],
+                u32::from(a_bytes[15 - (x & 15) as usize]),
+            ];
+            for w in block.chunks(8) {
+                let v = u64::from_le_bytes(w.try_into().unwrap());
+                row.push((v ^ (v >> 32)) as u32);
+            }
+            row.push(b[0] ^ b[3]);
+            row.push(0);
+            row
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dout), &want, "split pool");
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&x| {
+            let v = if x & 1 == 1 { x } else { !x };
+            let bytes = v.to_le_bytes();
+            u32::from(bytes[(x & 3) as usize]) + u32::from(bytes[((x >> 2) & 3) as usize])
+        })
+        .collect();
+    assert_same(&gpu.read::<u32>(&dchosen), &want, "pool kept whole");
+}
+
 /// Elements read by name from `__constant` tables come from a `Private`
 /// copy of the table (compiler/src/lower/constant_table.rs): at run-time
 /// and constant indices, through two dimensions flattened as C lays them

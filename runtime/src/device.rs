@@ -770,7 +770,19 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         funnel_shift64: funnel_shift64(vk),
         header_buffer: header_buffer(),
         outline_min_nodes: outline_min_nodes_setting(),
+        split_private_pool: split_private_pool(),
     }
+}
+
+/// A kernel that reinterprets private memory gets a word array per
+/// variable where every access's variable is known (compiler
+/// lower/split_pool.rs): the driver keeps in registers the arrays only
+/// read at constant offsets. On an H200, hashcat's sha512crypt loop ran in
+/// 69.0-69.1 against 74.3 ms with one array for all (md5crypt, SHA2-256,
+/// SHA2-512 and WPA unchanged). `FERROCL_PRIVATE_POOL=split` or `=whole`
+/// chooses, to compare the two and to test both on any device.
+fn split_private_pool() -> bool {
+    code_shape("FERROCL_PRIVATE_POOL", ["split", "whole"], true)
 }
 
 /// NVIDIA's Vulkan compiler matches 32-bit funnel shifts but not 64-bit

@@ -457,6 +457,7 @@ impl<'a> Lowerer<'a> {
                 let size = self.u32c(self.types.size(&elem));
                 let scaled = self.op(Op::IMul, u, &[i.id, size]);
                 let o = self.op(Op::IAdd, u, &[offset, scaled]);
+                self.note_derived_offset(offset, o);
                 Some(Place::Pool {
                     offset: o,
                     ty: elem,
@@ -1535,8 +1536,12 @@ impl<'a> Lowerer<'a> {
             i
         };
         let o = if sub { Op::ISub } else { Op::IAdd };
+        let id = self.op(o, ut, &[p.id, i.id]);
+        if p.base.is_none() {
+            self.note_derived_offset(p.id, id);
+        }
         Some(Val {
-            id: self.op(o, ut, &[p.id, i.id]),
+            id,
             ty: p.ty.clone(),
             base: p.base.clone(),
         })

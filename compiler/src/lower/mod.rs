@@ -15,7 +15,9 @@
 //! that casts to `__local` (or `__private`) pointers, or keeps unions there,
 //! puts that memory in a word pool instead: one array of 32-bit words per
 //! kernel, pointers being byte offsets, every access composed from words;
-//! a private variable's slot is free again once its block or call ends.
+//! a private variable's slot is free again once its block or call ends,
+//! and where every pointer can be followed to its variable each private
+//! slot is an array of its own (`split_pool.rs`).
 //! What neither form covers is diagnosed rather than miscompiled.
 
 mod addressed;
@@ -35,6 +37,7 @@ pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
 mod program_data;
 mod reinterpret;
 mod rotate;
+mod split_pool;
 pub(crate) use image::uses_image_library;
 mod subgroup;
 mod unroll;
@@ -159,6 +162,7 @@ impl LocalPool {
             reserved: Vec::new(),
             storage,
             pointers,
+            split: None,
         }
     }
 
@@ -230,6 +234,9 @@ struct LocalPool {
     /// variable that may be addressed lives there; otherwise only unions
     /// do, and pointers stay typed (`PoolUse`).
     pointers: bool,
+    /// A `__private` pool whose variables each have an array of their own
+    /// (see [`split_pool`]).
+    split: Option<split_pool::SplitPool>,
 }
 
 /// What lives at a point of the function being lowered, to give back
@@ -475,6 +482,16 @@ pub(crate) struct Lowerer<'a> {
     /// Resolving generic pointers at compile time hit something only the
     /// tagged form handles, so the program is lowered again with it.
     generic_limit: bool,
+    /// Kernels whose private pool stays whole: splitting it failed in an
+    /// earlier attempt (see [`split_pool`]).
+    unsplit: HashSet<String>,
+    /// The kernel being lowered may split its private pool.
+    split_pools: bool,
+    /// An access of the kernel being lowered reached a split pool at an
+    /// offset whose variable is not known.
+    split_failed: bool,
+    /// Kernels of this attempt whose split failed.
+    split_failures: Vec<String>,
     /// The program calls atomic functions that can act on floats:
     /// `__local` floats and doubles are held as integer bits (see
     /// [`atomic`]).
@@ -546,17 +563,47 @@ pub fn lower(
     // Generic pointers resolved at compile time first: ordinary kernels
     // keep typed variables and pay nothing for the tagged form.
     let before = diags.clone();
-    let mut limit = false;
-    let lowered = lower_once(
-        tu, library, caps, float_mode, cl_version, object, diags, false, &mut limit,
-    );
-    if lowered.is_some() || !limit || !generic::tags_fit(caps) {
-        return lowered;
+    let mut attempt = Attempt::default();
+    loop {
+        let lowered = lower_once(
+            tu,
+            library,
+            caps,
+            float_mode,
+            cl_version,
+            object,
+            diags,
+            &mut attempt,
+        );
+        if lowered.is_some() && !attempt.split_failures.is_empty() {
+            // Again, with those kernels' private pools whole.
+            let failed = std::mem::take(&mut attempt.split_failures);
+            attempt.unsplit.extend(failed);
+        } else if lowered.is_none()
+            && attempt.generic_limit
+            && !attempt.generic_dynamic
+            && generic::tags_fit(caps)
+        {
+            attempt.generic_dynamic = true;
+        } else {
+            return lowered;
+        }
+        *diags = before.clone();
     }
-    *diags = before;
-    lower_once(
-        tu, library, caps, float_mode, cl_version, object, diags, true, &mut limit,
-    )
+}
+
+/// One lowering of a program: how it goes, and what it found that calls
+/// for another.
+#[derive(Default)]
+struct Attempt {
+    /// Generic pointers are tagged values (see [`generic`]).
+    generic_dynamic: bool,
+    /// Kernels that keep their private pool whole (see [`split_pool`]).
+    unsplit: HashSet<String>,
+    /// Found: resolving generic pointers at compile time is not enough.
+    generic_limit: bool,
+    /// Found: kernels whose private pool could not be split.
+    split_failures: Vec<String>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -568,8 +615,7 @@ fn lower_once(
     cl_version: u32,
     object: bool,
     diags: &mut Diagnostics,
-    generic_dynamic: bool,
-    generic_limit: &mut bool,
+    attempt: &mut Attempt,
 ) -> Option<Lowered> {
     let mut funcs = HashMap::default();
     for f in library.iter().flat_map(|l| &l.funcs).chain(&tu.funcs) {
@@ -643,8 +689,12 @@ fn lower_once(
         user_functions: HashMap::default(),
         root_types: HashMap::default(),
         object,
-        generic_dynamic,
+        generic_dynamic: attempt.generic_dynamic,
         generic_limit: false,
+        unsplit: std::mem::take(&mut attempt.unsplit),
+        split_pools: false,
+        split_failed: false,
+        split_failures: Vec::new(),
         local_float_bits: tu.funcs.iter().any(atomic::calls_float_atomics),
         float_bits_roots: HashSet::default(),
     };
@@ -710,7 +760,9 @@ fn lower_once(
             l.check_uncalled(f);
         }
     }
-    *generic_limit = l.generic_limit;
+    attempt.generic_limit = l.generic_limit;
+    attempt.unsplit = std::mem::take(&mut l.unsplit);
+    attempt.split_failures = std::mem::take(&mut l.split_failures);
     if l.diags.has_errors() {
         return None;
     }
@@ -1401,8 +1453,14 @@ impl<'a> Lowerer<'a> {
                 name.is_empty() || self.contains_union(ty) || self.may_be_addressed(func, name)
             }
         };
-        if let Some(pool) = self.ppool.as_mut().filter(|_| slot) {
-            let at = pool.place(size, align);
+        if slot && self.ppool.is_some() {
+            let at = match self.split_slot(name, size, align) {
+                Some(at) => at,
+                None => self
+                    .ppool
+                    .as_mut()
+                    .map_or(0, |pool| pool.place(size, align)),
+            };
             let offset = self.m.u32_const(at);
             // A slot given back may hold a new variable: what was noted of
             // the old one goes.
@@ -2128,6 +2186,10 @@ impl<'a> Lowerer<'a> {
         } else {
             StorageClass::Private
         };
+        self.split_pools = self.caps.split_private_pool
+            && !self.generic_dynamic
+            && !self.unsplit.contains(f.name.as_str());
+        self.split_failed = false;
         self.open_pools(f.name.as_str(), private_storage);
         for (p, a) in f.params.iter().zip(&args) {
             match a.kind {
@@ -2203,6 +2265,9 @@ impl<'a> Lowerer<'a> {
             self.declare_pool(&pool);
         }
         self.declare_private_pool();
+        if self.split_failed {
+            self.split_failures.push(f.name.clone());
+        }
         let void = self.m.ty(TypeKey::Void);
         let fw = std::mem::replace(&mut self.f, FunctionWriter::new(0));
         let fid = self.add_function(fw, void, &[], 0);
@@ -2312,6 +2377,12 @@ impl<'a> Lowerer<'a> {
     /// has one, sized once every variable is placed.
     fn declare_private_pool(&mut self) {
         if let Some(pool) = self.ppool.take() {
+            // Split, every variable has its own array (counted as a
+            // `Function` variable), and no access reaches the pool unless
+            // the split failed, where the module is made again.
+            if pool.split.is_some() && !self.split_failed {
+                return;
+            }
             // The pool's variables count as the most they held at once:
             // the pool's length.
             let words = pool.static_bytes / 4 + 1;
@@ -2381,6 +2452,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Word {
+        if let Some(p) = self.split_word_ptr(sc, offset) {
+            return p;
+        }
         let u = self.m.ty(TypeKey::Int(32));
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[offset, two]);
@@ -2413,7 +2487,9 @@ impl<'a> Lowerer<'a> {
         }
         let u = self.m.ty(TypeKey::Int(32));
         let c = self.u32c(bytes);
-        self.op(Op::IAdd, u, &[offset, c])
+        let o = self.op(Op::IAdd, u, &[offset, c]);
+        self.note_derived_offset(offset, o);
+        o
     }
 
     fn pool_load(&mut self, sc: StorageClass, offset: Word, ty: &Type, span: Span) -> R<Word> {
@@ -3319,6 +3395,7 @@ impl<'a> Lowerer<'a> {
                 if let Some(v) = self.expr(e) {
                     if let Some(v) = self.convert(v, &ret_ty, e.span, false) {
                         self.op_void(Op::Store, &[var, v.id]);
+                        self.note_pointer_store(var, &v);
                         self.set_return_base(v.base, e.span);
                     }
                 }
@@ -3330,6 +3407,7 @@ impl<'a> Lowerer<'a> {
                     if let Some(v) = self.convert(v, &ty, e.span, false) {
                         let var = self.new_function_var(&ty);
                         self.op_void(Op::Store, &[var, v.id]);
+                        self.note_pointer_store(var, &v);
                         if let Some(frame) = self.frames.last_mut() {
                             frame.ret_ty = ty;
                             frame.ret_var = Some(var);
@@ -3881,6 +3959,9 @@ impl<'a> Lowerer<'a> {
                 let args = Operands::new(&[p], Self::mem_operands(*sc));
                 let id = self.op(Op::Load, t, args.words());
                 let id = self.stored_bits_as_value(id, ty, &stored, span)?;
+                if path.is_empty() {
+                    self.note_pointer_load(*root, id, ty);
+                }
                 Some(Val::new(id, ty.clone()))
             }
             Place::Pool { offset, ty, sc } => {
@@ -4133,6 +4214,9 @@ impl<'a> Lowerer<'a> {
                 };
                 let args = Operands::new(&[p, value], Self::mem_operands(*sc));
                 self.op_void(Op::Store, args.words());
+                if path.is_empty() {
+                    self.note_pointer_store(*root, v);
+                }
             }
             Place::Addr {
                 addr,
@@ -4286,12 +4370,16 @@ impl<'a> Lowerer<'a> {
         let local = dynamic.or(most(&self.local_pool_users));
         self.ppool = private.map(|usage| {
             let zero = self.u32c(0);
-            LocalPool::new(
+            let mut pool = LocalPool::new(
                 self.m.id(),
                 zero,
                 private_storage,
                 usage == PoolUse::Pointers,
-            )
+            );
+            if self.split_pools && private_storage == StorageClass::Function {
+                pool.split = Some(split_pool::SplitPool::new());
+            }
+            pool
         });
         self.pool = local.map(|_| {
             let zero = self.u32c(0);
@@ -4310,6 +4398,7 @@ impl<'a> Lowerer<'a> {
         // The pools a kernel would give the function, so that what needs
         // them (unions in private or local memory) checks as in a called
         // function; the scratch module is discarded.
+        self.split_pools = false;
         self.open_pools(f.name.as_str(), StorageClass::Function);
         self.outlined.clear();
         self.const_vars.clear();
@@ -4512,6 +4601,7 @@ impl<'a> Lowerer<'a> {
             Some(var) => {
                 let t = self.sty(&frame.ret_ty);
                 let id = self.op(Op::Load, t, &[var]);
+                self.note_pointer_load(var, id, &frame.ret_ty);
                 Some(Val {
                     id,
                     ty: frame.ret_ty,

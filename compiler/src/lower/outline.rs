@@ -365,7 +365,11 @@ impl<'a> Lowerer<'a> {
         let saved_pools = own_pools.then(|| {
             let fresh_ppool = self.ppool.as_ref().map(|p| p.pointers).map(|pointers| {
                 let zero = self.u32c(0);
-                LocalPool::new(self.m.id(), zero, StorageClass::Function, pointers)
+                let mut pool = LocalPool::new(self.m.id(), zero, StorageClass::Function, pointers);
+                if self.split_pools {
+                    pool.split = Some(super::split_pool::SplitPool::new());
+                }
+                pool
             });
             (
                 self.pool.take(),

@@ -1,0 +1,190 @@
+//! The private pool split into one `Function` array per variable.
+//!
+//! A kernel that reinterprets private memory keeps its addressed variables
+//! in the private word pool, pointers being byte offsets into it (see the
+//! crate's lowering notes in `mod.rs`). One array for every variable hides
+//! them all from the driver's register allocation: a variable only ever
+//! read and written at constant offsets (hashcat's digests, the unions of
+//! its 64-bit helpers) stays in memory because another variable of the
+//! same array is indexed at run time. Where the compiler knows which
+//! variable each access reaches, every variable gets a word array of its
+//! own, and the driver keeps in registers the ones it can.
+//!
+//! Pointers stay byte offsets. Each variable's slot is a range of offsets
+//! never given to another variable of the kernel, with at least one word
+//! between slots, so a constant offset (one past the end included) names
+//! one variable. An offset computed at run time takes the variable of the
+//! pointer it was computed from: C's pointer arithmetic stays within its
+//! object (C11 6.5.6). A `Function` variable holding such pointers takes
+//! the variable of the values stored in it, while they all agree. Any
+//! access whose variable is unknown (a pointer chosen at run time between
+//! objects, loaded from memory, or stored where the walk does not follow)
+//! marks the kernel, and the program is lowered again with that kernel's
+//! pool whole (`lower` in `mod.rs`).
+
+use super::{Lowerer, Val};
+use crate::sema::types::{round_up, Type, TypeRef};
+use crate::spirv::{Op, StorageClass, TypeKey, Word};
+use crate::HashMap;
+use std::collections::BTreeMap;
+
+/// Slots start here, so that offset 0 (a null pointer) is in none.
+const FIRST_SLOT: u32 = 16;
+/// Offsets stay below this: past it the kernel keeps its pool whole.
+const LAST_OFFSET: u32 = 1 << 30;
+
+/// The variables of a split private pool, and what is known of the
+/// offsets that point into them.
+#[derive(Default)]
+pub(super) struct SplitPool {
+    /// Each variable's array by the first offset of its slot.
+    slots: BTreeMap<u32, Slot>,
+    /// Where the next slot may start.
+    next: u32,
+    /// Offsets computed at run time: the first offset of the slot they
+    /// point into.
+    derived: HashMap<Word, u32>,
+    /// `Function` variables holding pointers into the pool: the slot every
+    /// value stored there points into, `None` once two disagree.
+    holders: HashMap<Word, Option<u32>>,
+}
+
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The variable's `Function` array of 32-bit words.
+    var: Word,
+    /// One past its last byte.
+    end: u32,
+}
+
+impl SplitPool {
+    pub(super) fn new() -> SplitPool {
+        SplitPool {
+            next: FIRST_SLOT,
+            ..SplitPool::default()
+        }
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    fn split_pool(&self) -> Option<&SplitPool> {
+        self.ppool.as_ref().and_then(|p| p.split.as_ref())
+    }
+
+    fn split_pool_mut(&mut self) -> Option<&mut SplitPool> {
+        self.ppool.as_mut().and_then(|p| p.split.as_mut())
+    }
+
+    /// A slot of its own for a private pool variable of `size` bytes, with
+    /// its word array: the slot's first offset, or `None` where the pool
+    /// is whole.
+    pub(super) fn split_slot(&mut self, name: &str, size: u32, align: u32) -> Option<u32> {
+        let next = self.split_pool()?.next;
+        let at = round_up(next, align.max(4));
+        let end = at.checked_add(size).filter(|&e| e < LAST_OFFSET);
+        let Some(end) = end else {
+            self.split_failed = true;
+            return None;
+        };
+        let words = size.div_ceil(4).max(1);
+        let var = self.new_function_var(&Type::Array(TypeRef::new(Type::UINT), words));
+        if !name.is_empty() {
+            self.m.name(var, name);
+        }
+        let split = self.split_pool_mut()?;
+        split.slots.insert(at, Slot { var, end });
+        // A word apart: one past this slot's end is no offset of the next.
+        split.next = round_up(end, 4) + 4;
+        Some(at)
+    }
+
+    /// The first offset of the slot `offset` points into, if known.
+    fn slot_of(&self, offset: Word) -> Option<u32> {
+        let split = self.split_pool()?;
+        match self.m.int_constant(offset) {
+            Some((_, k)) => {
+                let k = u32::try_from(k).ok()?;
+                let (&start, slot) = split.slots.range(..=k).next_back()?;
+                (k <= slot.end).then_some(start)
+            }
+            None => split.derived.get(&offset).copied(),
+        }
+    }
+
+    /// The pointer to the word at byte `offset` of a split private pool,
+    /// in the array of the variable it lies in; `None` where the pool is
+    /// whole, or the variable is not known (the kernel is then marked to
+    /// be lowered again with its pool whole).
+    pub(super) fn split_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Option<Word> {
+        if sc != StorageClass::Function || self.split_pool().is_none() {
+            return None;
+        }
+        let Some(start) = self.slot_of(offset) else {
+            self.split_failed = true;
+            return None;
+        };
+        let var = self.split_pool()?.slots.get(&start)?.var;
+        let u = self.m.ty(TypeKey::Int(32));
+        let first = self.u32c(start);
+        let within = self.op(Op::ISub, u, &[offset, first]);
+        let two = self.u32c(2);
+        let index = self.op(Op::ShiftRightLogical, u, &[within, two]);
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, u));
+        Some(self.op(Op::AccessChain, p, &[var, index]))
+    }
+
+    /// `to`, computed from offset `from`, points into the same variable.
+    pub(super) fn note_derived_offset(&mut self, from: Word, to: Word) {
+        if to == from || self.m.int_constant(to).is_some() {
+            return;
+        }
+        if let Some(start) = self.slot_of(from) {
+            if let Some(split) = self.split_pool_mut() {
+                split.derived.insert(to, start);
+            }
+        }
+    }
+
+    /// Whether values of `ty` are offsets into a split private pool.
+    fn is_split_pointer(&self, ty: &Type) -> bool {
+        self.split_pool().is_some()
+            && matches!(ty, Type::Pointer(_, sp, _) if self.pool_of(*sp) == Some(StorageClass::Function))
+    }
+
+    /// `v` was stored whole into `Function` variable `holder`.
+    pub(super) fn note_pointer_store(&mut self, holder: Word, v: &Val) {
+        if !self.is_split_pointer(&v.ty) {
+            return;
+        }
+        // A null pointer points into nothing, and leaves what the variable
+        // points into as it was.
+        if self.m.int_constant(v.id).is_some_and(|(_, k)| k == 0) {
+            return;
+        }
+        let slot = self.slot_of(v.id);
+        let Some(split) = self.split_pool_mut() else {
+            return;
+        };
+        let agreed = match split.holders.get(&holder) {
+            None => slot,
+            Some(&held) if held == slot => slot,
+            Some(_) => None,
+        };
+        split.holders.insert(holder, agreed);
+        if agreed.is_none() {
+            self.split_failed = true;
+        }
+    }
+
+    /// `id` was loaded whole from `Function` variable `holder`, as `ty`.
+    pub(super) fn note_pointer_load(&mut self, holder: Word, id: Word, ty: &Type) {
+        if !self.is_split_pointer(ty) {
+            return;
+        }
+        if let Some(split) = self.split_pool_mut() {
+            if let Some(&Some(start)) = split.holders.get(&holder) {
+                split.derived.insert(id, start);
+            }
+        }
+    }
+}
