@@ -346,3 +346,52 @@ fn a_pointer_chosen_at_run_time_keeps_that_kernels_pool_whole() {
     assert_eq!(named_word_array(&m, "a"), Some(4));
     assert_eq!(named_word_array(&m, "x"), None);
 }
+
+#[test]
+fn the_words_of_a_value_index_from_one_word_of_its_address() {
+    // `row[j]` is a `ulong` at a run-time offset: its high word's index is
+    // the low word's plus one, not a shift of its own offset, so that the
+    // driver sees one address and a displacement. The same with the pool
+    // whole.
+    let source = "kernel void k(global ulong *out, uint n) {\n\
+                      ulong rows[4][4];\n\
+                      for (int i = 0; i < 16; i++) rows[i / 4][i % 4] = out[i];\n\
+                      ulong *row = rows[n & 3];\n\
+                      uchar *b = (uchar *)row;\n\
+                      b[n & 31] = 1;\n\
+                      out[0] = row[1] + row[2];\n\
+                  }\n";
+    for m in [split_module(source), module(source)] {
+        let def = |id: u32| {
+            m.functions
+                .iter()
+                .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+                .find(|i| i.result_id == Some(id))
+        };
+        let indices: Vec<u32> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+            .filter(|i| i.class.opcode == Op::AccessChain && i.operands.len() == 2)
+            .map(|i| i.operands[1].unwrap_id_ref())
+            .collect();
+        // Word indices that are another word index plus a constant:
+        // `row[1]` and `row[2]` are 2 and 4 words past `row`, their high
+        // words 3 and 5 (before, each word's index was its byte offset
+        // shifted).
+        let constant = |id: u32| {
+            m.types_global_values
+                .iter()
+                .any(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
+        };
+        let displaced = indices
+            .iter()
+            .filter(|&&id| {
+                def(id).is_some_and(|i| {
+                    i.class.opcode == Op::IAdd && constant(i.operands[1].unwrap_id_ref())
+                })
+            })
+            .count();
+        assert!(displaced >= 4, "{displaced} of {} indices", indices.len());
+    }
+}

@@ -1539,6 +1539,12 @@ impl<'a> Lowerer<'a> {
         let id = self.op(o, ut, &[p.id, i.id]);
         if p.base.is_none() {
             self.note_derived_offset(p.id, id);
+            // `p[3]`: three elements past `p`'s words.
+            if let (false, Some((_, bytes))) = (sub, self.m.int_constant(i.id)) {
+                if let Ok(bytes) = u32::try_from(bytes) {
+                    self.note_offset_parts(p.id, id, bytes);
+                }
+            }
         }
         Some(Val {
             id,

@@ -492,6 +492,9 @@ pub(crate) struct Lowerer<'a> {
     split_failed: bool,
     /// Kernels of this attempt whose split failed.
     split_failures: Vec<String>,
+    /// Pool offsets computed as another offset plus a constant: that
+    /// offset and the bytes added (see `pool_word_ptr`).
+    pool_offset_parts: HashMap<Word, (Word, u32)>,
     /// The program calls atomic functions that can act on floats:
     /// `__local` floats and doubles are held as integer bits (see
     /// [`atomic`]).
@@ -695,6 +698,7 @@ fn lower_once(
         split_pools: false,
         split_failed: false,
         split_failures: Vec::new(),
+        pool_offset_parts: HashMap::default(),
         local_float_bits: tu.funcs.iter().any(atomic::calls_float_atomics),
         float_bits_roots: HashSet::default(),
     };
@@ -2452,12 +2456,21 @@ impl<'a> Lowerer<'a> {
     }
 
     fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Word {
-        if let Some(p) = self.split_word_ptr(sc, offset) {
+        // An offset a whole number of words past another indexes that
+        // one's word plus as many: the driver then sees one address and
+        // constant displacements (the words of a `ulong`, the members of
+        // a struct) rather than an address per word.
+        let (from, words) = match self.pool_offset_parts.get(&offset) {
+            Some(&(from, bytes)) if bytes % 4 == 0 => (from, bytes / 4),
+            _ => (offset, 0),
+        };
+        if let Some(p) = self.split_word_ptr(sc, from, words) {
             return p;
         }
         let u = self.m.ty(TypeKey::Int(32));
         let two = self.u32c(2);
-        let index = self.op(Op::ShiftRightLogical, u, &[offset, two]);
+        let index = self.op(Op::ShiftRightLogical, u, &[from, two]);
+        let index = self.plus_words(index, words);
         let pool = if sc == StorageClass::Workgroup {
             &self.pool
         } else {
@@ -2489,7 +2502,33 @@ impl<'a> Lowerer<'a> {
         let c = self.u32c(bytes);
         let o = self.op(Op::IAdd, u, &[offset, c]);
         self.note_derived_offset(offset, o);
+        self.note_offset_parts(offset, o, bytes);
         o
+    }
+
+    /// Pool offset `to` is `offset` plus `bytes` (see `pool_word_ptr`).
+    fn note_offset_parts(&mut self, offset: Word, to: Word, bytes: u32) {
+        if to == offset || self.m.int_constant(to).is_some() {
+            return;
+        }
+        let (from, before) = self
+            .pool_offset_parts
+            .get(&offset)
+            .copied()
+            .unwrap_or((offset, 0));
+        if let Some(total) = before.checked_add(bytes).filter(|&t| t < 1 << 30) {
+            self.pool_offset_parts.insert(to, (from, total));
+        }
+    }
+
+    /// Word index `index` plus `words`.
+    fn plus_words(&mut self, index: Word, words: u32) -> Word {
+        if words == 0 {
+            return index;
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        let k = self.u32c(words);
+        self.op(Op::IAdd, u, &[index, k])
     }
 
     fn pool_load(&mut self, sc: StorageClass, offset: Word, ty: &Type, span: Span) -> R<Word> {

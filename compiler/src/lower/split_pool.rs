@@ -111,11 +111,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The pointer to the word at byte `offset` of a split private pool,
-    /// in the array of the variable it lies in; `None` where the pool is
-    /// whole, or the variable is not known (the kernel is then marked to
-    /// be lowered again with its pool whole).
-    pub(super) fn split_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Option<Word> {
+    /// The pointer to the word `words` past byte `offset` of a split
+    /// private pool, in the array of the variable `offset` lies in; `None`
+    /// where the pool is whole, or the variable is not known (the kernel
+    /// is then marked to be lowered again with its pool whole).
+    pub(super) fn split_word_ptr(
+        &mut self,
+        sc: StorageClass,
+        offset: Word,
+        words: u32,
+    ) -> Option<Word> {
         if sc != StorageClass::Function || self.split_pool().is_none() {
             return None;
         }
@@ -129,6 +134,7 @@ impl<'a> Lowerer<'a> {
         let within = self.op(Op::ISub, u, &[offset, first]);
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[within, two]);
+        let index = self.plus_words(index, words);
         let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, u));
         Some(self.op(Op::AccessChain, p, &[var, index]))
     }
