@@ -1466,10 +1466,12 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 let (a, b, c) = (cast(self, ids[0]), cast(self, ids[1]), cast(self, ids[2]));
-                let nc = self.op(Op::Not, ity, &[c]);
-                let x = self.op(Op::BitwiseAnd, ity, &[a, nc]);
-                let y = self.op(Op::BitwiseAnd, ity, &[b, c]);
-                let r = self.op(Op::BitwiseOr, ity, &[x, y]);
+                // `a ^ ((a ^ b) & c)`: b where c has a bit set, a elsewhere,
+                // in the shape NVIDIA's Vulkan compiler makes one logic
+                // instruction of (lower/majority.rs).
+                let ab = self.op(Op::BitwiseXor, ity, &[a, b]);
+                let picked = self.op(Op::BitwiseAnd, ity, &[ab, c]);
+                let r = self.op(Op::BitwiseXor, ity, &[a, picked]);
                 let r = if s.is_float() {
                     self.op(Op::Bitcast, ty, &[r])
                 } else {

@@ -836,6 +836,11 @@ impl<'a> Lowerer<'a> {
                         return self.rotate_idiom(idiom, e.span);
                     }
                 }
+                if *op == BinOp::BitOr {
+                    if let Some(idiom) = majority::MajorityIdiom::of(a, b) {
+                        return self.majority(idiom, e.span);
+                    }
+                }
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
                 if matches!(op, BinOp::Eq | BinOp::Ne) {

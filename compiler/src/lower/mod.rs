@@ -32,6 +32,7 @@ mod funnel;
 mod generic;
 mod image;
 mod integer_dot;
+mod majority;
 mod outline;
 pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
 mod program_data;

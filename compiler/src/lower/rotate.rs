@@ -78,7 +78,7 @@ fn complementary_counts(a: &Expr, b: &Expr) -> Option<u64> {
 /// that evaluating it once gives what evaluating each would: nothing
 /// between the two reads can write what they read). Spans are not
 /// compared.
-fn same_value(a: &Expr, b: &Expr) -> bool {
+pub(super) fn same_value(a: &Expr, b: &Expr) -> bool {
     use ExprKind as E;
     match (&a.kind, &b.kind) {
         (E::Ident(x), E::Ident(y)) => x == y,
