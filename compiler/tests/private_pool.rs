@@ -15,8 +15,40 @@
 mod common;
 
 use ferrocl_compiler::TargetCaps;
-use rspirv::dr::{Module, Operand};
+use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Op, StorageClass};
+
+/// The instructions of the module's functions.
+fn instructions(m: &Module) -> impl Iterator<Item = &Instruction> {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+}
+
+/// The type, constant or global `id` defines.
+fn global(m: &Module, id: u32) -> Option<&Instruction> {
+    m.types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(id))
+}
+
+/// The length of the array of 32-bit words that pointer type `ptr_ty`
+/// points to, if it is one.
+fn word_array_len(m: &Module, ptr_ty: u32) -> Option<u32> {
+    let arr = global(m, global(m, ptr_ty)?.operands.get(1)?.unwrap_id_ref())?;
+    if arr.class.opcode != Op::TypeArray {
+        return None;
+    }
+    let elem = global(m, arr.operands[0].unwrap_id_ref())?;
+    if elem.class.opcode != Op::TypeInt || elem.operands.first() != Some(&Operand::LiteralBit32(32))
+    {
+        return None;
+    }
+    match global(m, arr.operands[1].unwrap_id_ref())?.operands.first() {
+        Some(Operand::LiteralBit32(n)) => Some(*n),
+        _ => None,
+    }
+}
 
 /// The lengths of the unnamed `Function` arrays of 32-bit words: the
 /// pools (named variables are the program's own).
@@ -26,41 +58,13 @@ fn pool_lengths(m: &Module) -> Vec<u32> {
             .iter()
             .any(|i| i.class.opcode == Op::Name && i.operands.first() == Some(&Operand::IdRef(id)))
     };
-    let constant = |id: u32| {
-        m.types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
-            .and_then(|i| match i.operands.first() {
-                Some(Operand::LiteralBit32(v)) => Some(*v),
-                _ => None,
-            })
-    };
-    let def = |id: u32| {
-        m.types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(id))
-    };
-    let word_array_len = |ptr_ty: u32| {
-        let ptr = def(ptr_ty)?;
-        let pointee = ptr.operands.get(1)?.unwrap_id_ref();
-        let arr = def(pointee)?;
-        if arr.class.opcode != Op::TypeArray {
-            return None;
-        }
-        let elem = def(arr.operands[0].unwrap_id_ref())?;
-        let is_word = elem.class.opcode == Op::TypeInt
-            && elem.operands.first() == Some(&Operand::LiteralBit32(32));
-        is_word.then(|| constant(arr.operands[1].unwrap_id_ref()))?
-    };
-    m.functions
-        .iter()
-        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+    instructions(m)
         .filter(|i| {
             i.class.opcode == Op::Variable
                 && i.operands.first() == Some(&Operand::StorageClass(StorageClass::Function))
                 && !i.result_id.is_some_and(named)
         })
-        .filter_map(|i| word_array_len(i.result_type?))
+        .filter_map(|i| word_array_len(m, i.result_type?))
         .collect()
 }
 
@@ -84,38 +88,22 @@ fn named_word_array(m: &Module, name: &str) -> Option<u32> {
             [Operand::IdRef(id), Operand::LiteralString(s)] if s == name => Some(*id),
             _ => None,
         })?;
-    let def = |id: u32| {
-        m.types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(id))
-    };
-    let var = m
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
-        .find(|i| i.class.opcode == Op::Variable && i.result_id == Some(id))?;
-    let arr = def(def(var.result_type?)?.operands.get(1)?.unwrap_id_ref())?;
-    if arr.class.opcode != Op::TypeArray {
-        return None;
-    }
-    let elem = def(arr.operands[0].unwrap_id_ref())?;
-    if elem.class.opcode != Op::TypeInt || elem.operands.first() != Some(&Operand::LiteralBit32(32))
-    {
-        return None;
-    }
-    match def(arr.operands[1].unwrap_id_ref())?.operands.first() {
-        Some(Operand::LiteralBit32(n)) => Some(*n),
-        _ => None,
+    let var =
+        instructions(m).find(|i| i.class.opcode == Op::Variable && i.result_id == Some(id))?;
+    word_array_len(m, var.result_type?)
+}
+
+/// Capabilities that keep every private pool whole.
+fn whole() -> TargetCaps {
+    TargetCaps {
+        split_private_pool: false,
+        ..common::caps()
     }
 }
 
 /// The module of `source`, its private pools whole.
 fn module(source: &str) -> Module {
-    let caps = TargetCaps {
-        split_private_pool: false,
-        ..common::caps()
-    };
-    let p = common::build_caps(source, &caps);
+    let p = common::build_caps(source, &whole());
     rspirv::dr::load_words(&p.spirv).expect("the module parses")
 }
 
@@ -278,11 +266,7 @@ fn variables_of_returned_calls_and_left_blocks_give_their_slots_back() {
     let one_block = SLOT_REUSE.replace("acc += b[n & 15u]; }", "acc += b[n & 15u];");
     let one_block = one_block.replace("{ uint c[4]", "uint c[4]");
     assert_eq!(pool_lengths(&module(&one_block)), [10]);
-    let whole = TargetCaps {
-        split_private_pool: false,
-        ..common::caps()
-    };
-    let size = |src: &str| common::build_caps(src, &whole).kernels[0].private_mem_size;
+    let size = |src: &str| common::build_caps(src, &whole()).kernels[0].private_mem_size;
     assert_eq!(size(&one_block) - size(SLOT_REUSE), 16);
 }
 
@@ -362,16 +346,7 @@ fn the_words_of_a_value_index_from_one_word_of_its_address() {
                       out[0] = row[1] + row[2];\n\
                   }\n";
     for m in [split_module(source), module(source)] {
-        let def = |id: u32| {
-            m.functions
-                .iter()
-                .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
-                .find(|i| i.result_id == Some(id))
-        };
-        let indices: Vec<u32> = m
-            .functions
-            .iter()
-            .flat_map(|f| f.blocks.iter().flat_map(|b| &b.instructions))
+        let indices: Vec<u32> = instructions(&m)
             .filter(|i| i.class.opcode == Op::AccessChain && i.operands.len() == 2)
             .map(|i| i.operands[1].unwrap_id_ref())
             .collect();
@@ -379,17 +354,15 @@ fn the_words_of_a_value_index_from_one_word_of_its_address() {
         // `row[1]` and `row[2]` are 2 and 4 words past `row`, their high
         // words 3 and 5 (before, each word's index was its byte offset
         // shifted).
-        let constant = |id: u32| {
-            m.types_global_values
-                .iter()
-                .any(|i| i.result_id == Some(id) && i.class.opcode == Op::Constant)
-        };
+        let constant = |id: u32| global(&m, id).is_some_and(|i| i.class.opcode == Op::Constant);
         let displaced = indices
             .iter()
             .filter(|&&id| {
-                def(id).is_some_and(|i| {
-                    i.class.opcode == Op::IAdd && constant(i.operands[1].unwrap_id_ref())
-                })
+                instructions(&m)
+                    .find(|i| i.result_id == Some(id))
+                    .is_some_and(|i| {
+                        i.class.opcode == Op::IAdd && constant(i.operands[1].unwrap_id_ref())
+                    })
             })
             .count();
         assert!(displaced >= 4, "{displaced} of {} indices", indices.len());

@@ -457,7 +457,7 @@ impl<'a> Lowerer<'a> {
                 let size = self.u32c(self.types.size(&elem));
                 let scaled = self.op(Op::IMul, u, &[i.id, size]);
                 let o = self.op(Op::IAdd, u, &[offset, scaled]);
-                self.note_derived_offset(offset, o);
+                self.note_pool_offset(offset, o, None);
                 Some(Place::Pool {
                     offset: o,
                     ty: elem,
@@ -1543,13 +1543,12 @@ impl<'a> Lowerer<'a> {
         let o = if sub { Op::ISub } else { Op::IAdd };
         let id = self.op(o, ut, &[p.id, i.id]);
         if p.base.is_none() {
-            self.note_derived_offset(p.id, id);
             // `p[3]`: three elements past `p`'s words.
-            if let (false, Some((_, bytes))) = (sub, self.m.int_constant(i.id)) {
-                if let Ok(bytes) = u32::try_from(bytes) {
-                    self.note_offset_parts(p.id, id, bytes);
-                }
-            }
+            let bytes = match self.m.int_constant(i.id) {
+                Some((_, bytes)) if !sub => u32::try_from(bytes).ok(),
+                _ => None,
+            };
+            self.note_pool_offset(p.id, id, bytes);
         }
         Some(Val {
             id,

@@ -2502,16 +2502,20 @@ impl<'a> Lowerer<'a> {
         let u = self.m.ty(TypeKey::Int(32));
         let c = self.u32c(bytes);
         let o = self.op(Op::IAdd, u, &[offset, c]);
-        self.note_derived_offset(offset, o);
-        self.note_offset_parts(offset, o, bytes);
+        self.note_pool_offset(offset, o, Some(bytes));
         o
     }
 
-    /// Pool offset `to` is `offset` plus `bytes` (see `pool_word_ptr`).
-    fn note_offset_parts(&mut self, offset: Word, to: Word, bytes: u32) {
+    /// Pool offset `to` was computed from `offset` within one object, as
+    /// `offset` plus `bytes` where those are a known constant: what is
+    /// known of `offset` holds for `to` (its variable in a split pool,
+    /// [`split_pool`]; the word it is a constant past, `pool_word_ptr`).
+    fn note_pool_offset(&mut self, offset: Word, to: Word, bytes: Option<u32>) {
         if to == offset || self.m.int_constant(to).is_some() {
             return;
         }
+        self.note_derived_offset(offset, to);
+        let Some(bytes) = bytes else { return };
         let (from, before) = self
             .pool_offset_parts
             .get(&offset)
@@ -4408,19 +4412,8 @@ impl<'a> Lowerer<'a> {
         let dynamic = self.generic_dynamic.then_some(PoolUse::Pointers);
         let private = dynamic.or(most(&self.private_pool_users));
         let local = dynamic.or(most(&self.local_pool_users));
-        self.ppool = private.map(|usage| {
-            let zero = self.u32c(0);
-            let mut pool = LocalPool::new(
-                self.m.id(),
-                zero,
-                private_storage,
-                usage == PoolUse::Pointers,
-            );
-            if self.split_pools && private_storage == StorageClass::Function {
-                pool.split = Some(split_pool::SplitPool::new());
-            }
-            pool
-        });
+        self.ppool =
+            private.map(|usage| self.private_pool(private_storage, usage == PoolUse::Pointers));
         self.pool = local.map(|_| {
             let zero = self.u32c(0);
             LocalPool::new(self.m.id(), zero, StorageClass::Workgroup, true)

@@ -363,14 +363,11 @@ impl<'a> Lowerer<'a> {
         let saved_jumps = std::mem::take(&mut self.jumps);
         let saved_frames = std::mem::take(&mut self.frames);
         let saved_pools = own_pools.then(|| {
-            let fresh_ppool = self.ppool.as_ref().map(|p| p.pointers).map(|pointers| {
-                let zero = self.u32c(0);
-                let mut pool = LocalPool::new(self.m.id(), zero, StorageClass::Function, pointers);
-                if self.split_pools {
-                    pool.split = Some(super::split_pool::SplitPool::new());
-                }
-                pool
-            });
+            let fresh_ppool = self
+                .ppool
+                .as_ref()
+                .map(|p| p.pointers)
+                .map(|pointers| self.private_pool(StorageClass::Function, pointers));
             (
                 self.pool.take(),
                 std::mem::replace(&mut self.ppool, fresh_ppool),

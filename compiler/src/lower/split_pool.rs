@@ -22,7 +22,7 @@
 //! marks the kernel, and the program is lowered again with that kernel's
 //! pool whole (`lower` in `mod.rs`).
 
-use super::{Lowerer, Val};
+use super::{LocalPool, Lowerer, Val};
 use crate::sema::types::{round_up, Type, TypeRef};
 use crate::spirv::{Op, StorageClass, TypeKey, Word};
 use crate::HashMap;
@@ -139,11 +139,20 @@ impl<'a> Lowerer<'a> {
         Some(self.op(Op::AccessChain, p, &[var, index]))
     }
 
-    /// `to`, computed from offset `from`, points into the same variable.
-    pub(super) fn note_derived_offset(&mut self, from: Word, to: Word) {
-        if to == from || self.m.int_constant(to).is_some() {
-            return;
+    /// A new private word pool in `storage`, split where the kernel being
+    /// lowered may split its pool and the pool is a `Function` variable.
+    pub(super) fn private_pool(&mut self, storage: StorageClass, pointers: bool) -> LocalPool {
+        let zero = self.u32c(0);
+        let mut pool = LocalPool::new(self.m.id(), zero, storage, pointers);
+        if self.split_pools && storage == StorageClass::Function {
+            pool.split = Some(SplitPool::new());
         }
+        pool
+    }
+
+    /// `to`, a run-time offset computed from offset `from`, points into the
+    /// same variable (called through `note_pool_offset`).
+    pub(super) fn note_derived_offset(&mut self, from: Word, to: Word) {
         if let Some(start) = self.slot_of(from) {
             if let Some(split) = self.split_pool_mut() {
                 split.derived.insert(to, start);
