@@ -220,6 +220,9 @@ pub struct TargetCaps {
     /// where the compiler knows which variable every access reaches
     /// (lower/split_pool.rs), rather than one array for them all.
     pub split_private_pool: bool,
+    /// What a loop computes from values defined outside it is computed
+    /// once before the loop (spirv/hoist.rs).
+    pub hoist_loop_invariants: bool,
 }
 
 impl Default for TargetCaps {
@@ -245,6 +248,7 @@ impl Default for TargetCaps {
             header_buffer: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
             split_private_pool: true,
+            hoist_loop_invariants: true,
         }
     }
 }

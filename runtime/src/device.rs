@@ -771,7 +771,16 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         header_buffer: header_buffer(),
         outline_min_nodes: outline_min_nodes_setting(),
         split_private_pool: split_private_pool(),
+        hoist_loop_invariants: hoist_loop_invariants(),
     }
+}
+
+/// Loop invariants computed once before their loop (compiler
+/// spirv/hoist.rs): NVIDIA's Vulkan compiler leaves them in the loop.
+/// `FERROCL_LOOP_INVARIANTS=hoist` or `=keep` chooses, to compare the two
+/// and to test both on any device.
+fn hoist_loop_invariants() -> bool {
+    code_shape("FERROCL_LOOP_INVARIANTS", ["hoist", "keep"], true)
 }
 
 /// A kernel that reinterprets private memory gets a word array per

@@ -2416,7 +2416,7 @@ impl<'a> Lowerer<'a> {
     /// function's id.
     fn add_function(
         &mut self,
-        fw: FunctionWriter,
+        mut fw: FunctionWriter,
         ret: Word,
         params: &[(Word, Word)],
         control: u32,
@@ -2424,6 +2424,9 @@ impl<'a> Lowerer<'a> {
         let param_types = params.iter().map(|&(ty, _)| ty).collect();
         let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
         let id = self.m.id();
+        if self.caps.hoist_loop_invariants {
+            crate::spirv::hoist_loop_invariants(&mut fw, &mut self.m);
+        }
         let mut words = fw.finish(ret, id, fn_ty, control);
         // OpFunction is the first five words; the parameters follow it.
         let param_words = params

@@ -10,6 +10,9 @@ pub use rspirv::spirv::{
 };
 use std::collections::BTreeSet;
 
+mod hoist;
+pub(crate) use hoist::hoist_loop_invariants;
+
 /// A SPIR-V type, as the dedup map sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKey {
@@ -54,6 +57,8 @@ pub struct ModuleWriter {
     types_globals: Vec<Word>,
     functions: Vec<Word>,
     types: HashMap<TypeKey, Word>,
+    /// What each type id is, for the passes over function bodies.
+    type_keys: HashMap<Word, TypeKey>,
     consts: HashMap<ConstKey, Word>,
     /// Types already given an `ArrayStride` decoration.
     strided: BTreeSet<Word>,
@@ -148,6 +153,11 @@ impl ModuleWriter {
         let id = self.id();
         self.glsl_ext = Some(id);
         id
+    }
+
+    /// The `GLSL.std.450` import, if some instruction uses it yet.
+    pub fn glsl_import(&self) -> Option<Word> {
+        self.glsl_ext
     }
 
     pub fn name(&mut self, id: Word, name: &str) {
@@ -275,8 +285,14 @@ impl ModuleWriter {
             _ => {}
         }
         push_inst(&mut self.types_globals, op, &ops);
+        self.type_keys.insert(id, key.clone());
         self.types.insert(key, id);
         id
+    }
+
+    /// What the type `id` is, if this writer made it.
+    pub fn type_key(&self, id: Word) -> Option<&TypeKey> {
+        self.type_keys.get(&id)
     }
 
     pub fn constant(&mut self, key: ConstKey) -> Word {
