@@ -4,10 +4,10 @@
 //! whose operands do not change in it, where NVIDIA's OpenCL compiler
 //! computes it once before the loop. A SHA-256 loop in which only the
 //! first message word changes per trip (hashcat's `s04` kernels) ran 12 %
-//! longer through ferrocl than through NVIDIA's OpenCL on an H200, and
-//! level with it once the invariant part of the message schedule was
-//! written before the loop in the source (docs/performance.md, "Loop
-//! invariants before the loop"). This pass does that for every loop:
+//! longer through ferrocl than through NVIDIA's OpenCL on an H200, and 3 %
+//! once the invariant part of the message schedule was written before the
+//! loop in the source (docs/performance.md, "Loop invariants before the
+//! loop"). This pass does that for every loop:
 //!
 //! 1. **Stores forwarded to loads.** The lowering keeps every variable in
 //!    a `Function` variable, so a value read back after a store is a load.
@@ -22,6 +22,12 @@
 //!    the end of the block that enters the loop: arithmetic, logic,
 //!    conversions, composites, `GLSL.std.450` functions, access chains,
 //!    and loads from a followed variable the loop never stores to.
+//! 3. **What does not pay stays.** A value computed before the loop holds
+//!    a register through it: cheap values go back into the loop
+//!    ([`Body::keep_cheap_values_in_loop`]), and a loop that would lose
+//!    less than one value per [`LOOP_INSTRUCTIONS_PER_VALUE`] of its
+//!    instructions keeps all its arithmetic (only loads and copies move).
+//!    Pointers are never computed before a loop.
 //!
 //! What moves runs once per entry of the loop, also when the loop runs no
 //! trip, so nothing moves that could fail or read out of bounds there:
@@ -99,6 +105,37 @@ fn has_loop(words: &[Word]) -> bool {
         at += len;
     }
     false
+}
+
+/// A value computed from fewer arithmetic instructions than this is cheap.
+const CHEAP_VALUE_INSTRUCTIONS: usize = 4;
+/// Arithmetic leaves a loop only where at least one value that needs a
+/// register would leave per this many instructions of the loop: on an
+/// H200, hashcat's SHA2-256 loop (236 values of 13,427 instructions) ran
+/// 3 % faster with them out, md5crypt's (43 of 3,882) 2.6 %, and SHA1's
+/// (43 of 5,379) 4.7 % slower, its driver keeping 13 words a work-item in
+/// shared memory.
+const LOOP_INSTRUCTIONS_PER_VALUE: usize = 100;
+
+/// An instruction on its way out of a loop.
+struct Moved {
+    /// `None` once put back.
+    inst: Option<Vec<Word>>,
+    /// Where it was in the loop (block, instruction); `None` for what the
+    /// pass made (a clamp).
+    from: Option<(usize, usize)>,
+    /// Computes a value (not a load, a copy or an address).
+    arithmetic: bool,
+}
+
+impl Moved {
+    fn new(inst: Vec<Word>, from: Option<(usize, usize)>, arithmetic: bool) -> Moved {
+        Moved {
+            inst: Some(inst),
+            from,
+            arithmetic,
+        }
+    }
 }
 
 /// A `Function` variable or an access chain into one.
@@ -369,50 +406,27 @@ impl Body {
     fn hoist(&mut self, m: &mut ModuleWriter) {
         let glsl = m.glsl_import();
         for (_, entry, blocks) in self.loops() {
-            let mut defined: HashSet<Word> = HashSet::default();
             let mut written: HashSet<Word> = HashSet::default();
             for &b in &blocks {
                 written.extend(&self.blocks[b].writes);
-                for inst in self.blocks[b].insts.iter().filter(|i| !i.is_empty()) {
-                    if let Some(id) = self.layouts.result_id(inst) {
-                        defined.insert(id);
-                    }
-                }
             }
-            let mut moved = Vec::new();
-            for &b in &blocks {
-                let n = self.blocks[b].insts.len();
-                for i in 1..n {
-                    let inst = &self.blocks[b].insts[i];
-                    if inst.len() < 3 || inst[3..].iter().any(|w| defined.contains(w)) {
-                        continue;
-                    }
-                    let op = opcode(inst[0]);
-                    let id = inst[2];
-                    let hoisted = if is_chain(op) {
-                        self.hoist_chain(m, inst.clone(), &written, &mut moved)
-                    } else if is(op, Op::Load) {
-                        let loaded = self
-                            .followed(inst[3])
-                            .is_some_and(|p| !written.contains(&p.root))
-                            && self.loads_in_bounds(m, inst[3])
-                            && !self.is_pointer(m, inst[1]);
-                        if loaded {
-                            moved.push(inst.clone());
-                        }
-                        loaded
-                    } else if self.speculable(m, glsl, inst) {
-                        moved.push(inst.clone());
-                        true
-                    } else {
-                        false
-                    };
-                    if hoisted {
-                        defined.remove(&id);
-                        self.blocks[b].insts[i] = Vec::new();
-                    }
+            let before: Vec<Vec<Vec<Word>>> = blocks
+                .iter()
+                .map(|&b| self.blocks[b].insts.clone())
+                .collect();
+            let size: usize = before.iter().map(Vec::len).sum();
+            let mut moved = self.invariants(m, glsl, &blocks, &written, true);
+            self.keep_cheap_values_in_loop(&blocks, &mut moved);
+            let computed = self.computed_values(&moved).len();
+            if computed * LOOP_INSTRUCTIONS_PER_VALUE < size {
+                // Too little arithmetic leaves the loop to pay for the
+                // registers it holds: only loads and copies move.
+                for (&b, insts) in blocks.iter().zip(before) {
+                    self.blocks[b].insts = insts;
                 }
+                moved = self.invariants(m, glsl, &blocks, &written, false);
             }
+            let moved: Vec<Vec<Word>> = moved.into_iter().filter_map(|v| v.inst).collect();
             if !moved.is_empty() {
                 let insts = &mut self.blocks[entry].insts;
                 let mut at = insts.len() - 1;
@@ -424,6 +438,161 @@ impl Body {
         }
     }
 
+    /// Takes out of the loop `blocks` what it computes from values
+    /// defined outside it (arithmetic only where `arithmetic` says so).
+    fn invariants(
+        &mut self,
+        m: &mut ModuleWriter,
+        glsl: Option<Word>,
+        blocks: &[usize],
+        written: &HashSet<Word>,
+        arithmetic: bool,
+    ) -> Vec<Moved> {
+        let mut defined: HashSet<Word> = HashSet::default();
+        for &b in blocks {
+            for inst in self.blocks[b].insts.iter().filter(|i| !i.is_empty()) {
+                if let Some(id) = self.layouts.result_id(inst) {
+                    defined.insert(id);
+                }
+            }
+        }
+        let mut moved = Vec::new();
+        for &b in blocks {
+            let n = self.blocks[b].insts.len();
+            for i in 1..n {
+                let inst = &self.blocks[b].insts[i];
+                if inst.len() < 3 || inst[3..].iter().any(|w| defined.contains(w)) {
+                    continue;
+                }
+                let op = opcode(inst[0]);
+                let id = inst[2];
+                let from = Some((b, i));
+                let hoisted = if is_chain(op) {
+                    self.hoist_chain(m, inst.clone(), from, written, &mut moved)
+                } else if is(op, Op::Load) {
+                    let loaded = self
+                        .followed(inst[3])
+                        .is_some_and(|p| !written.contains(&p.root))
+                        && self.loads_in_bounds(m, inst[3])
+                        && !self.is_pointer(m, inst[1]);
+                    if loaded {
+                        moved.push(Moved::new(inst.clone(), from, false));
+                    }
+                    loaded
+                } else if self.speculable(m, glsl, inst) {
+                    let copy = is(op, Op::CopyObject);
+                    if copy || arithmetic {
+                        moved.push(Moved::new(inst.clone(), from, !copy));
+                    }
+                    copy || arithmetic
+                } else {
+                    false
+                };
+                if hoisted {
+                    defined.remove(&id);
+                    self.blocks[b].insts[i] = Vec::new();
+                }
+            }
+        }
+        moved
+    }
+
+    /// The arithmetic among `moved` that needs a register: all but what is
+    /// computed (or copied) from constants alone, which the driver folds.
+    fn computed_values(&self, moved: &[Moved]) -> HashSet<usize> {
+        let index = Self::index(moved);
+        let mut constant: HashSet<usize> = HashSet::default();
+        for (k, v) in moved.iter().enumerate() {
+            let Some(inst) = v.inst.as_ref() else {
+                continue;
+            };
+            let operands_fixed = inst[3..].iter().all(|w| match index.get(w) {
+                Some(j) => constant.contains(j),
+                None => !self.types.contains_key(w) && !self.places.contains_key(w),
+            });
+            if operands_fixed && !is(opcode(inst[0]), Op::Load) {
+                constant.insert(k);
+            }
+        }
+        (0..moved.len())
+            .filter(|k| moved[*k].arithmetic && moved[*k].inst.is_some() && !constant.contains(k))
+            .collect()
+    }
+
+    /// Where each value of `moved` is made.
+    fn index(moved: &[Moved]) -> HashMap<Word, usize> {
+        moved
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| Some((v.inst.as_ref()?[2], k)))
+            .collect()
+    }
+
+    /// Puts back into the loop the cheap values that would each hold a
+    /// register through it. A value computed before the loop and read in
+    /// it stays live across every trip; where it saves only an instruction
+    /// or two a trip, that register costs more than it saves (NVIDIA's
+    /// compiler may then keep values in shared memory to hold its
+    /// occupancy). A value read in the loop and computed from fewer than
+    /// [`CHEAP_VALUE_INSTRUCTIONS`] arithmetic instructions goes back, and
+    /// so, in turn, does what only it used; loads and copies stay (the
+    /// driver keeps variables in registers either way), and so do values
+    /// computed from constants alone.
+    fn keep_cheap_values_in_loop(&mut self, blocks: &[usize], moved: &mut [Moved]) {
+        let index = Self::index(moved);
+        let computed = self.computed_values(moved);
+        let mut used_in_loop: HashSet<Word> = HashSet::default();
+        for &b in blocks {
+            for inst in self.blocks[b].insts.iter().filter(|i| !i.is_empty()) {
+                let (has_type, has_result) = self.layouts.get(opcode(inst[0]));
+                let operands = 1 + usize::from(has_type) + usize::from(has_result);
+                used_in_loop.extend(inst.iter().skip(operands).filter(|w| index.contains_key(w)));
+            }
+        }
+        loop {
+            let mut used_by_moved: HashSet<Word> = HashSet::default();
+            for v in moved.iter().filter_map(|v| v.inst.as_ref()) {
+                used_by_moved.extend(v[3..].iter().filter(|w| index.contains_key(w)));
+            }
+            let cheap: Vec<usize> = used_in_loop
+                .iter()
+                .filter(|id| !used_by_moved.contains(id))
+                .filter_map(|id| index.get(id).copied())
+                .filter(|k| computed.contains(k) && moved[*k].inst.is_some())
+                .filter(|&k| Self::instructions_of(moved, &index, k) < CHEAP_VALUE_INSTRUCTIONS)
+                .collect();
+            if cheap.is_empty() {
+                return;
+            }
+            for k in cheap {
+                let Some((b, i)) = moved[k].from else {
+                    continue;
+                };
+                let Some(inst) = moved[k].inst.take() else {
+                    continue;
+                };
+                used_in_loop.extend(inst[3..].iter().filter(|w| index.contains_key(w)));
+                self.blocks[b].insts[i] = inst;
+            }
+        }
+    }
+
+    /// The arithmetic instructions among `moved` that the value `k` is
+    /// computed from, itself included.
+    fn instructions_of(moved: &[Moved], index: &HashMap<Word, usize>, k: usize) -> usize {
+        let mut seen: HashSet<usize> = HashSet::default();
+        let mut stack = vec![k];
+        while let Some(k) = stack.pop() {
+            let Some(inst) = moved[k].inst.as_ref() else {
+                continue;
+            };
+            if seen.insert(k) {
+                stack.extend(inst[3..].iter().filter_map(|w| index.get(w).copied()));
+            }
+        }
+        seen.iter().filter(|&&k| moved[k].arithmetic).count()
+    }
+
     /// Moves the access chain `inst` to `moved`, its dynamic indices into
     /// a followed variable clamped to their bounds where the loop does not
     /// store to the variable (so that loads through it may move too).
@@ -431,22 +600,23 @@ impl Body {
         &mut self,
         m: &mut ModuleWriter,
         mut inst: Vec<Word>,
+        from: Option<(usize, usize)>,
         written: &HashSet<Word>,
-        moved: &mut Vec<Vec<Word>>,
+        moved: &mut Vec<Moved>,
     ) -> bool {
         let Some(base) = self.followed(inst[3]).cloned() else {
-            moved.push(inst);
+            moved.push(Moved::new(inst, from, false));
             return true;
         };
         if written.contains(&base.root) || !self.loads_in_bounds(m, inst[3]) {
-            moved.push(inst);
+            moved.push(Moved::new(inst, from, false));
             return true;
         }
         let bounds = self
             .pointee_of(m, inst[3])
             .and_then(|pointee| self.bounds(m, pointee, &inst[4..]));
         let Some(bounds) = bounds else {
-            moved.push(inst);
+            moved.push(Moved::new(inst, from, false));
             return true;
         };
         if bounds.iter().any(Option::is_some) {
@@ -456,7 +626,7 @@ impl Body {
                 let k = k + 4;
                 let limit = m.constant(ConstKey::Bits(t, last));
                 let clamped = m.id();
-                moved.push(vec![
+                let clamp = vec![
                     (7 << 16) | Op::ExtInst as Word,
                     t,
                     clamped,
@@ -464,13 +634,14 @@ impl Body {
                     GLSL_UMIN,
                     inst[k],
                     limit,
-                ]);
+                ];
+                moved.push(Moved::new(clamp, None, false));
                 self.types.insert(clamped, t);
                 inst[k] = clamped;
             }
         }
         self.in_bounds.insert(inst[2]);
-        moved.push(inst);
+        moved.push(Moved::new(inst, from, false));
         true
     }
 
@@ -548,8 +719,11 @@ impl Body {
         let Some(op) = Op::from_u32(op) else {
             return false;
         };
-        // Logical pointers stay where they are made.
-        if self.is_pointer(m, inst[1]) && !matches!(op, Op::ConvertUToPtr) {
+        // Pointers stay where they are made: logical ones must, and a
+        // global address made in the loop lets the driver fold a constant
+        // offset into the load where one made before would hold two
+        // registers through the loop.
+        if self.is_pointer(m, inst[1]) {
             return false;
         }
         match op {
@@ -754,7 +928,6 @@ fn pure(op: Op) -> bool {
             | ConvertFToS
             | ConvertSToF
             | ConvertUToF
-            | ConvertUToPtr
             | Bitcast
             | CompositeConstruct
             | CompositeExtract

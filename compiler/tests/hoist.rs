@@ -1,0 +1,199 @@
+//! Loop invariants computed before their loop (compiler/src/spirv/hoist.rs):
+//! which instructions leave a loop and which stay, read from the SPIR-V
+//! (every module here passes spirv-val). The results on a device are
+//! checked in icd/tests/hoist.rs.
+
+mod common;
+
+use common::{build, build_caps, caps, disassemble};
+use ferrocl_compiler::TargetCaps;
+
+/// The kernel's disassembly around its last loop: the lines before the
+/// loop's header, and the loop's own lines (the header to its merge block).
+fn around_last_loop(text: &str) -> (Vec<&str>, Vec<&str>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let merge = lines
+        .iter()
+        .rposition(|l| l.contains("OpLoopMerge"))
+        .unwrap_or_else(|| panic!("no loop:\n{text}"));
+    let merge_label = lines[merge].split_whitespace().nth(1).unwrap();
+    let end = lines[merge..]
+        .iter()
+        .position(|l| {
+            l.trim_start()
+                .starts_with(&format!("{merge_label} = OpLabel"))
+        })
+        .map_or(lines.len(), |p| merge + p);
+    // The header's label is the line before the merge instruction.
+    (lines[..merge - 1].to_vec(), lines[merge - 1..end].to_vec())
+}
+
+fn count(lines: &[&str], what: &str) -> usize {
+    lines.iter().filter(|l| l.contains(what)).count()
+}
+
+/// The result id of the first line holding `what`.
+fn result_of<'a>(lines: &[&'a str], what: &str) -> &'a str {
+    lines
+        .iter()
+        .find(|l| l.contains(what))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no {what}"))
+}
+
+/// An invariant worth moving: five instructions from `a` alone.
+const MIX: &str = "((a >> 13) ^ (a * 0x9e3779b9u) ^ (a + 12345u))";
+
+/// The loops below step `i` by a shift so that the unroller (which takes
+/// counted loops) leaves them as written: one loop to look at.
+fn kernel(body: &str) -> String {
+    format!(
+        "kernel void k(global uint *out, uint n, uint k, uint d) {{\n\
+           uint id = get_global_id(0);\n\
+           uint w[8];\n\
+           for (int j = 0; j < 8; j++) w[j] = id * (j + 3u);\n\
+           uint acc = 0;\n\
+           {body}\n\
+           out[id] = acc;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn a_computation_from_values_set_before_the_loop_moves_before_it() {
+    let src = kernel(&format!(
+        "for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[1]; acc += {MIX} + i; }}"
+    ));
+    let text = disassemble(&build(&src).spirv);
+    let (before, from) = around_last_loop(&text);
+    // The multiplication by the constant is the invariant's, and so are
+    // the shift and the two XORs.
+    for op in ["OpIMul", "OpShiftRightLogical", "OpBitwiseXor"] {
+        assert!(count(&before, op) >= 1, "{op} before the loop:\n{text}");
+        assert_eq!(count(&from, op), 0, "{op} left in the loop:\n{text}");
+    }
+    // The array word it reads is loaded once, before the loop.
+    assert_eq!(count(&from, "OpAccessChain"), 0, "{text}");
+
+    // Without the pass the loop computes it.
+    let kept = TargetCaps {
+        hoist_loop_invariants: false,
+        ..caps()
+    };
+    let text = disassemble(&build_caps(&src, &kept).spirv);
+    let (_, from) = around_last_loop(&text);
+    assert!(count(&from, "OpIMul") >= 1, "{text}");
+    assert_eq!(count(&text.lines().collect::<Vec<_>>(), "OpCopyObject"), 0);
+}
+
+#[test]
+fn what_the_loop_changes_stays_in_it() {
+    // `a` is stored to in the loop, so what is computed from it is not
+    // invariant, though the same expression reads only `a`.
+    let src = kernel(&format!(
+        "uint a = w[2]; for (uint i = 0; i < n; i = (i << 1) + 1) {{ acc += {MIX}; a = acc; }}"
+    ));
+    let text = disassemble(&build(&src).spirv);
+    let (_, from) = around_last_loop(&text);
+    assert!(count(&from, "OpIMul") >= 1, "{text}");
+    assert!(count(&from, "OpShiftRightLogical") >= 1, "{text}");
+}
+
+#[test]
+fn a_load_after_a_store_reads_the_stored_value() {
+    let src = kernel(
+        "for (uint i = 0; i < n; i = (i << 1) + 1) { uint t = i * 7u; uint u = t + 1u; acc += u * t; }",
+    );
+    let text = disassemble(&build(&src).spirv);
+    let (_, from) = around_last_loop(&text);
+    // `t` and `u` are stored and read back within one block: the reads
+    // are copies of the stored values, not loads.
+    assert!(count(&from, "OpCopyObject") >= 3, "{text}");
+    assert!(
+        !from
+            .iter()
+            .any(|l| l.contains("OpLoad") && (l.ends_with(" %t") || l.ends_with(" %u"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn division_moves_only_by_a_constant_it_cannot_fault_on() {
+    let by = |divisor: &str| {
+        let a = "uint a = w[3];";
+        let src = kernel(&format!(
+            "for (uint i = 0; i < n; i = (i << 1) + 1) {{ {a} acc += ({MIX} / {divisor}) + i; }}"
+        ));
+        let text = disassemble(&build(&src).spirv);
+        let (before, from) = around_last_loop(&text);
+        (count(&before, "OpUDiv"), count(&from, "OpUDiv"), text)
+    };
+    let (before, inside, text) = by("7u");
+    assert_eq!((before, inside), (1, 0), "{text}");
+    // A divisor that may be zero when the loop runs no trip stays.
+    let (_, inside, text) = by("d");
+    assert_eq!(inside, 1, "{text}");
+}
+
+#[test]
+fn a_word_at_a_computed_index_is_clamped_to_its_array_when_it_moves() {
+    let src = kernel(&format!(
+        "for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[k]; acc += {MIX} + i; }}"
+    ));
+    let text = disassemble(&build(&src).spirv);
+    let (before, from) = around_last_loop(&text);
+    let umin = result_of(&before, "UMin");
+    assert!(
+        before
+            .iter()
+            .any(|l| l.contains("OpAccessChain") && l.ends_with(umin)),
+        "the moved access chain does not use the clamped index {umin}:\n{text}"
+    );
+    // Clamped to the last word of `w[8]`.
+    let limit = before
+        .iter()
+        .find(|l| l.contains("UMin"))
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap();
+    assert!(
+        text.lines().any(
+            |l| l.trim_start().starts_with(&format!("{limit} = OpConstant")) && l.ends_with(" 7")
+        ),
+        "{text}"
+    );
+    assert_eq!(count(&from, "OpIMul"), 0, "{text}");
+}
+
+#[test]
+fn a_cheap_value_stays_in_the_loop() {
+    // `a ^ b` saves one instruction a trip: not worth a register held
+    // through the loop.
+    let src = kernel(
+        "for (uint i = 0; i < n; i = (i << 1) + 1) { uint a = w[4], b = w[5]; acc += (a ^ b) + i; }",
+    );
+    let text = disassemble(&build(&src).spirv);
+    let (_, from) = around_last_loop(&text);
+    assert_eq!(count(&from, "OpBitwiseXor"), 1, "{text}");
+}
+
+#[test]
+fn little_arithmetic_in_a_large_loop_stays() {
+    // One invariant of five instructions beside a body of hundreds: less
+    // than one value per hundred instructions of the loop.
+    let big: String = (0..60)
+        .map(|j| {
+            format!(
+                "acc = rotate(acc, {}u) ^ (acc * {}u + i);\n",
+                j % 31 + 1,
+                2 * j + 3
+            )
+        })
+        .collect();
+    let src = kernel(&format!(
+        "for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[6]; {big} acc += {MIX}; }}"
+    ));
+    let text = disassemble(&build(&src).spirv);
+    let (_, from) = around_last_loop(&text);
+    // Sixty multiplications of the body and the invariant's.
+    assert_eq!(count(&from, "OpIMul"), 61, "{text}");
+}
