@@ -197,3 +197,53 @@ fn little_arithmetic_in_a_large_loop_stays() {
     // Sixty multiplications of the body and the invariant's.
     assert_eq!(count(&from, "OpIMul"), 61, "{text}");
 }
+
+#[test]
+fn loops_of_every_shape_stay_valid() {
+    // Each body has an invariant worth moving; spirv-val checks every
+    // module (dominance of the moved values included).
+    let shapes = [
+        format!("uint i = 0; do {{ uint a = w[1]; acc += {MIX} + i; i = (i << 1) + 1; }} while (i < n);"),
+        format!("uint i = 0; while (1) {{ uint a = w[2]; acc += {MIX}; if (acc > n) break; i++; if (i > 9u) return; }}"),
+        format!("for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[3]; if (i & 1u) continue; acc += {MIX}; }}"),
+        format!(
+            "for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[k & 7u]; switch (i & 3u) {{ \
+             case 0: acc += {MIX}; break; case 1: acc ^= i; break; default: acc -= {MIX}; }} }}"
+        ),
+        format!(
+            "for (uint o = 0; o < n; o = (o << 1) + 1) {{ uint a = w[4] + o; \
+             for (uint i = 0; i < d; i = (i << 1) + 1) {{ acc += {MIX} + i; if (acc == k) break; }} }}"
+        ),
+        format!(
+            "if (k) for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[5]; acc += {MIX}; \
+             barrier(CLK_LOCAL_MEM_FENCE); }}"
+        ),
+        format!(
+            "for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[6]; w[i & 7u] = acc; acc += {MIX}; }}"
+        ),
+    ];
+    for body in shapes {
+        build(&kernel(&body));
+    }
+    // A loop in a function the kernel calls, kept a SPIR-V function
+    // (outlined), reading through its pointer parameter.
+    let outlined = TargetCaps {
+        outline_min_nodes: 0,
+        ..caps()
+    };
+    let program = build_caps(
+        &format!(
+            "uint f(const uint *w, uint n) {{ uint acc = 0; \
+               for (uint i = 0; i < n; i = (i << 1) + 1) {{ uint a = w[2]; acc += {MIX} + i; }} \
+               return acc; }}\n\
+             kernel void k(global uint *out, uint n) {{ uint w[4] = {{ n, n + 1u, n * 3u, 7u }}; \
+               out[0] = f(w, n) + f(w + 1, n + 1u); }}\n"
+        ),
+        &outlined,
+    );
+    let text = disassemble(&program.spirv);
+    assert!(
+        count(&text.lines().collect::<Vec<_>>(), "OpFunctionCall") >= 2,
+        "{text}"
+    );
+}
