@@ -415,6 +415,7 @@ impl Body {
                 .map(|&b| self.blocks[b].insts.clone())
                 .collect();
             let size: usize = before.iter().map(Vec::len).sum();
+            let in_bounds_before = self.in_bounds.clone();
             let mut moved = self.invariants(m, glsl, &blocks, &written, true);
             self.keep_cheap_values_in_loop(&blocks, &mut moved);
             let computed = self.computed_values(&moved).len();
@@ -424,6 +425,8 @@ impl Body {
                 for (&b, insts) in blocks.iter().zip(before) {
                     self.blocks[b].insts = insts;
                 }
+                // The chains put back are no longer clamped.
+                self.in_bounds = in_bounds_before;
                 moved = self.invariants(m, glsl, &blocks, &written, false);
             }
             let moved: Vec<Vec<Word>> = moved.into_iter().filter_map(|v| v.inst).collect();
