@@ -18,7 +18,7 @@
 //! which sets the work-group size of every entry point whether or not code
 //! reads it.
 
-use crate::spirv_words::{literal_string, Layouts};
+use crate::spirv_words::{instruction_spans, literal_string, Layouts};
 
 const MAGIC: u32 = 0x0723_0203;
 
@@ -285,21 +285,17 @@ impl ModuleIndex {
 /// The instructions after the header; `None` if a word count runs past
 /// the end or is zero.
 fn instructions(spirv: &[u32]) -> Option<Vec<Inst>> {
-    let mut insts = Vec::new();
-    let mut at = 5;
-    while at < spirv.len() {
-        let len = (spirv[at] >> 16) as usize;
-        if len == 0 || at + len > spirv.len() {
-            return None;
-        }
-        insts.push(Inst {
-            at,
-            len,
-            op: spirv[at] & 0xffff,
-        });
-        at += len;
-    }
-    Some(insts)
+    let spans = instruction_spans(spirv, 5)?;
+    Some(
+        spans
+            .into_iter()
+            .map(|(at, len)| Inst {
+                at,
+                len,
+                op: spirv[at] & 0xffff,
+            })
+            .collect(),
+    )
 }
 
 /// A function: its id and its instructions, `OpFunction` to

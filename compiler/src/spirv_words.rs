@@ -58,6 +58,22 @@ fn grammar_layout(op: u32) -> (bool, bool) {
         })
 }
 
+/// Where each instruction of `words` from `start` on begins and how many
+/// words it has; `None` if a word count is zero or runs past the end.
+pub(crate) fn instruction_spans(words: &[u32], start: usize) -> Option<Vec<(usize, usize)>> {
+    let mut spans = Vec::new();
+    let mut at = start;
+    while at < words.len() {
+        let len = (words[at] >> 16) as usize;
+        if len == 0 || at + len > words.len() {
+            return None;
+        }
+        spans.push((at, len));
+        at += len;
+    }
+    Some(spans)
+}
+
 /// The string literal starting at `words` (NUL-terminated, little-endian).
 pub(crate) fn literal_string(words: &[u32]) -> String {
     let mut bytes = Vec::new();

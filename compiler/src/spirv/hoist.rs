@@ -40,7 +40,7 @@
 //! touched.
 
 use super::{ConstKey, FunctionWriter, ModuleWriter, Op, TypeKey, Word};
-use crate::spirv_words::Layouts;
+use crate::spirv_words::{instruction_spans, Layouts};
 use crate::{HashMap, HashSet};
 
 // GLSL.std.450 instructions (the extended instruction set's numbers).
@@ -79,32 +79,21 @@ fn is(op: Word, what: Op) -> bool {
 
 /// Splits a block's words into instructions; `None` on a malformed one.
 fn instructions(words: &[Word]) -> Option<Vec<Vec<Word>>> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < words.len() {
-        let len = (words[at] >> 16) as usize;
-        if len == 0 || at + len > words.len() {
-            return None;
-        }
-        out.push(words[at..at + len].to_vec());
-        at += len;
-    }
-    Some(out)
+    let spans = instruction_spans(words, 0)?;
+    Some(
+        spans
+            .into_iter()
+            .map(|(at, len)| words[at..at + len].to_vec())
+            .collect(),
+    )
 }
 
 fn has_loop(words: &[Word]) -> bool {
-    let mut at = 0;
-    while at < words.len() {
-        if is(opcode(words[at]), Op::LoopMerge) {
-            return true;
-        }
-        let len = (words[at] >> 16) as usize;
-        if len == 0 {
-            return false;
-        }
-        at += len;
-    }
-    false
+    instruction_spans(words, 0).is_some_and(|spans| {
+        spans
+            .iter()
+            .any(|&(at, _)| is(opcode(words[at]), Op::LoopMerge))
+    })
 }
 
 /// A value computed from fewer arithmetic instructions than this is cheap.
