@@ -180,12 +180,13 @@ impl Body {
         for (i, b) in blocks.iter_mut().enumerate() {
             let last = b.insts.last()?;
             let targets: &[Word] = match Op::from_u32(opcode(last[0])) {
-                Some(Op::Branch) => &last[1..2],
-                Some(Op::BranchConditional) => &last[2..4],
+                Some(Op::Branch) => last.get(1..2),
+                Some(Op::BranchConditional) => last.get(2..4),
                 // Labels among the selector's literals only add edges.
-                Some(Op::Switch) => &last[2..],
-                _ => &[],
-            };
+                Some(Op::Switch) => last.get(2..),
+                _ => None,
+            }
+            .unwrap_or(&[]);
             for t in targets {
                 if let Some(&s) = labels.get(t) {
                     if !b.succ.contains(&s) {
@@ -459,7 +460,9 @@ impl Body {
                 let op = opcode(inst[0]);
                 let id = inst[2];
                 let from = Some((b, i));
-                let hoisted = if is_chain(op) {
+                let hoisted = if (is_chain(op) || is(op, Op::Load)) && inst.len() < 4 {
+                    false
+                } else if is_chain(op) {
                     self.hoist_chain(m, inst.clone(), from, written, &mut moved)
                 } else if is(op, Op::Load) {
                     let loaded = self
