@@ -394,8 +394,9 @@ impl Body {
 
     /// Step 2 of the module's comment.
     fn hoist(&mut self, m: &mut ModuleWriter) {
-        let glsl = m.glsl_import();
         for (_, entry, blocks) in self.loops() {
+            // Read per loop: the clamps of an inner loop may have made it.
+            let glsl = m.glsl_import();
             let mut written: HashSet<Word> = HashSet::default();
             for &b in &blocks {
                 written.extend(&self.blocks[b].writes);
@@ -407,8 +408,7 @@ impl Body {
             let size: usize = before.iter().map(Vec::len).sum();
             let in_bounds_before = self.in_bounds.clone();
             let mut moved = self.invariants(m, glsl, &blocks, &written, true);
-            self.keep_cheap_values_in_loop(&blocks, &mut moved);
-            let computed = self.computed_values(&moved).len();
+            let computed = self.keep_cheap_values_in_loop(&blocks, &mut moved);
             if computed * LOOP_INSTRUCTIONS_PER_VALUE < size {
                 // Too little arithmetic leaves the loop to pay for the
                 // registers it holds: only loads and copies move.
@@ -533,7 +533,9 @@ impl Body {
     /// so, in turn, does what only it used; loads and copies stay (the
     /// driver keeps variables in registers either way), and so do values
     /// computed from constants alone.
-    fn keep_cheap_values_in_loop(&mut self, blocks: &[usize], moved: &mut [Moved]) {
+    ///
+    /// Returns how many of the values that need a register still leave.
+    fn keep_cheap_values_in_loop(&mut self, blocks: &[usize], moved: &mut [Moved]) -> usize {
         let index = Self::index(moved);
         let computed = self.computed_values(moved);
         let mut used_in_loop: HashSet<Word> = HashSet::default();
@@ -557,7 +559,10 @@ impl Body {
                 .filter(|&k| Self::instructions_of(moved, &index, k) < CHEAP_VALUE_INSTRUCTIONS)
                 .collect();
             if cheap.is_empty() {
-                return;
+                return computed
+                    .iter()
+                    .filter(|&&k| moved[k].inst.is_some())
+                    .count();
             }
             for k in cheap {
                 let Some((b, i)) = moved[k].from else {
@@ -603,7 +608,11 @@ impl Body {
             moved.push(Moved::new(inst, from, false));
             return true;
         };
-        if written.contains(&base.root) || !self.loads_in_bounds(m, inst[3]) {
+        // A chain an inner loop already moved (and clamped) moves as it is.
+        if written.contains(&base.root)
+            || !self.loads_in_bounds(m, inst[3])
+            || self.in_bounds.contains(&inst[2])
+        {
             moved.push(Moved::new(inst, from, false));
             return true;
         }
