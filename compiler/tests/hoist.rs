@@ -109,12 +109,28 @@ fn a_load_after_a_store_reads_the_stored_value() {
     // `t` and `u` are stored and read back within one block: the reads
     // are copies of the stored values, not loads.
     assert!(count(&from, "OpCopyObject") >= 3, "{text}");
-    assert!(
-        !from
-            .iter()
-            .any(|l| l.contains("OpLoad") && (l.ends_with(" %t") || l.ends_with(" %u"))),
-        "{text}"
-    );
+    for name in ["t", "u"] {
+        let var = named(&text, name);
+        assert!(
+            !from
+                .iter()
+                .any(|l| l.contains("OpLoad") && l.ends_with(&format!(" {var}"))),
+            "{name} ({var}) is loaded in the loop:\n{text}"
+        );
+        assert!(
+            from.iter()
+                .any(|l| l.contains("OpStore") && l.contains(&format!(" {var} "))),
+            "{name} ({var}) is not stored in the loop:\n{text}"
+        );
+    }
+}
+
+/// The id `OpName` gives `name` (the disassembly prints raw ids).
+fn named<'a>(text: &'a str, name: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains("OpName") && l.ends_with(&format!("\"{name}\"")))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or_else(|| panic!("no variable {name}:\n{text}"))
 }
 
 #[test]
