@@ -223,6 +223,10 @@ pub struct TargetCaps {
     /// What a loop computes from values defined outside it is computed
     /// once before the loop (spirv/hoist.rs).
     pub hoist_loop_invariants: bool,
+    /// A loop's 64-bit addresses computed from a value it makes and
+    /// values set before it are split into the two, the second part
+    /// computed before the loop (spirv/hoist/addresses.rs).
+    pub split_loop_addresses: bool,
 }
 
 impl Default for TargetCaps {
@@ -249,6 +253,7 @@ impl Default for TargetCaps {
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
             split_private_pool: true,
             hoist_loop_invariants: true,
+            split_loop_addresses: true,
         }
     }
 }

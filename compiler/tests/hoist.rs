@@ -78,6 +78,7 @@ fn a_computation_from_values_set_before_the_loop_moves_before_it() {
     // Without the pass the loop computes it.
     let kept = TargetCaps {
         hoist_loop_invariants: false,
+        split_loop_addresses: false,
         ..caps()
     };
     let text = disassemble(&build_caps(&src, &kept).spirv);

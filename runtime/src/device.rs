@@ -772,6 +772,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         outline_min_nodes: outline_min_nodes_setting(),
         split_private_pool: split_private_pool(),
         hoist_loop_invariants: hoist_loop_invariants(),
+        split_loop_addresses: split_loop_addresses(),
     }
 }
 
@@ -781,6 +782,15 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
 /// and to test both on any device.
 fn hoist_loop_invariants() -> bool {
     code_shape("FERROCL_LOOP_INVARIANTS", ["hoist", "keep"], true)
+}
+
+/// A loop's addresses split into the part it changes and the part
+/// computed before it (compiler spirv/hoist/addresses.rs): NVIDIA's Vulkan
+/// compiler computes the whole address every trip.
+/// `FERROCL_LOOP_ADDRESSES=split` or `=compute` chooses, to compare the two
+/// and to test both on any device.
+fn split_loop_addresses() -> bool {
+    code_shape("FERROCL_LOOP_ADDRESSES", ["split", "compute"], true)
 }
 
 /// A kernel that reinterprets private memory gets a word array per

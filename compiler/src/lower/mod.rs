@@ -2424,9 +2424,12 @@ impl<'a> Lowerer<'a> {
         let param_types = params.iter().map(|&(ty, _)| ty).collect();
         let fn_ty = self.m.ty(TypeKey::Function(ret, param_types));
         let id = self.m.id();
-        if self.caps.hoist_loop_invariants {
-            crate::spirv::hoist_loop_invariants(&mut fw, &mut self.m);
-        }
+        crate::spirv::optimize_loops(
+            &mut fw,
+            &mut self.m,
+            self.caps.hoist_loop_invariants,
+            self.caps.split_loop_addresses,
+        );
         let mut words = fw.finish(ret, id, fn_ty, control);
         // OpFunction is the first five words; the parameters follow it.
         let param_words = params

@@ -51,9 +51,21 @@ const GLSL_WRITES: [Word; 2] = [35, 51];
 const GLSL_INTERPOLATE: std::ops::RangeInclusive<Word> = 76..=78;
 const MEMORY_ACCESS_VOLATILE: Word = 1;
 
+mod addresses;
+
 /// Moves what each loop of `fw` computes from values defined outside it to
-/// before the loop; see the module's comment.
-pub(crate) fn hoist_loop_invariants(fw: &mut FunctionWriter, m: &mut ModuleWriter) {
+/// before the loop where `hoist` says so, and splits the loop's addresses
+/// into what the loop changes and what it does not where `addresses` says
+/// so (addresses.rs); see the module's comment.
+pub(crate) fn optimize_loops(
+    fw: &mut FunctionWriter,
+    m: &mut ModuleWriter,
+    hoist: bool,
+    addresses: bool,
+) {
+    if !hoist && !addresses {
+        return;
+    }
     if let Some(b) = fw.current.take() {
         fw.blocks.push(b);
         fw.current_label = None;
@@ -65,7 +77,12 @@ pub(crate) fn hoist_loop_invariants(fw: &mut FunctionWriter, m: &mut ModuleWrite
         return;
     };
     body.forward_stores(m);
-    body.hoist(m);
+    if hoist {
+        body.hoist(m);
+    }
+    if addresses {
+        body.split_loop_addresses(m);
+    }
     fw.blocks = body.words();
 }
 

@@ -11,7 +11,7 @@ pub use rspirv::spirv::{
 use std::collections::BTreeSet;
 
 mod hoist;
-pub(crate) use hoist::hoist_loop_invariants;
+pub(crate) use hoist::optimize_loops;
 
 /// A SPIR-V type, as the dedup map sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
