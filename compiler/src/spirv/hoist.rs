@@ -29,6 +29,10 @@
 //!    instructions keeps all its arithmetic (only loads and copies move).
 //!    Pointers are never computed before a loop.
 //!
+//! 4. **Addresses split.** Where enabled, addresses the loop computes as
+//!    `A + v * F` become that, `A` and `F` computed before the loop
+//!    (addresses.rs).
+//!
 //! What moves runs once per entry of the loop, also when the loop runs no
 //! trip, so nothing moves that could fail or read out of bounds there:
 //! integer division only by a constant other than 0 (and -1 when signed),
