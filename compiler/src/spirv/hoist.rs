@@ -80,8 +80,8 @@ pub(crate) fn optimize_loops(
     let Some(mut body) = Body::parse(&fw.blocks, &fw.vars, m) else {
         return;
     };
-    body.forward_stores(m);
     if hoist {
+        body.forward_stores(m);
         body.hoist(m);
     }
     if addresses {
