@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{build, build_caps, caps, disassemble};
+use common::{build, build_caps, caps, disassemble, loop_end};
 use ferrocl_compiler::TargetCaps;
 
 /// The kernel's disassembly around its last loop: the lines before the
@@ -16,14 +16,7 @@ fn around_last_loop(text: &str) -> (Vec<&str>, Vec<&str>) {
         .iter()
         .rposition(|l| l.contains("OpLoopMerge"))
         .unwrap_or_else(|| panic!("no loop:\n{text}"));
-    let merge_label = lines[merge].split_whitespace().nth(1).unwrap();
-    let end = lines[merge..]
-        .iter()
-        .position(|l| {
-            l.trim_start()
-                .starts_with(&format!("{merge_label} = OpLabel"))
-        })
-        .map_or(lines.len(), |p| merge + p);
+    let end = loop_end(&lines, merge);
     // The header's label is the line before the merge instruction.
     (lines[..merge - 1].to_vec(), lines[merge - 1..end].to_vec())
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{build, build_caps, caps, disassemble};
+use common::{build, build_caps, caps, disassemble, loop_end};
 use ferrocl_compiler::TargetCaps;
 
 /// The lines of the first loop: its header's label to its merge block.
@@ -20,15 +20,7 @@ fn first_loop(text: &str) -> Vec<&str> {
         .iter()
         .rposition(|l| l.contains("= OpLabel"))
         .unwrap();
-    let merge_label = lines[merge].split_whitespace().nth(1).unwrap();
-    let end = lines[merge..]
-        .iter()
-        .position(|l| {
-            l.trim_start()
-                .starts_with(&format!("{merge_label} = OpLabel"))
-        })
-        .map_or(lines.len(), |p| merge + p);
-    lines[header..end].to_vec()
+    lines[header..loop_end(&lines, merge)].to_vec()
 }
 
 fn count(lines: &[&str], what: &str) -> usize {

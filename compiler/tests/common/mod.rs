@@ -121,3 +121,16 @@ pub fn disassemble(words: &[u32]) -> String {
     let out = child.wait_with_output().expect("spirv-dis finishes");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Where the loop whose `OpLoopMerge` stands at `merge` in a disassembly's
+/// `lines` ends: the line of its merge block's label (or the end).
+pub fn loop_end(lines: &[&str], merge: usize) -> usize {
+    let merge_label = lines[merge].split_whitespace().nth(1).unwrap_or("");
+    lines[merge..]
+        .iter()
+        .position(|l| {
+            l.trim_start()
+                .starts_with(&format!("{merge_label} = OpLabel"))
+        })
+        .map_or(lines.len(), |p| merge + p)
+}
