@@ -78,6 +78,11 @@ fn counted_loops_with_a_run_time_bound_are_unrolled_four_times() {
         "uint wg = get_local_size(0); wg += n; for (uint i = 0; i < wg; ++i) acc += popcount(i);",
         "uint wg = get_local_size(0); wg++; for (uint i = 0; i < wg; ++i) acc += popcount(i);",
         "uint wg = get_local_size(0); { uint wg = n; for (uint i = 0; i < wg; ++i) acc += popcount(i); }",
+        // Steps the loop does not change, known at run time.
+        "uint s = n / 3u + 1u; for (uint i = 0; i < n; i += s) acc += popcount(i);",
+        "for (uint i = 0; i < n; i += get_global_size(0)) acc += popcount(i);",
+        "for (int i = -7; i < m; i = i + (int)get_local_size(0)) acc += popcount((uint)i);",
+        "for (ulong i = 0; i < u; i += l) acc += popcount((uint)i);",
     ] {
         assert_eq!(copies_of_body(&kernel("", body)), 5, "{body}");
     }
@@ -117,6 +122,10 @@ fn the_unrolled_loop_runs_to_a_limit_computed_before_it() {
         ),
         (
             "for (int i = 5; m >= i; i += 7) acc += popcount((uint)i);",
+            "OpUMod",
+        ),
+        (
+            "for (uint i = 0; i < n; i += get_global_size(0)) acc += popcount(i);",
             "OpUMod",
         ),
     ] {
@@ -201,7 +210,27 @@ fn loops_that_do_not_qualify_are_left_as_written() {
         (
             "",
             "for (uint i = 0; i < n; i += n) acc += popcount(i);",
-            "step not a constant",
+            "step is the bound",
+        ),
+        (
+            "",
+            "uint s = 2u; for (uint i = 0; i < n; i += s) { acc += popcount(i); s++; }",
+            "step assigned",
+        ),
+        (
+            "",
+            "uint s = 2u; uint *p = &s; for (uint i = 0; i < n; i += s) { acc += popcount(i); *p = 3u; }",
+            "step's address taken",
+        ),
+        (
+            "",
+            "uint s = 2u; for (uint i = 0; i <= n; i += s) acc += popcount(i);",
+            "`<=` with a step known at run time",
+        ),
+        (
+            "",
+            "for (uint i = 0; i < n; i += get_global_id(0)) acc += popcount(i);",
+            "step not a work size",
         ),
         (
             "",

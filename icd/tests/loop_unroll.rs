@@ -156,6 +156,107 @@ kernel void loops(global const int *s32, global const int *e32, global const lon
     }
 }
 
+/// Loops whose step is a value the loop does not change, known only at
+/// run time: unrolled with a limit computed from it, or (a step of 0, or
+/// one so large that four of them would not fit the counter's type) left
+/// to the loop as written.
+#[test]
+fn loops_with_a_run_time_step_run_every_iteration_in_order() {
+    let gpu = Gpu::new();
+    let src = "
+kernel void loops(global const int *s32, global const int *e32, global const int *st32,
+                  global const ulong *s64, global const ulong *e64, global const ulong *st64,
+                  uint total, global uint *out) {
+    size_t g = get_global_id(0);
+    int a = s32[g], b = e32[g], c = st32[g];
+    uint p = (uint)(a + 2000), q = (uint)(b + 2000), r = (uint)c;
+    ulong x = s64[g], y = e64[g], z = st64[g];
+    uint h0 = 17u, h1 = 5u, h2 = 3u, h3 = 11u;
+    for (int i = a; i < b; i += c) h0 = h0 * 31u + (uint)i;
+    for (uint i = p; i < q; i = r + i) h1 = h1 * 29u + i;
+    for (ulong i = x; i < y; i += z) h2 = h2 * 37u + (uint)(i >> 7) + (uint)i;
+    for (uint i = (uint)g; i < total; i += get_global_size(0)) h3 = h3 * 41u + i;
+    out[4 * g + 0] = h0;
+    out[4 * g + 1] = h1;
+    out[4 * g + 2] = h2;
+    out[4 * g + 3] = h3;
+}";
+    let kernel = gpu.kernel(src, "loops");
+    let mut ranges = ranges();
+    ranges.truncate(ranges.len() - 6);
+    // Every range with each step: small ones, one of 1000, one at the
+    // largest a trip of four may take and one past it.
+    let steps: [i64; 7] = [1, 2, 3, 7, 1000, (1 << 29) - 1, 1 << 30];
+    let mut cases = Vec::new();
+    for &(start, end) in &ranges {
+        for &step in &steps {
+            cases.push((start, end, step));
+        }
+    }
+    // A step of 0 where the loop runs no trip.
+    cases.push((5, 5, 0));
+    cases.push((9, 2, 0));
+    let n = cases.len();
+    let s32: Vec<i32> = cases.iter().map(|c| c.0 as i32).collect();
+    let e32: Vec<i32> = cases.iter().map(|c| c.1 as i32).collect();
+    let st32: Vec<i32> = cases.iter().map(|c| c.2 as i32).collect();
+    // 64-bit ranges near the top of `ulong`, steps scaled up past 2^32.
+    let base = u64::MAX - (1u64 << 45);
+    let s64: Vec<u64> = cases
+        .iter()
+        .map(|c| base + ((c.0 + 2000) as u64) * (1 << 8))
+        .collect();
+    let e64: Vec<u64> = cases
+        .iter()
+        .map(|c| base + ((c.1 + 2000) as u64) * (1 << 8))
+        .collect();
+    let st64: Vec<u64> = cases.iter().map(|c| (c.2 as u64) << 8).collect();
+    let total = (3 * n + 5) as u32;
+    let bufs = [
+        gpu.buffer(&s32),
+        gpu.buffer(&e32),
+        gpu.buffer(&st32),
+        gpu.buffer(&s64),
+        gpu.buffer(&e64),
+        gpu.buffer(&st64),
+    ];
+    let out = gpu.zeroed::<u32>(4 * n);
+    for (k, b) in bufs.iter().enumerate() {
+        kernel.arg_buffer(k as u32, b);
+    }
+    kernel.arg(6, total).arg_buffer(7, &out);
+    gpu.run(&kernel, &[n], None, None);
+    let got: Vec<u32> = gpu.read(&out);
+    for g in 0..n {
+        let (p, q) = ((s32[g] + 2000) as u32, (e32[g] + 2000) as u32);
+        let mut h2 = 3u32;
+        let mut i = s64[g];
+        while i < e64[g] {
+            h2 = h2
+                .wrapping_mul(37)
+                .wrapping_add((i >> 7) as u32)
+                .wrapping_add(i as u32);
+            i = i.wrapping_add(st64[g]);
+        }
+        let want = [
+            hash(s32[g] as i64, e32[g] as i64, st32[g] as i64, 31, 17),
+            hash(p as u64, q as u64, st32[g] as u64, 29, 5),
+            h2,
+            (g as u32..total)
+                .step_by(n)
+                .fold(11u32, |h, i| h.wrapping_mul(41).wrapping_add(i)),
+        ];
+        assert_eq!(
+            &got[4 * g..4 * g + 4],
+            &want,
+            "work-item {g}: {}..{} by {}",
+            s32[g],
+            e32[g],
+            st32[g]
+        );
+    }
+}
+
 /// A barrier in an unrolled body: every work-item of the group runs the
 /// same trip count, so each copy of the barrier is reached by all.
 #[test]
