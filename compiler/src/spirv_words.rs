@@ -40,6 +40,13 @@ impl Layouts {
         let at = if has_type { 2 } else { 1 };
         has_result.then(|| words.get(at).copied()).flatten()
     }
+
+    /// Where an instruction's operands start: after the opcode word, the
+    /// result type and the result id it has.
+    pub(crate) fn operands_at(&mut self, words: &[u32]) -> usize {
+        let (has_type, has_result) = self.get(words[0] & 0xffff);
+        1 + usize::from(has_type) + usize::from(has_result)
+    }
 }
 
 /// Whether `op` has a result type and a result id, by the grammar; an

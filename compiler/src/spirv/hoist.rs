@@ -280,8 +280,7 @@ impl Body {
             let mut writes = Vec::new();
             for inst in &self.blocks[b].insts {
                 let op = opcode(inst[0]);
-                let (has_type, has_result) = self.layouts.get(op);
-                let operands = 1 + usize::from(has_type) + usize::from(has_result);
+                let operands = self.layouts.operands_at(inst);
                 // Where a followed pointer may stand without escaping.
                 let allowed = if is(op, Op::Load) {
                     if inst.get(4).is_some_and(|a| a & MEMORY_ACCESS_VOLATILE != 0) {
@@ -462,20 +461,13 @@ impl Body {
         written: &HashSet<Word>,
         arithmetic: bool,
     ) -> Vec<Moved> {
-        let mut defined: HashSet<Word> = HashSet::default();
-        for &b in blocks {
-            for inst in self.blocks[b].insts.iter().filter(|i| !i.is_empty()) {
-                if let Some(id) = self.layouts.result_id(inst) {
-                    defined.insert(id);
-                }
-            }
-        }
+        let mut defined = self.definitions(blocks);
         let mut moved = Vec::new();
         for &b in blocks {
             let n = self.blocks[b].insts.len();
             for i in 1..n {
                 let inst = &self.blocks[b].insts[i];
-                if inst.len() < 3 || inst[3..].iter().any(|w| defined.contains(w)) {
+                if inst.len() < 3 || inst[3..].iter().any(|w| defined.contains_key(w)) {
                     continue;
                 }
                 let op = opcode(inst[0]);
@@ -511,6 +503,22 @@ impl Body {
             }
         }
         moved
+    }
+
+    /// Where each value the blocks `blocks` make is made (block,
+    /// instruction).
+    fn definitions(&mut self, blocks: &[usize]) -> HashMap<Word, (usize, usize)> {
+        let mut defs = HashMap::default();
+        for &b in blocks {
+            for (i, inst) in self.blocks[b].insts.iter().enumerate() {
+                if !inst.is_empty() {
+                    if let Some(id) = self.layouts.result_id(inst) {
+                        defs.insert(id, (b, i));
+                    }
+                }
+            }
+        }
+        defs
     }
 
     /// The arithmetic among `moved` that needs a register: all but what is
@@ -562,8 +570,7 @@ impl Body {
         let mut used_in_loop: HashSet<Word> = HashSet::default();
         for &b in blocks {
             for inst in self.blocks[b].insts.iter().filter(|i| !i.is_empty()) {
-                let (has_type, has_result) = self.layouts.get(opcode(inst[0]));
-                let operands = 1 + usize::from(has_type) + usize::from(has_result);
+                let operands = self.layouts.operands_at(inst);
                 used_in_loop.extend(inst.iter().skip(operands).filter(|w| index.contains_key(w)));
             }
         }

@@ -76,18 +76,9 @@ impl Body {
 
     fn split_addresses(&mut self, m: &mut ModuleWriter, entry: usize, blocks: &[usize]) {
         let mut l = Loop {
-            defs: HashMap::default(),
+            defs: self.definitions(blocks),
             memo: HashMap::default(),
         };
-        for &b in blocks {
-            for (i, inst) in self.blocks[b].insts.iter().enumerate() {
-                if !inst.is_empty() {
-                    if let Some(id) = self.layouts.result_id(inst) {
-                        l.defs.insert(id, (b, i));
-                    }
-                }
-            }
-        }
         // Who uses each value of the loop.
         let mut users: HashMap<Word, Vec<(usize, usize)>> = HashMap::default();
         for &b in blocks {
@@ -95,8 +86,7 @@ impl Body {
                 if inst.is_empty() {
                     continue;
                 }
-                let (has_type, has_result) = self.layouts.get(opcode(inst[0]));
-                let first = 1 + usize::from(has_type) + usize::from(has_result);
+                let first = self.layouts.operands_at(inst);
                 for &w in &inst[first.min(inst.len())..] {
                     if l.defs.contains_key(&w) {
                         users.entry(w).or_default().push((b, i));
@@ -108,14 +98,15 @@ impl Body {
         let mut ids: Vec<Word> = l.defs.keys().copied().collect();
         ids.sort_unstable();
         for id in ids {
-            let worth = self
-                .affine(m, &mut l, id)
-                .is_some_and(|a| a.operations >= MIN_OPERATIONS && !a.factors.is_empty());
-            if worth
+            let Some(a) = self.affine(m, &mut l, id) else {
+                continue;
+            };
+            if a.operations >= MIN_OPERATIONS
+                && !a.factors.is_empty()
                 && !self.feeds_affine(m, &mut l, &users, id)
                 && self.accesses(m, &users, id) >= MIN_ACCESSES
             {
-                roots.push(id);
+                roots.push((id, a));
             }
         }
         if roots.is_empty() {
@@ -124,19 +115,16 @@ impl Body {
         let mut before = Vec::new();
         let mut cloned = HashMap::default();
         let mut replaced = Vec::new();
-        for &r in &roots {
-            let Some(a) = self.affine(m, &mut l, r) else {
-                continue;
-            };
-            let Some(&ty) = self.types.get(&a.source) else {
-                continue;
-            };
-            cloned.insert(a.source, m.constant(ConstKey::Bits(ty, 0)));
+        for (_, a) in &roots {
+            if let Some(&ty) = self.types.get(&a.source) {
+                cloned.insert(a.source, m.constant(ConstKey::Bits(ty, 0)));
+            }
         }
-        for &r in &roots {
-            let Some(a) = self.affine(m, &mut l, r) else {
+        for (r, a) in roots {
+            // `A` needs `v` = 0, of `v`'s type.
+            if !cloned.contains_key(&a.source) {
                 continue;
-            };
+            }
             let Some(&(b, i)) = l.defs.get(&r) else {
                 continue;
             };
@@ -323,8 +311,7 @@ impl Body {
         let mut uses = HashMap::default();
         for b in &self.blocks {
             for inst in b.insts.iter().filter(|i| !i.is_empty()) {
-                let (has_type, has_result) = self.layouts.get(opcode(inst[0]));
-                let first = 1 + usize::from(has_type) + usize::from(has_result);
+                let first = self.layouts.operands_at(inst);
                 for &w in inst.iter().skip(first) {
                     *uses.entry(w).or_insert(0) += 1;
                 }
