@@ -311,6 +311,65 @@ fn in_order_commands_see_every_earlier_result() {
     check_validation();
 }
 
+/// A queue whose earlier work is done submits a stream of commands once
+/// it holds two, without `clFlush`, so the device starts on them while
+/// the application goes on enqueueing; a lone command waits for a flush
+/// or a wait (which then submits it on the waiting thread). The batch
+/// after such a one is not submitted early again until `clFinish`.
+#[test]
+fn an_idle_queue_submits_its_second_command_without_a_flush() {
+    use ferrocl_runtime::queue::IDLE_BATCH;
+    assert_eq!(IDLE_BATCH, 2);
+    let env = Env::new(0);
+    let set = env.kernel("set");
+    let inc = env.kernel("inc");
+    let x = env.buffer(N);
+    let done = |e: H| {
+        let start = std::time::Instant::now();
+        while status(e) != CL_COMPLETE as cl_int {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "status {}",
+                status(e)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    };
+    unsafe {
+        arg(set, 0, &x);
+        arg(set, 1, &5u32);
+        arg(inc, 0, &x);
+        for round in 0..3 {
+            let first = env.run(set, &[]);
+            assert_eq!(status(first), CL_QUEUED as cl_int, "round {round}");
+            // No enqueue, flush or wait: the lone command stays queued.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(status(first), CL_QUEUED as cl_int, "round {round}");
+            let second = env.run(inc, &[]);
+            // Only status queries from here: the completion thread alone
+            // sees both commands through.
+            done(first);
+            done(second);
+            // The device is idle again, but the next batch fills up.
+            let third = env.run(inc, &[]);
+            let fourth = env.run(inc, &[]);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert_eq!(status(third), CL_QUEUED as cl_int, "round {round}");
+            assert_eq!(status(fourth), CL_QUEUED as cl_int, "round {round}");
+            ok(clFinish(env.queue));
+            assert_eq!(status(fourth), CL_COMPLETE as cl_int, "round {round}");
+            release(&[first, second, third, fourth]);
+        }
+    }
+    assert_eq!(env.read(x, &[]), vec![8; N]);
+    unsafe {
+        ok(clReleaseMemObject(x));
+        ok(clReleaseKernel(set));
+        ok(clReleaseKernel(inc));
+    }
+    check_validation();
+}
+
 /// The barriers recorded so far between commands of `queue`.
 fn hazard_barriers(queue: H) -> u64 {
     // SAFETY: `queue` is a live command-queue handle of this test.
@@ -337,6 +396,12 @@ fn launches_that_only_read_a_buffer_share_it_without_a_barrier() {
         arg(set, 1, &5u32);
         events.push(env.run(set, &[]));
         ok(clFinish(env.queue));
+        // The first two commands after a wait go out as a batch of their
+        // own (`IDLE_BATCH`): the commands counted below share the next.
+        arg(set, 0, &d);
+        arg(set, 1, &0u32);
+        events.push(env.run(set, &[]));
+        events.push(env.run(set, &[]));
         let before = hazard_barriers(env.queue);
         // Two readers of a, writing different buffers: no barrier.
         arg(copy, 0, &a);

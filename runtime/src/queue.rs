@@ -17,7 +17,8 @@
 //! Each batch ends with a barrier, so that hazards never span submissions.
 //!
 //! A batch is submitted on `clFlush`, `clFinish`, a blocking call, a wait on one
-//! of its events, or once it holds [`BATCH_LIMIT`] commands; it signals the
+//! of its events, once it holds [`BATCH_LIMIT`] commands, or once it holds
+//! [`IDLE_BATCH`] while the queue has nothing left on the device; it signals the
 //! queue's timeline with the next value. Submitted batches are retired in
 //! order: the batch's post-actions run (copies into the application's
 //! memory), its events complete, and what its commands kept alive is
@@ -60,6 +61,20 @@ use std::time::Duration;
 
 /// Commands per batch before the queue submits on its own.
 pub const BATCH_LIMIT: usize = 32;
+
+/// Commands in a batch that the queue submits at once when every batch
+/// it submitted before has finished, so that an idle device starts on a
+/// stream of commands as it begins instead of after [`BATCH_LIMIT`] of
+/// them are recorded (on an H200, 32 launches take the host about 45 µs
+/// to enqueue, time the device sat idle at the start of each stream).
+/// Two, not one: a lone command that `clFinish` follows is submitted by
+/// the waiting thread, which leaves the completion thread asleep; waking
+/// it from the enqueue made that round trip 1.5-2 µs longer. The batch
+/// after such a one waits for [`BATCH_LIMIT`] (or a flush, or a wait):
+/// where the device runs commands faster than the host enqueues them, it
+/// would otherwise catch up with every batch, and each would go out at
+/// two commands, a `vkQueueSubmit` for every two launches.
+pub const IDLE_BATCH: usize = 2;
 
 /// Submitted batches a queue lets wait for the device: an application that
 /// enqueues faster than the device runs waits in the enqueue call that
@@ -391,6 +406,9 @@ struct QueueState {
     stream: CommandStream,
     /// The value the latest submission signals.
     submitted_value: u64,
+    /// The batch may go out at [`IDLE_BATCH`] commands: false right after
+    /// a batch did, until another submission or `clFinish`.
+    idle_batch_allowed: bool,
     batch: Batch,
     held: VecDeque<HeldCommand>,
     ring: ArgRing,
@@ -481,6 +499,7 @@ impl Queue {
             state: Mutex::new(QueueState {
                 stream,
                 submitted_value: 0,
+                idle_batch_allowed: true,
                 batch: Batch::default(),
                 held: VecDeque::new(),
                 ring: ArgRing {
@@ -683,8 +702,12 @@ impl Queue {
                 // Recorded now: a recording error is this call's error, and
                 // no event is made.
                 self.record_locked(&mut state, &event, &deps, &access, record)?;
-                if state.batch.events.len() >= BATCH_LIMIT {
+                let recorded = state.batch.events.len();
+                let idle =
+                    recorded == IDLE_BATCH && state.idle_batch_allowed && self.caught_up(&state);
+                if idle || recorded >= BATCH_LIMIT {
                     self.submit_locked(&mut state, &mut failed, false);
+                    state.idle_batch_allowed = !idle;
                     throttle = state.submitted_value.saturating_sub(MAX_IN_FLIGHT);
                 }
             }
@@ -698,6 +721,13 @@ impl Queue {
             self.wait_retired(throttle);
         }
         Ok(event)
+    }
+
+    /// True when the device has finished every batch this queue submitted.
+    fn caught_up(&self, state: &QueueState) -> bool {
+        self.timeline
+            .value()
+            .is_ok_and(|v| v >= state.submitted_value)
     }
 
     /// Submitted batches that have not retired yet.
@@ -860,6 +890,7 @@ impl Queue {
         match result {
             Ok(()) => {
                 state.submitted_value = value;
+                state.idle_batch_allowed = true;
                 for e in &batch.events {
                     e.mark_submitted(value, submit_ns);
                 }
@@ -1001,6 +1032,8 @@ impl Queue {
             // A thread already retiring some queue may have to leave this
             // queue's batches to the completion thread (see `wait_retired`).
             self.submit_locked(&mut state, &mut failed, !RETIRING.get());
+            // What comes next starts a new stream on an idle device.
+            state.idle_batch_allowed = true;
             let held: Vec<Arc<Event>> = state.held.iter().map(|h| h.event.clone()).collect();
             (state.submitted_value, held)
         };
@@ -1341,19 +1374,6 @@ pub(crate) struct Poll {
 const MIN_SLEEP: Duration = Duration::from_micros(20);
 const MAX_SLEEP: Duration = Duration::from_millis(1);
 
-/// The longest sleep of an application thread (`clFinish`, a blocking
-/// call, `clWaitForEvents`, an enqueue held back by the batches in
-/// flight) once the batch it waits for is the next to finish. What it
-/// oversleeps there is time the application loses: with 1 ms sleeps, a
-/// `clFinish` after 500 launches of a 97 µs kernel on an H100 returned
-/// about 0.35 ms late on average, 0.7 µs a launch, most of what
-/// separated ferrocl's bandwidth rows from NVIDIA's. 50 µs keeps that
-/// under 0.1 % of such a stream, for some 20,000 cheap wake-ups a second
-/// while the last batch runs (NVIDIA's own `clFinish` spins a core).
-/// The completion thread, which no application call waits for, keeps
-/// [`MAX_SLEEP`].
-const LAST_BATCH_SLEEP: Duration = Duration::from_micros(50);
-
 /// Who waits in [`wait_timeline`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Waiter {
@@ -1410,23 +1430,33 @@ fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll, waiter: Waiter) ->
                     std::hint::spin_loop()
                 }
             }
-            Ok(v) if poll.sleeps => {
-                std::thread::sleep(sleep_between_reads(waited, v, value, waiter))
-            }
+            Ok(v) if poll.sleeps => match sleep_between_reads(waited, v, value, waiter) {
+                Some(pause) => std::thread::sleep(pause),
+                None => std::thread::yield_now(),
+            },
             Ok(_) => return matches!(timeline.wait(value, u64::MAX), Ok(true)),
         }
     }
 }
 
 /// How long a waiter that has waited `waited` for the timeline to reach
-/// `value` sleeps before it reads the counter again, having read `now`.
-fn sleep_between_reads(waited: Duration, now: u64, value: u64, waiter: Waiter) -> Duration {
-    let longest = if waiter == Waiter::Application && now + 1 >= value {
-        LAST_BATCH_SLEEP
-    } else {
-        MAX_SLEEP
-    };
-    (waited / 16).clamp(MIN_SLEEP, longest)
+/// `value` sleeps before it reads the counter again, having read `now`;
+/// `None` where it only gives the core away: an application thread
+/// (`clFinish`, a blocking call, `clWaitForEvents`, an enqueue held back by
+/// the batches in flight) whose batch is the next to finish. What such a
+/// thread oversleeps is time the application loses: with 1 ms sleeps, a
+/// `clFinish` after 500 launches of a 97 µs kernel on an H100 returned
+/// about 0.35 ms late on average; with 50 µs sleeps (about 100 µs each
+/// with Linux's default timer slack) the bench's 50 ms streams of
+/// launches lost 0.1-0.4 % on an H200 (the int32 compute row 32963-32987
+/// GIOPS with those sleeps, 33076-33114 reading the counter without
+/// them). NVIDIA's own `clFinish` spins a core the same way. The completion thread, which no application call waits for,
+/// keeps the sleeps.
+fn sleep_between_reads(waited: Duration, now: u64, value: u64, waiter: Waiter) -> Option<Duration> {
+    if waiter == Waiter::Application && now + 1 >= value {
+        return None;
+    }
+    Some((waited / 16).clamp(MIN_SLEEP, MAX_SLEEP))
 }
 
 /// What turns device timestamps into host-clock profiling times.
@@ -1489,22 +1519,22 @@ mod tests {
     use super::*;
 
     /// Sleeps grow with the time waited, up to 1 ms, except that an
-    /// application thread whose batch is the next to finish reads the
-    /// counter at least every 50 µs (what it oversleeps, the application
-    /// loses); the completion thread keeps the long sleeps.
+    /// application thread whose batch is the next to finish does not sleep
+    /// (what it oversleeps, the application loses); the completion thread
+    /// keeps the long sleeps.
     #[test]
-    fn application_waiters_sleep_briefly_once_their_batch_is_next() {
+    fn application_waiters_stop_sleeping_once_their_batch_is_next() {
         let long = Duration::from_millis(100);
         let sleep = |now, waiter| sleep_between_reads(long, now, 10, waiter);
-        assert_eq!(sleep(8, Waiter::Application), MAX_SLEEP);
-        assert_eq!(sleep(9, Waiter::Application), LAST_BATCH_SLEEP);
-        assert_eq!(sleep(9, Waiter::CompletionThread), MAX_SLEEP);
-        assert_eq!(sleep(8, Waiter::CompletionThread), MAX_SLEEP);
-        // Early in a wait the sleeps are short for everyone.
+        assert_eq!(sleep(8, Waiter::Application), Some(MAX_SLEEP));
+        assert_eq!(sleep(9, Waiter::Application), None);
+        assert_eq!(sleep(10, Waiter::Application), None);
+        assert_eq!(sleep(9, Waiter::CompletionThread), Some(MAX_SLEEP));
+        assert_eq!(sleep(8, Waiter::CompletionThread), Some(MAX_SLEEP));
+        // Early in a wait the sleeps are short for everyone else.
         let early =
             sleep_between_reads(Duration::from_micros(400), 0, 10, Waiter::CompletionThread);
-        assert_eq!(early, MIN_SLEEP.max(Duration::from_micros(25)));
-        assert!(LAST_BATCH_SLEEP < MAX_SLEEP);
+        assert_eq!(early, Some(MIN_SLEEP.max(Duration::from_micros(25))));
     }
 
     /// A GPU's waiter reads the counter between sleeps until the value
