@@ -718,7 +718,7 @@ impl Queue {
         // A thread already retiring batches (a callback) is not held back:
         // the batch it would wait for may be behind the one it retires.
         if throttle > self.completion.retired_value() && !RETIRING.get() {
-            self.wait_retired(throttle);
+            self.wait_retired(throttle, Waiter::HeldBack);
         }
         Ok(event)
     }
@@ -1040,7 +1040,7 @@ impl Queue {
         for (e, code) in failed {
             e.complete(code);
         }
-        self.wait_retired(value);
+        self.wait_retired(value, Waiter::Application);
         for event in held {
             event.wait();
         }
@@ -1050,12 +1050,12 @@ impl Queue {
 
     /// Waits until every batch up to the one that signals `value` has
     /// retired, retiring them on this thread as [`Queue::wait_for`] does.
-    fn wait_retired(&self, value: u64) {
+    fn wait_retired(&self, value: u64, waiter: Waiter) {
         let c = &self.completion;
         if c.retired_value() >= value {
             return;
         }
-        let ok = wait_timeline(&c.timeline, value, c.spin, Waiter::Application);
+        let ok = wait_timeline(&c.timeline, value, c.spin, waiter);
         let nested = RETIRING.get();
         while c.retired_value() < value {
             if c.retire_on_app_thread(value, ok, nested) {
@@ -1377,9 +1377,21 @@ const MAX_SLEEP: Duration = Duration::from_millis(1);
 /// Who waits in [`wait_timeline`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Waiter {
+    /// An application call that waits for commands to finish (`clFinish`,
+    /// a blocking call, `clWaitForEvents`).
     Application,
+    /// An enqueue held back by the batches in flight ([`MAX_IN_FLIGHT`]):
+    /// it waits for room, while the device still has the later batches.
+    HeldBack,
     CompletionThread,
 }
+
+/// The longest sleep of an enqueue held back by the batches in flight,
+/// once the batch it waits for is the next to finish: short enough that
+/// the batches behind it do not run out while it sleeps (a stream of
+/// empty kernels runs 32 a batch in tens of microseconds), without
+/// spinning a core while the device has work queued.
+const HELD_BACK_SLEEP: Duration = Duration::from_micros(50);
 
 /// A blocking host wait on a semaphore returns well after the signal: on a
 /// GPU the driver sleeps until an interrupt, tens of microseconds, which is
@@ -1450,13 +1462,17 @@ fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll, waiter: Waiter) ->
 /// with Linux's default timer slack) the bench's 50 ms streams of
 /// launches lost 0.1-0.4 % on an H200 (the int32 compute row 32963-32987
 /// GIOPS with those sleeps, 33076-33114 reading the counter without
-/// them). NVIDIA's own `clFinish` spins a core the same way. The completion thread, which no application call waits for,
-/// keeps the sleeps.
+/// them). NVIDIA's own `clFinish` spins a core the same way. An enqueue
+/// held back by the batches in flight and the completion thread, which
+/// no application call waits for, keep sleeping.
 fn sleep_between_reads(waited: Duration, now: u64, value: u64, waiter: Waiter) -> Option<Duration> {
-    if waiter == Waiter::Application && now + 1 >= value {
-        return None;
-    }
-    Some((waited / 16).clamp(MIN_SLEEP, MAX_SLEEP))
+    let next = now + 1 >= value;
+    let longest = match waiter {
+        Waiter::Application if next => return None,
+        Waiter::HeldBack if next => HELD_BACK_SLEEP,
+        _ => MAX_SLEEP,
+    };
+    Some((waited / 16).clamp(MIN_SLEEP, longest))
 }
 
 /// What turns device timestamps into host-clock profiling times.
@@ -1520,8 +1536,9 @@ mod tests {
 
     /// Sleeps grow with the time waited, up to 1 ms, except that an
     /// application thread whose batch is the next to finish does not sleep
-    /// (what it oversleeps, the application loses); the completion thread
-    /// keeps the long sleeps.
+    /// (what it oversleeps, the application loses) and an enqueue held
+    /// back by the batches in flight sleeps briefly then; the completion
+    /// thread keeps the long sleeps.
     #[test]
     fn application_waiters_stop_sleeping_once_their_batch_is_next() {
         let long = Duration::from_millis(100);
@@ -1531,6 +1548,10 @@ mod tests {
         assert_eq!(sleep(10, Waiter::Application), None);
         assert_eq!(sleep(9, Waiter::CompletionThread), Some(MAX_SLEEP));
         assert_eq!(sleep(8, Waiter::CompletionThread), Some(MAX_SLEEP));
+        // An enqueue waiting for room sleeps briefly near the end.
+        assert_eq!(sleep(9, Waiter::HeldBack), Some(HELD_BACK_SLEEP));
+        assert_eq!(sleep(8, Waiter::HeldBack), Some(MAX_SLEEP));
+        assert!(HELD_BACK_SLEEP < MAX_SLEEP);
         // Early in a wait the sleeps are short for everyone else.
         let early =
             sleep_between_reads(Duration::from_micros(400), 0, 10, Waiter::CompletionThread);
