@@ -1454,8 +1454,8 @@ fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll, waiter: Waiter) ->
 /// How long a waiter that has waited `waited` for the timeline to reach
 /// `value` sleeps before it reads the counter again, having read `now`;
 /// `None` where it only gives the core away: an application thread
-/// (`clFinish`, a blocking call, `clWaitForEvents`, an enqueue held back by
-/// the batches in flight) whose batch is the next to finish. What such a
+/// (`clFinish`, a blocking call, `clWaitForEvents`) whose batch is the
+/// next to finish. What such a
 /// thread oversleeps is time the application loses: with 1 ms sleeps, a
 /// `clFinish` after 500 launches of a 97 µs kernel on an H100 returned
 /// about 0.35 ms late on average; with 50 µs sleeps (about 100 µs each
