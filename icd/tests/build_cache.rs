@@ -1,7 +1,8 @@
 //! The on-disk cache of builds (runtime build_cache.rs) through the API:
 //! an entry is used, follows the headers a build reads from disk, is
 //! rebuilt when damaged, and is not written for quick builds or when the
-//! cache is off. One
+//! cache is off; the device's pipeline cache (runtime pipeline_cache.rs)
+//! is written once quick pipelines add up. One
 //! test, since the cache's environment variables are the process's.
 
 mod common;
@@ -77,6 +78,37 @@ fn builds_come_from_the_cache_and_follow_their_headers() {
     assert_eq!(value(&gpu, &include), 8);
     assert_eq!(entries(&cache), before, "a quick build is not kept");
     std::env::set_var("FERROCL_CACHE_MIN_MS", "0");
+
+    // The device's pipeline cache is written once the pipelines created
+    // since the last write add up to 100 ms, however quick each one is.
+    let pipeline_files = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .map(|r| {
+                r.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "vkcache"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    for f in std::fs::read_dir(&cache).unwrap().flatten() {
+        if f.path().extension().is_some_and(|x| x == "vkcache") {
+            std::fs::remove_file(f.path()).unwrap();
+        }
+    }
+    let mut kernels = 0;
+    while pipeline_files(&cache) == 0 {
+        assert!(
+            kernels < 2000,
+            "no pipeline cache written after {kernels} pipelines"
+        );
+        let source = format!("kernel void k(global int *o) {{ o[0] = {kernels}; }}\n");
+        let k = gpu.kernel_with_options(&source, "k", "");
+        let out = gpu.zeroed::<i32>(1);
+        k.arg_buffer(0, &out);
+        gpu.run(&k, &[1], None, None);
+        assert_eq!(gpu.read::<i32>(&out)[0], kernels);
+        kernels += 1;
+    }
 
     // Off: nothing more is written.
     std::fs::remove_dir_all(&cache).unwrap();

@@ -894,6 +894,9 @@ pub struct Device {
     /// Serialises opening the Vulkan device; a failed open is retried by
     /// the next caller rather than remembered.
     opening: Mutex<()>,
+    /// The pipelines created since the device's `VkPipelineCache` was last
+    /// written to disk.
+    pub(crate) unsaved_pipelines: crate::pipeline_cache::Unsaved,
 }
 
 // SAFETY: repr(C) with ApiHeader first; the tag is Device's alone.
@@ -915,6 +918,7 @@ impl Device {
             vk_info,
             backend: OnceLock::new(),
             opening: Mutex::new(()),
+            unsaved_pipelines: crate::pipeline_cache::Unsaved::default(),
         }
     }
 

@@ -445,11 +445,13 @@ impl Kernel {
             )
             .map_err(vk_error)?;
         let created = started.elapsed();
-        if created >= crate::pipeline_cache::SLOW_PIPELINE {
+        if device.unsaved_pipelines.add(created) {
             if let (Some(path), Ok(data)) =
                 (device.pipeline_cache_path(), backend.pipeline_cache_data())
             {
+                let writing = std::time::Instant::now();
                 crate::pipeline_cache::save(&path, &data);
+                device.unsaved_pipelines.written(writing.elapsed());
             }
         }
         if let Some(level) = report {
