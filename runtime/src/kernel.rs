@@ -446,10 +446,10 @@ impl Kernel {
             .map_err(vk_error)?;
         let created = started.elapsed();
         if device.unsaved_pipelines.add(created) {
+            let writing = std::time::Instant::now();
             if let (Some(path), Ok(data)) =
                 (device.pipeline_cache_path(), backend.pipeline_cache_data())
             {
-                let writing = std::time::Instant::now();
                 crate::pipeline_cache::save(&path, &data);
                 device.unsaved_pipelines.written(writing.elapsed());
             }
