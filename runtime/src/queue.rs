@@ -707,7 +707,10 @@ impl Queue {
                     recorded == IDLE_BATCH && state.idle_batch_allowed && self.caught_up(&state);
                 if idle || recorded >= BATCH_LIMIT {
                     self.submit_locked(&mut state, &mut failed, false);
-                    state.idle_batch_allowed = !idle;
+                    if idle {
+                        // Every other submission allows the next one.
+                        state.idle_batch_allowed = false;
+                    }
                     throttle = state.submitted_value.saturating_sub(MAX_IN_FLIGHT);
                 }
             }
