@@ -21,7 +21,11 @@
 //!    loop that computes a value from values defined outside it moves to
 //!    the end of the block that enters the loop: arithmetic, logic,
 //!    conversions, composites, `GLSL.std.450` functions, access chains,
-//!    and loads from a followed variable the loop never stores to.
+//!    and loads from a followed variable the loop never stores to. A
+//!    chain of constant indices computes nothing (the driver folds it
+//!    into the access): it leaves only along with a load through it. Made
+//!    before the loop for a store in it, such chains made NVIDIA's
+//!    compiler give hashcat's `m22000_loop` 0.5 % more time on an H200.
 //! 3. **What does not pay stays.** A value computed before the loop holds
 //!    a register through it: cheap values go back into the loop
 //!    ([`Body::keep_cheap_values_in_loop`]), and a loop that would lose
@@ -463,11 +467,24 @@ impl Body {
     ) -> Vec<Moved> {
         let mut defined = self.definitions(blocks);
         let mut moved = Vec::new();
+        // Chains of constant indices the loop could lose, by result id:
+        // they leave only with a load that leaves through them.
+        let mut constant_chains: HashMap<Word, (usize, usize)> = HashMap::default();
         for &b in blocks {
             let n = self.blocks[b].insts.len();
             for i in 1..n {
                 let inst = &self.blocks[b].insts[i];
-                if inst.len() < 3 || inst[3..].iter().any(|w| defined.contains_key(w)) {
+                if inst.len() < 3 {
+                    continue;
+                }
+                let through_constant_chain = is(opcode(inst[0]), Op::Load)
+                    && inst.len() >= 4
+                    && constant_chains.contains_key(&inst[3]);
+                if inst[3..]
+                    .iter()
+                    .enumerate()
+                    .any(|(k, w)| defined.contains_key(w) && !(k == 0 && through_constant_chain))
+                {
                     continue;
                 }
                 let op = opcode(inst[0]);
@@ -475,16 +492,25 @@ impl Body {
                 let from = Some((b, i));
                 let hoisted = if (is_chain(op) || is(op, Op::Load)) && inst.len() < 4 {
                     false
+                } else if is_chain(op) && inst[4..].iter().all(|&w| m.int_constant(w).is_some()) {
+                    constant_chains.insert(id, (b, i));
+                    false
                 } else if is_chain(op) {
                     self.hoist_chain(m, inst.clone(), from, written, &mut moved)
                 } else if is(op, Op::Load) {
+                    let load = inst.clone();
                     let loaded = self
-                        .followed(inst[3])
+                        .followed(load[3])
                         .is_some_and(|p| !written.contains(&p.root))
-                        && self.loads_in_bounds(m, inst[3])
-                        && !self.is_pointer(m, inst[1]);
+                        && self.loads_in_bounds(m, load[3])
+                        && !self.is_pointer(m, load[1]);
                     if loaded {
-                        moved.push(Moved::new(inst.clone(), from, false));
+                        if let Some((cb, ci)) = constant_chains.remove(&load[3]) {
+                            let chain = std::mem::take(&mut self.blocks[cb].insts[ci]);
+                            self.hoist_chain(m, chain, Some((cb, ci)), written, &mut moved);
+                            defined.remove(&load[3]);
+                        }
+                        moved.push(Moved::new(load, from, false));
                     }
                     loaded
                 } else if self.speculable(m, glsl, inst) {
