@@ -105,9 +105,10 @@ __kernel void scale(__global float *data, float factor, uint n) {
 }
 "#;
 
-/// Heap allocations on the calling thread during `launches` steady-state
-/// launches, each with one clSetKernelArg before it.
-fn allocations_per_steady_launch(launches: usize) -> usize {
+/// Heap allocations on the calling thread during `launches` launches,
+/// each with one clSetKernelArg before it, after four rounds of `warm_up`
+/// launches and a `clFinish`.
+fn allocations_after_warm_up(warm_up: usize, launches: usize) -> usize {
     // The tests run under the validation layer, chosen before the first
     // call creates the Vulkan instance.
     if std::env::var_os("FERROCL_VALIDATION").is_none() {
@@ -183,8 +184,8 @@ fn allocations_per_steady_launch(launches: usize) -> usize {
         // Warm-up: pipelines built, pools and rings grown, batches submitted
         // and recycled.
         for round in 0..4 {
-            for i in 0..launches {
-                ok(launch(round * launches + i), "warm-up launch");
+            for i in 0..warm_up {
+                ok(launch(round * warm_up + i), "warm-up launch");
             }
             ok(clFinish(queue), "clFinish");
         }
@@ -219,9 +220,24 @@ fn allocations_per_steady_launch(launches: usize) -> usize {
 #[test]
 fn steady_state_kernel_launches_do_not_allocate() {
     let launches = 256;
-    let counted = allocations_per_steady_launch(launches);
+    let counted = allocations_after_warm_up(launches, launches);
     assert_eq!(
         counted, 0,
         "{counted} heap allocations in {launches} launches (run with FERROCL_ALLOC_BACKTRACE=1 to see where)"
+    );
+}
+
+/// A queue holds from its creation the batches, command buffers and events
+/// of as many commands as it lets be pending, so that a stream longer than
+/// any before it (more batches pending than ever, as happens when the
+/// device falls behind) allocates nothing either.
+#[test]
+fn a_longer_stream_than_any_before_does_not_allocate() {
+    let launches = 512;
+    let counted = allocations_after_warm_up(2, launches);
+    assert_eq!(
+        counted, 0,
+        "{counted} heap allocations in {launches} launches after short warm-up rounds \
+         (run with FERROCL_ALLOC_BACKTRACE=1 to see where)"
     );
 }

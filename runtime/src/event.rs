@@ -103,6 +103,16 @@ struct QueueLink {
     profiling: bool,
 }
 
+impl QueueLink {
+    fn to(queue: &Arc<Queue>) -> QueueLink {
+        QueueLink {
+            queue: Arc::downgrade(queue),
+            timeline: queue.timeline().clone(),
+            profiling: queue.profiling(),
+        }
+    }
+}
+
 /// A `cl_event`.
 #[repr(C)]
 pub struct Event {
@@ -161,16 +171,22 @@ impl Event {
                 return event;
             }
         }
-        let link = QueueLink {
-            queue: Arc::downgrade(queue),
-            timeline: queue.timeline().clone(),
-            profiling: queue.profiling(),
-        };
         Event::new(
             queue.context.clone(),
-            Some(link),
+            Some(QueueLink::to(queue)),
             command_type,
             CL_QUEUED as cl_int,
+        )
+    }
+
+    /// A completed event of `queue` that no command has used, made ahead
+    /// for [`Event::new_command`] to reuse.
+    pub(crate) fn new_spare(queue: &Arc<Queue>) -> Arc<Event> {
+        Event::new(
+            queue.context.clone(),
+            Some(QueueLink::to(queue)),
+            0,
+            CL_COMPLETE as cl_int,
         )
     }
 

@@ -90,8 +90,17 @@ const COMPLETION_THREAD: &str = "ferrocl-completion";
 /// launches keeps in flight, so that a steady stream allocates none.
 const SPARE_BATCHES: usize = 16;
 
-/// Completed command events kept for reuse (see `Event::into_spare`).
-const SPARE_EVENTS: usize = SPARE_BATCHES * BATCH_LIMIT;
+/// The most batches of a queue alive at once: [`MAX_IN_FLIGHT`] not yet
+/// retired, one more just submitted before its enqueue call waits for
+/// the oldest, and the one being recorded. A queue makes this many (and
+/// their command buffers and events) when it is created, so that how the
+/// device's pace spreads a stream of commands over batches never makes
+/// an enqueue allocate.
+const BATCHES_ALIVE: usize = SPARE_BATCHES + 2;
+
+/// Completed command events kept for reuse (see `Event::into_spare`): as
+/// many as the batches alive hold.
+const SPARE_EVENTS: usize = BATCHES_ALIVE * BATCH_LIMIT;
 
 /// Bytes per chunk of the argument ring.
 const ARG_CHUNK: u64 = 64 * 1024;
@@ -372,7 +381,6 @@ struct HeldCommand {
 /// Device timestamps around one command of a profiling queue.
 type Stamps = Option<(Timestamp, Timestamp)>;
 
-#[derive(Default)]
 struct Batch {
     events: Vec<Arc<Event>>,
     /// One per event: the device times of its command, when measured.
@@ -395,6 +403,26 @@ struct Batch {
     foreign: Vec<Arc<Event>>,
     /// The events of `starts` were marked running.
     running: bool,
+}
+
+impl Batch {
+    /// An empty batch with room for [`BATCH_LIMIT`] commands, and for two
+    /// objects each of them keeps alive (a launch's kernel and buffer, a
+    /// transfer's memory object and staging), before its lists grow.
+    fn with_room() -> Batch {
+        Batch {
+            events: Vec::with_capacity(BATCH_LIMIT),
+            stamps: Vec::with_capacity(BATCH_LIMIT),
+            starts: Vec::with_capacity(BATCH_LIMIT),
+            ordered: false,
+            posts: Vec::new(),
+            keep: Vec::with_capacity(2 * BATCH_LIMIT),
+            ring_used: Vec::new(),
+            waits: Vec::new(),
+            foreign: Vec::new(),
+            running: false,
+        }
+    }
 }
 
 struct Submitted {
@@ -457,12 +485,17 @@ impl Queue {
         properties_array: Vec<u64>,
     ) -> Result<Arc<Queue>, cl_int> {
         let backend = device.backend()?.clone();
-        let stream = backend.create_command_stream().map_err(vk_error)?;
+        let stream = backend
+            .create_command_stream_for(BATCHES_ALIVE, BATCH_LIMIT)
+            .map_err(vk_error)?;
         let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
         let pool = Arc::new(Mutex::new(Vec::new()));
         let completion = Arc::new(Completion {
             timeline: timeline.clone(),
-            pending: Mutex::new(Pending::default()),
+            pending: Mutex::new(Pending {
+                batches: VecDeque::with_capacity(BATCHES_ALIVE),
+                ..Pending::default()
+            }),
             arrived: Condvar::new(),
             retiring: Mutex::new(Retiring {
                 current: None,
@@ -474,9 +507,9 @@ impl Queue {
             }),
             ring_pool: pool.clone(),
             graveyard: Mutex::new(Vec::new()),
-            spare_batches: Mutex::new(Vec::new()),
+            spare_batches: Mutex::new((1..BATCHES_ALIVE).map(|_| Batch::with_room()).collect()),
             retired: AtomicU64::new(0),
-            spare_events: Mutex::new(Vec::new()),
+            spare_events: Mutex::new(Vec::with_capacity(SPARE_EVENTS)),
             spin: completion_poll(backend.info().device_type),
         });
         let thread = {
@@ -487,7 +520,7 @@ impl Queue {
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
-        Ok(Arc::new(Queue {
+        let queue = Arc::new(Queue {
             header: ApiHeader::new(Tag::Queue),
             context,
             device,
@@ -500,7 +533,7 @@ impl Queue {
                 stream,
                 submitted_value: 0,
                 idle_batch_allowed: true,
-                batch: Batch::default(),
+                batch: Batch::with_room(),
                 held: VecDeque::new(),
                 ring: ArgRing {
                     current: None,
@@ -513,7 +546,10 @@ impl Queue {
             completion,
             completion_thread: Mutex::new(Some(thread)),
             printf_pool,
-        }))
+        });
+        let events = (0..SPARE_EVENTS).map(|_| Event::new_spare(&queue));
+        queue.completion.spare_events.lock().extend(events);
+        Ok(queue)
     }
 
     /// `CL_QUEUE_PROPERTIES`.
@@ -876,7 +912,7 @@ impl Queue {
             .spare_batches
             .lock()
             .pop()
-            .unwrap_or_default();
+            .unwrap_or_else(Batch::with_room);
         let mut batch = std::mem::replace(&mut state.batch, next);
         state.hazards.clear();
         // Taken before the submission: the device may run the batch, and
@@ -1327,7 +1363,7 @@ impl Completion {
         }
         // The emptied vectors serve a later batch.
         let mut spare = self.spare_batches.lock();
-        if spare.len() < SPARE_BATCHES {
+        if spare.len() < BATCHES_ALIVE {
             spare.push(batch);
         }
     }

@@ -31,15 +31,16 @@ struct Batch {
 }
 
 impl Batch {
-    fn new(cmd: vk::CommandBuffer) -> Batch {
+    /// A batch whose lists hold `commands` entries before they grow.
+    fn new(cmd: vk::CommandBuffer, commands: usize) -> Batch {
         Batch {
             cmd,
             begun: false,
             bound_pipeline: vk::Pipeline::null(),
-            pipelines: Vec::new(),
-            buffers: Vec::new(),
+            pipelines: Vec::with_capacity(commands),
+            buffers: Vec::with_capacity(commands),
             timelines: Vec::new(),
-            timestamps: Vec::new(),
+            timestamps: Vec::with_capacity(commands),
             signal: None,
         }
     }
@@ -72,6 +73,8 @@ pub struct CommandStream {
     current: Option<Batch>,
     in_flight: VecDeque<Batch>,
     spare: Vec<Batch>,
+    /// Commands a new batch has room for ([`Device::create_command_stream_for`]).
+    batch_commands: usize,
     wait_semaphores: Vec<vk::Semaphore>,
     wait_values: Vec<u64>,
     wait_stages: Vec<vk::PipelineStageFlags>,
@@ -80,23 +83,51 @@ pub struct CommandStream {
 
 impl Device {
     pub fn create_command_stream(&self) -> Result<CommandStream> {
+        self.create_command_stream_for(0, 0)
+    }
+
+    /// A stream with `batches` command buffers made ahead, each with room
+    /// for `commands` commands before its lists grow: a caller that keeps
+    /// at most `batches` submissions alive (in flight, and the one being
+    /// recorded) then records and submits without allocating, however the
+    /// device's pace spreads its commands over them.
+    pub fn create_command_stream_for(
+        &self,
+        batches: usize,
+        commands: usize,
+    ) -> Result<CommandStream> {
         let info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER)
             .queue_family_index(self.shared.queue_family);
         // SAFETY: the device is alive; the family is the one its queue uses.
         let pool = unsafe { self.shared.raw.create_command_pool(&info, None) }
             .map_err(|e| vk_error("vkCreateCommandPool", e))?;
-        Ok(CommandStream {
+        let mut stream = CommandStream {
             device: Arc::clone(&self.shared),
             pool,
             current: None,
-            in_flight: VecDeque::new(),
-            spare: Vec::new(),
+            in_flight: VecDeque::with_capacity(batches),
+            spare: Vec::with_capacity(batches),
+            batch_commands: commands,
             wait_semaphores: Vec::new(),
             wait_values: Vec::new(),
             wait_stages: Vec::new(),
             push_scratch: Vec::new(),
-        })
+        };
+        if batches > 0 {
+            let info = vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(batches as u32);
+            // SAFETY: the pool was just made and belongs to this stream (on
+            // failure the stream's drop destroys it).
+            let cmds = unsafe { self.shared.raw.allocate_command_buffers(&info) }
+                .map_err(|e| vk_error("vkAllocateCommandBuffers", e))?;
+            stream
+                .spare
+                .extend(cmds.into_iter().map(|cmd| Batch::new(cmd, commands)));
+        }
+        Ok(stream)
     }
 }
 
@@ -170,7 +201,7 @@ impl CommandStream {
         // between threads while `&mut self` is held.
         let cmd = unsafe { self.device.raw.allocate_command_buffers(&info) }
             .map_err(|e| vk_error("vkAllocateCommandBuffers", e))?;
-        Ok(Batch::new(cmd[0]))
+        Ok(Batch::new(cmd[0], self.batch_commands))
     }
 
     /// Resets the command buffers of finished submissions and drops what
