@@ -552,3 +552,58 @@ fn loops_of_a_few_constant_trips_ask_the_driver_to_unroll_them() {
     );
     assert_eq!(loop_controls(&kernel("", &big)), vec!["None"]);
 }
+
+#[test]
+fn loops_of_constant_trips_over_a_private_array_are_copied_out() {
+    // hashcat's sha512crypt shape: a second counter beside the first,
+    // bytes of a private array read at the counter; every index into
+    // `st` becomes a constant and no loop is left.
+    let src = kernel(
+        "",
+        "ulong st[8]; for (uint i = 0; i < 8; ++i) st[i] = n * (i + 1);\n\
+         uchar b[80];\n\
+         for (uint k = 0, p = n & 15; k < 64; k++, p++) {\n\
+             b[p] = ((uchar *)st)[k ^ 7] + popcount((uint)st[k >> 3]);\n\
+         }\n\
+         acc += b[n & 63];",
+    );
+    let p = build_cl20(&src);
+    let text = common::disassemble(&p.spirv);
+    assert!(!text.contains("OpLoopMerge"), "{text}");
+    assert_eq!(copies_of_body(&src), 64);
+    let st = text
+        .lines()
+        .find(|l| l.contains("OpName") && l.ends_with("\"st\""))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap()
+        .to_string();
+    let chains: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("OpAccessChain") && l.contains(&format!(" {st} ")))
+        .collect();
+    assert!(!chains.is_empty(), "{text}");
+    for chain in chains {
+        let index = chain.split_whitespace().last().unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{index} = OpConstant"))),
+            "{chain}: the index is not a constant\n{text}"
+        );
+    }
+    // Loops the rule leaves: one trip too many, no private array indexed
+    // by the counter, the counter moved in the body, and a loop asked to
+    // stay rolled.
+    for body in [
+        "ulong st[8]; for (uint i = 0; i < 8; ++i) st[i] = n + i;\n\
+         for (uint k = 0; k < 65; ++k) acc += popcount((uint)st[k & 7]);",
+        "for (uint k = 0; k < 64; ++k) acc += popcount(out[k]);",
+        "uint w[16]; for (uint i = 0; i < 16; ++i) w[i] = n ^ i;\n\
+         for (uint k = 0; k < 16; ++k) { acc += popcount(w[k]); k += acc & 1; }",
+        "uint w[16]; for (uint i = 0; i < 16; ++i) w[i] = n ^ i;\n\
+         __attribute__((opencl_unroll_hint(1)))\n\
+         for (uint k = 0; k < 16; ++k) acc += popcount(w[k]);",
+    ] {
+        let controls = loop_controls(&kernel("", body));
+        assert!(!controls.is_empty(), "{body}: no loop left");
+    }
+}

@@ -344,3 +344,66 @@ kernel void tiles(global const uint *in, global uint *out, local uint *tile, uin
         assert_eq!(gpu.read::<u32>(&out), vec![h; 4], "n = {n}");
     }
 }
+
+/// hashcat's sha512crypt appends a digest to a block byte by byte in a
+/// 64-trip loop with a second counter; the compiler copies such a loop
+/// out (its counter indexes a private array). Each copy reads the digest
+/// at its own constant index and writes the block at a run-time offset:
+/// the bytes land where the loop as written puts them.
+#[test]
+fn loops_copied_out_run_every_trip() {
+    let gpu = Gpu::new();
+    let src = "
+#define PUT64_BE(a, p, c) ((uchar *)(a))[(p) ^ 7] = (uchar)(c)
+#define GET64_BE(a, p) ((uchar *)(a))[(p) ^ 7]
+kernel void append(global const ulong *digests, global const uint *lens, global ulong *out) {
+    size_t g = get_global_id(0);
+    ulong digest[8];
+    ulong block[16];
+    for (uint i = 0; i < 8; ++i) digest[i] = digests[8 * g + i];
+    for (uint i = 0; i < 16; ++i) block[i] = 0x0101010101010101ul * i;
+    uint len = lens[g];
+    for (uint k = 0, p = len; k < 64; k++, p++) PUT64_BE(block, p, GET64_BE(digest, k));
+    ulong sum = 0;
+    for (uint s = 0, t = 3; s < 5; ++s, t += 7) sum += digest[s] * t;
+    for (uint i = 0; i < 16; ++i) out[17 * g + i] = block[i];
+    out[17 * g + 16] = sum;
+}";
+    let kernel = gpu.kernel(src, "append");
+    let n = 16usize;
+    let digests: Vec<u64> = (0..8 * n as u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i << 7))
+        .collect();
+    let lens: Vec<u32> = (0..n as u32).map(|g| (g * 5) % 65).collect();
+    let d = gpu.buffer(&digests);
+    let l = gpu.buffer(&lens);
+    let out = gpu.zeroed::<u64>(17 * n);
+    kernel
+        .arg_buffer(0, &d)
+        .arg_buffer(1, &l)
+        .arg_buffer(2, &out);
+    gpu.run(&kernel, &[n], None, None);
+    let got = gpu.read::<u64>(&out);
+    for g in 0..n {
+        let digest = &digests[8 * g..8 * g + 8];
+        let mut block: Vec<u64> = (0..16u64).map(|i| 0x0101_0101_0101_0101 * i).collect();
+        // Byte `x` of a little-endian array of `u64`s is byte `x % 8`
+        // of word `x / 8`.
+        let byte = |a: &[u64], x: usize| (a[x / 8] >> (8 * (x % 8))) as u8;
+        for k in 0..64 {
+            let p = lens[g] as usize + k;
+            let b = byte(digest, k ^ 7);
+            let (w, s) = ((p ^ 7) / 8, 8 * ((p ^ 7) % 8));
+            block[w] = block[w] & !(0xff << s) | u64::from(b) << s;
+        }
+        let sum = (0..5u64).fold(0u64, |acc, s| {
+            acc.wrapping_add(digest[s as usize].wrapping_mul(3 + 7 * s))
+        });
+        assert_eq!(
+            &got[17 * g..17 * g + 16],
+            &block[..],
+            "block of work-item {g}"
+        );
+        assert_eq!(got[17 * g + 16], sum, "sum of work-item {g}");
+    }
+}

@@ -148,6 +148,13 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers `e` to a value (arrays decay to pointers).
     pub(super) fn expr(&mut self, e: &'a Expr) -> R<Val> {
+        if let ExprKind::Ident(name) = &e.kind {
+            if let Some((_, ty, value)) = self.unrolled_counters.iter().rfind(|c| c.0 == name) {
+                let ty = ty.clone();
+                let id = self.constant(&ty, ConstVal::Int(*value));
+                return Some(Val::new(id, ty));
+            }
+        }
         if let ExprKind::Index(..) = e.kind {
             if let Some(v) = self.constant_table_read(e) {
                 return v;

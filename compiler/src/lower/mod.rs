@@ -454,6 +454,10 @@ pub(crate) struct Lowerer<'a> {
     /// Names whose address the program takes, and its functions: made
     /// from `tu` when the first loop that may be unrolled is met.
     program_names: std::cell::OnceCell<unroll::ProgramNames<'a>>,
+    /// The counters of the loops being unrolled completely, innermost
+    /// last, with their type and their value in the copy being lowered:
+    /// reads of them are constants there (unroll.rs).
+    unrolled_counters: Vec<(&'a str, Type, i64)>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: crate::HashSet<(Word, Option<Word>)>,
     /// `Private` copies of `__constant` tables read by name, by offset in
@@ -631,6 +635,7 @@ fn lower_once(
         m,
         tu,
         program_names: std::cell::OnceCell::new(),
+        unrolled_counters: Vec::new(),
         types: &tu.types,
         funcs,
         diags,
@@ -840,7 +845,10 @@ impl<'a> Lowerer<'a> {
             {
                 return self.fold_one_constant_operand(op, ty, width, *a, *b);
             }
-            (Op::IAdd | Op::ISub | Op::IMul | Op::BitwiseAnd | Op::BitwiseOr, [a, b]) => {
+            (
+                Op::IAdd | Op::ISub | Op::IMul | Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor,
+                [a, b],
+            ) => {
                 let (wa, x) = self.m.int_constant(*a)?;
                 let (wb, y) = self.m.int_constant(*b)?;
                 if wa != width || wb != width {
@@ -851,7 +859,28 @@ impl<'a> Lowerer<'a> {
                     Op::ISub => x.wrapping_sub(y),
                     Op::IMul => x.wrapping_mul(y),
                     Op::BitwiseAnd => x & y,
-                    _ => x | y,
+                    Op::BitwiseOr => x | y,
+                    _ => x ^ y,
+                }
+            }
+            // Shifts by a constant below the width (a wider one has no
+            // defined result in SPIR-V; OpenCL C's masking of the count
+            // comes before it, as its own operation).
+            (Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic, [a, b]) => {
+                let (wa, x) = self.m.int_constant(*a)?;
+                let (_, y) = self.m.int_constant(*b)?;
+                if wa != width || y >= u64::from(width) {
+                    return None;
+                }
+                let x = mask(x, width);
+                match op {
+                    Op::ShiftLeftLogical => x << y,
+                    Op::ShiftRightLogical => x >> y,
+                    _ => {
+                        // Sign-extended from `width` bits, then shifted.
+                        let signed = ((x << (64 - width)) as i64) >> (64 - width);
+                        (signed >> y) as u64
+                    }
                 }
             }
             _ => return None,
@@ -3236,6 +3265,15 @@ impl<'a> Lowerer<'a> {
         let hint = self.tu.loop_hints.get(&span).copied();
         if let Some(i) = init {
             self.stmt(i);
+        }
+        // A few constant trips over a private array: copies of the body
+        // and no loop (unroll.rs says why).
+        if !do_while && !matches!(hint, Some(LoopHint::Never | LoopHint::Count(_))) {
+            if let (Some(s), Some(counter)) = (step, self.full_unroll_trips(init, cond, step, body))
+            {
+                self.unrolled_completely(counter, s, body);
+                return;
+            }
         }
         // An unrolled loop first, when this one qualifies; the loop below
         // then runs the iterations it leaves.

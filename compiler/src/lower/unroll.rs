@@ -106,6 +106,10 @@ const MAX_HINTED_TRIPS: u64 = 32;
 /// of body copies it may make.
 const MAX_REQUESTED_FACTOR: u32 = 16;
 const MAX_REQUESTED_NODES: usize = 4 * MAX_NODES;
+/// Loops of at most this many constant trips whose counter indexes a
+/// private variable are unrolled completely here, within
+/// [`MAX_REQUESTED_NODES`] of body copies.
+const MAX_FULL_TRIPS: u64 = 64;
 
 /// A loop to unroll: its counter and bound as the condition names them.
 pub(super) struct Unroll<'a> {
@@ -118,6 +122,14 @@ pub(super) struct Unroll<'a> {
     factor: u32,
     /// What the counter advances by per iteration.
     stride: Stride<'a>,
+}
+
+/// A loop the compiler unrolls completely: its counter, the counter's
+/// type, and its value in each trip.
+pub(super) struct FullUnroll<'a> {
+    counter: &'a str,
+    ty: Type,
+    values: Vec<i64>,
 }
 
 /// A loop counter's step: a constant, or a value the loop does not
@@ -358,6 +370,36 @@ fn names(e: &Expr, name: &str) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == name)
 }
 
+/// Whether `e` reads or writes the variable `name` anywhere.
+fn mentions(e: &Expr, name: &str) -> bool {
+    names(e, name) || e.any_operand(|x| mentions(x, name))
+}
+
+/// The variable an lvalue such as `a[i][j]`, `((uchar *)a)[i]` or
+/// `s.m[i]` is part of.
+fn root_variable(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Ident(name) => Some(name),
+        ExprKind::Index(base, _) | ExprKind::Cast(_, base) | ExprKind::Member(base, _, _) => {
+            root_variable(base)
+        }
+        _ => None,
+    }
+}
+
+/// The step of `counter` among the operands of a comma expression (`k++,
+/// p++`): the one operand that names it; the others must not.
+fn counter_step<'e>(step: &'e Expr, counter: &str) -> Option<&'e Expr> {
+    match &step.kind {
+        ExprKind::Comma(a, b) => match (mentions(a, counter), mentions(b, counter)) {
+            (true, false) => counter_step(a, counter),
+            (false, true) => counter_step(b, counter),
+            _ => None,
+        },
+        _ => Some(step),
+    }
+}
+
 /// The constant step of `step` on `counter` (`++i`, `i++`, `i += c`,
 /// `i = i + c`), if it is one.
 fn constant_step(step: &Expr, counter: &str) -> Option<u64> {
@@ -431,16 +473,39 @@ fn apply((op, c, counter_first): CounterOp, v: i64) -> Option<i64> {
 /// runs while `test` holds and changes by `step` each trip, when they are
 /// at least two and at most [`MAX_HINTED_TRIPS`].
 fn constant_trips(start: i64, scalar: Scalar, test: CounterOp, step: CounterOp) -> Option<u64> {
+    constant_trips_up_to(start, scalar, test, step, MAX_HINTED_TRIPS)
+}
+
+/// [`constant_trips`] up to `most` trips.
+fn constant_trips_up_to(
+    start: i64,
+    scalar: Scalar,
+    test: CounterOp,
+    step: CounterOp,
+    most: u64,
+) -> Option<u64> {
+    Some(counter_values(start, scalar, test, step, most)?.len() as u64)
+}
+
+/// The counter's value in each of the loop's trips, when they are at
+/// least two and at most `most`.
+fn counter_values(
+    start: i64,
+    scalar: Scalar,
+    test: CounterOp,
+    step: CounterOp,
+    most: u64,
+) -> Option<Vec<i64>> {
     let mut value = consteval::wrap_to(start, scalar);
-    let mut trips = 0;
+    let mut values = Vec::new();
     while apply(test, value)? != 0 {
-        trips += 1;
-        if trips > MAX_HINTED_TRIPS {
+        if values.len() as u64 == most {
             return None;
         }
+        values.push(value);
         value = consteval::wrap_to(apply(step, value)?, scalar);
     }
-    (trips >= 2).then_some(trips)
+    (values.len() >= 2).then_some(values)
 }
 
 /// The counter `init` sets and the constant it sets it to, `T i = c` or
@@ -469,6 +534,29 @@ fn constant_start<'s>(
     };
     match consteval::eval(value, types)? {
         ConstVal::Int(v) => Some((name.as_str(), v, declared)),
+        ConstVal::Float(_) => None,
+    }
+}
+
+/// The constant a loop's `init` starts `counter` at: `T ..., counter = c,
+/// ...` or `counter = c`.
+fn counter_start(init: &Stmt, counter: &str, types: &TypeTable) -> Option<i64> {
+    let value = match &init.kind {
+        StmtKind::Decl(vars) => match vars.iter().find(|v| v.name == counter)? {
+            VarDecl {
+                init: Some(Init::Expr(e)),
+                ..
+            } => e,
+            _ => return None,
+        },
+        StmtKind::Expr(Expr {
+            kind: ExprKind::Assign(None, target, e),
+            ..
+        }) if names(target, counter) => e,
+        _ => return None,
+    };
+    match consteval::eval(value, types)? {
+        ConstVal::Int(v) => Some(v),
         ConstVal::Float(_) => None,
     }
 }
@@ -753,6 +841,102 @@ impl<'a> Lowerer<'a> {
         };
         constant_trips(start, scalar, test, step)
             .is_some_and(|trips| nodes * trips as usize <= MAX_REQUESTED_NODES)
+    }
+
+    /// The counter of `for (init; cond; step) body` and its value in each
+    /// trip, when the compiler unrolls the loop completely: its counter (the variable the condition
+    /// compares with a constant) starts at a constant, changes by a
+    /// constant step (maybe beside other steps, `k++, p++`) and is not
+    /// assigned in the body; it runs two to [`MAX_FULL_TRIPS`] trips of a
+    /// body [`body_size`] accepts, whose copies stay within
+    /// [`MAX_REQUESTED_NODES`]; and the body indexes a private variable
+    /// with an expression of the counter. Unrolled by the driver instead,
+    /// such a loop leaves the variable in local memory: NVIDIA's Vulkan
+    /// compiler places arrays before it unrolls, and keeps in registers
+    /// only those whose indices are constants in the SPIR-V (on an H200 a
+    /// 64-trip loop reading `st[k >> 3]` ran 59.0 ms a launch, 54.6 with
+    /// the copies written out; NVIDIA's OpenCL 45.0 either way). Call it
+    /// once `init` is lowered.
+    pub(super) fn full_unroll_trips(
+        &self,
+        init: Option<&'a Stmt>,
+        cond: Option<&'a Expr>,
+        step: Option<&'a Expr>,
+        body: &'a Stmt,
+    ) -> Option<FullUnroll<'a>> {
+        if self.in_library > 0 || self.dead > 0 || !self.f.is_open() {
+            return None;
+        }
+        let (init, cond, step) = (init?, cond?, step?);
+        let ExprKind::Binary(_, a, b) = &cond.kind else {
+            return None;
+        };
+        let counter = [a, b].into_iter().find_map(|side| match &side.kind {
+            ExprKind::Ident(n) if counter_op(cond, n, self.types).is_some() => Some(n.as_str()),
+            _ => None,
+        })?;
+        let start = counter_start(init, counter, self.types)?;
+        let ty = self.unrollable_variable(counter)?;
+        let scalar = ty.scalar()?;
+        let test = counter_op(cond, counter, self.types)?;
+        let advance = step_op(counter_step(step, counter)?, counter, self.types)?;
+        let values = counter_values(start, scalar, test, advance, MAX_FULL_TRIPS)?;
+        let trips = values.len();
+        let functions = &self.program_names().functions;
+        let nodes = body_size(body, &[counter], functions, Some(self.types))?
+            + expr_size(step, &[], functions)?;
+        if nodes * trips > MAX_REQUESTED_NODES {
+            return None;
+        }
+        let mut indexed = false;
+        for_each_expr(body, &mut |e| indexed |= self.indexes_private(e, counter));
+        indexed.then_some(FullUnroll {
+            counter,
+            ty,
+            values,
+        })
+    }
+
+    /// Whether `e` subscripts a private variable of the function with an
+    /// expression of `counter`.
+    fn indexes_private(&self, e: &Expr, counter: &str) -> bool {
+        if let ExprKind::Index(base, index) = &e.kind {
+            let private = root_variable(base)
+                .and_then(|name| self.lookup(name))
+                .is_some_and(|sym| {
+                    sym.sc == StorageClass::Function
+                        && (matches!(sym.ty, Type::Array(..)) || sym.base.is_some())
+                });
+            if private && mentions(index, counter) {
+                return true;
+            }
+        }
+        e.any_operand(|x| self.indexes_private(x, counter))
+    }
+
+    /// Lowers a copy of `body` for each trip of `plan`, each followed by
+    /// `step`; the loop's `init` is already lowered. The body reads the
+    /// counter as the constant of its trip (the steps still store it, for
+    /// what follows the loop).
+    pub(super) fn unrolled_completely(
+        &mut self,
+        plan: FullUnroll<'a>,
+        step: &'a Expr,
+        body: &'a Stmt,
+    ) {
+        let mut keep = None;
+        for value in plan.values {
+            self.unrolled_counters
+                .push((plan.counter, plan.ty.clone(), value));
+            self.scoped(body);
+            self.unrolled_counters.pop();
+            self.expr(step);
+            // The other copies would repeat the first one's diagnostics.
+            keep.get_or_insert(self.diags.list.len());
+        }
+        if let Some(keep) = keep {
+            self.diags.list.truncate(keep);
+        }
     }
 
     fn program_names(&self) -> &ProgramNames<'a> {
