@@ -885,7 +885,7 @@ impl<'a> Lowerer<'a> {
         let functions = &self.program_names().functions;
         let nodes = body_size(body, &[counter], functions, Some(self.types))?
             + expr_size(step, &[], functions)?;
-        if nodes * trips > MAX_REQUESTED_NODES {
+        if nodes.saturating_mul(trips) > MAX_REQUESTED_NODES {
             return None;
         }
         let mut indexed = false;
