@@ -3269,9 +3269,8 @@ impl<'a> Lowerer<'a> {
         // A few constant trips over a private array: copies of the body
         // and no loop (unroll.rs says why).
         if !do_while && !matches!(hint, Some(LoopHint::Never | LoopHint::Count(_))) {
-            if let (Some(s), Some(counter)) = (step, self.full_unroll_trips(init, cond, step, body))
-            {
-                self.unrolled_completely(counter, s, body);
+            if let (Some(s), Some(plan)) = (step, self.full_unroll_plan(init, cond, step, body)) {
+                self.unrolled_completely(plan, s, body);
                 return;
             }
         }

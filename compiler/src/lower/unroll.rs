@@ -844,20 +844,20 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The counter of `for (init; cond; step) body` and its value in each
-    /// trip, when the compiler unrolls the loop completely: its counter (the variable the condition
-    /// compares with a constant) starts at a constant, changes by a
-    /// constant step (maybe beside other steps, `k++, p++`) and is not
-    /// assigned in the body; it runs two to [`MAX_FULL_TRIPS`] trips of a
-    /// body [`body_size`] accepts, whose copies stay within
-    /// [`MAX_REQUESTED_NODES`]; and the body indexes a private variable
-    /// with an expression of the counter. Unrolled by the driver instead,
-    /// such a loop leaves the variable in local memory: NVIDIA's Vulkan
-    /// compiler places arrays before it unrolls, and keeps in registers
-    /// only those whose indices are constants in the SPIR-V (on an H200 a
-    /// 64-trip loop reading `st[k >> 3]` ran 59.0 ms a launch, 54.6 with
-    /// the copies written out; NVIDIA's OpenCL 45.0 either way). Call it
-    /// once `init` is lowered.
-    pub(super) fn full_unroll_trips(
+    /// trip, when the compiler unrolls the loop completely: the counter
+    /// (the variable the condition compares with a constant) starts at a
+    /// constant, changes by a constant step (maybe beside other steps,
+    /// `k++, p++`) and is not assigned in the body; the loop runs two to
+    /// [`MAX_FULL_TRIPS`] trips of a body [`body_size`] accepts, whose
+    /// copies stay within [`MAX_REQUESTED_NODES`]; and the body indexes a
+    /// private variable with an expression of the counter. Unrolled by the
+    /// driver instead, such a loop leaves the variable in local memory:
+    /// NVIDIA's Vulkan compiler places arrays before it unrolls, and keeps
+    /// in registers only those whose indices are constants in the SPIR-V
+    /// (on an H200 a 64-trip loop reading `st[k >> 3]` ran 59.0 ms a
+    /// launch, 54.6 with the copies written out; NVIDIA's OpenCL 45.0
+    /// either way). Call it once `init` is lowered.
+    pub(super) fn full_unroll_plan(
         &self,
         init: Option<&'a Stmt>,
         cond: Option<&'a Expr>,
