@@ -55,7 +55,7 @@ use std::any::Any;
 use std::cell::Cell;
 use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -469,6 +469,8 @@ pub struct Queue {
     completion_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// printf buffers of the kernels this queue runs.
     printf_pool: Arc<PrintfPool>,
+    /// The spare events were made ([`Queue::take_spare_event`]).
+    spare_events_made: AtomicBool,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Queue.
@@ -546,9 +548,8 @@ impl Queue {
             completion,
             completion_thread: Mutex::new(Some(thread)),
             printf_pool,
+            spare_events_made: AtomicBool::new(false),
         });
-        let events = (0..SPARE_EVENTS).map(|_| Event::new_spare(&queue));
-        queue.completion.spare_events.lock().extend(events);
         Ok(queue)
     }
 
@@ -620,9 +621,17 @@ impl Queue {
         drop(dead);
     }
 
-    /// A completed command event of this queue to reuse.
-    pub(crate) fn take_spare_event(&self) -> Option<Arc<Event>> {
-        self.completion.spare_events.lock().pop()
+    /// A completed command event of this queue to reuse. The queue's
+    /// first command makes the events its batches can hold
+    /// ([`SPARE_EVENTS`]), so that no later command allocates one
+    /// however many are pending; a queue that never runs a command makes
+    /// none (each holds the context, which its reference count shows).
+    pub(crate) fn take_spare_event(self: &Arc<Queue>) -> Option<Arc<Event>> {
+        let mut spare = self.completion.spare_events.lock();
+        if spare.is_empty() && !self.spare_events_made.swap(true, Ordering::Relaxed) {
+            spare.extend((0..SPARE_EVENTS).map(|_| Event::new_spare(self)));
+        }
+        spare.pop()
     }
 
     /// Waits until the command of `event`, whose batch signals `value`, is

@@ -73,7 +73,9 @@ pub struct CommandStream {
     current: Option<Batch>,
     in_flight: VecDeque<Batch>,
     spare: Vec<Batch>,
-    /// Commands a new batch has room for ([`Device::create_command_stream_for`]).
+    /// Command buffers the first batch makes, and the commands each has
+    /// room for ([`Device::create_command_stream_for`]).
+    batches_ahead: usize,
     batch_commands: usize,
     wait_semaphores: Vec<vk::Semaphore>,
     wait_values: Vec<u64>,
@@ -86,11 +88,12 @@ impl Device {
         self.create_command_stream_for(0, 0)
     }
 
-    /// A stream with `batches` command buffers made ahead, each with room
-    /// for `commands` commands before its lists grow: a caller that keeps
-    /// at most `batches` submissions alive (in flight, and the one being
-    /// recorded) then records and submits without allocating, however the
-    /// device's pace spreads its commands over them.
+    /// A stream whose first batch makes `batches` command buffers at once,
+    /// each with room for `commands` commands before its lists grow: a
+    /// caller that keeps at most `batches` submissions alive (in flight,
+    /// and the one being recorded) then records and submits without
+    /// allocating, however the device's pace spreads its commands over
+    /// them. A stream never used makes none.
     pub fn create_command_stream_for(
         &self,
         batches: usize,
@@ -102,32 +105,19 @@ impl Device {
         // SAFETY: the device is alive; the family is the one its queue uses.
         let pool = unsafe { self.shared.raw.create_command_pool(&info, None) }
             .map_err(|e| vk_error("vkCreateCommandPool", e))?;
-        let mut stream = CommandStream {
+        Ok(CommandStream {
             device: Arc::clone(&self.shared),
             pool,
             current: None,
             in_flight: VecDeque::with_capacity(batches),
             spare: Vec::with_capacity(batches),
+            batches_ahead: batches,
             batch_commands: commands,
             wait_semaphores: Vec::new(),
             wait_values: Vec::new(),
             wait_stages: Vec::new(),
             push_scratch: Vec::new(),
-        };
-        if batches > 0 {
-            let info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(batches as u32);
-            // SAFETY: the pool was just made and belongs to this stream (on
-            // failure the stream's drop destroys it).
-            let cmds = unsafe { self.shared.raw.allocate_command_buffers(&info) }
-                .map_err(|e| vk_error("vkAllocateCommandBuffers", e))?;
-            stream
-                .spare
-                .extend(cmds.into_iter().map(|cmd| Batch::new(cmd, commands)));
-        }
-        Ok(stream)
+        })
     }
 }
 
@@ -187,21 +177,28 @@ impl CommandStream {
             .ok_or_else(|| Error::Other("no command buffer is being recorded".to_string()))
     }
 
-    /// A batch in the initial state: a recycled one, or a new command buffer.
+    /// A batch in the initial state: a recycled one, or a new command
+    /// buffer (the first time, with those made ahead).
     fn take_batch(&mut self) -> Result<Batch> {
         self.release_completed();
         if let Some(batch) = self.spare.pop() {
             return Ok(batch);
         }
+        let count = self.batches_ahead.max(1);
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(self.pool)
             .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
+            .command_buffer_count(count as u32);
         // SAFETY: the pool belongs to this stream, which is not shared
         // between threads while `&mut self` is held.
-        let cmd = unsafe { self.device.raw.allocate_command_buffers(&info) }
+        let mut cmds = unsafe { self.device.raw.allocate_command_buffers(&info) }
             .map_err(|e| vk_error("vkAllocateCommandBuffers", e))?;
-        Ok(Batch::new(cmd[0], self.batch_commands))
+        self.batches_ahead = 0;
+        let commands = self.batch_commands;
+        let first = cmds.pop().map(|cmd| Batch::new(cmd, commands));
+        self.spare
+            .extend(cmds.into_iter().map(|cmd| Batch::new(cmd, commands)));
+        first.ok_or_else(|| Error::Other("vkAllocateCommandBuffers made none".to_string()))
     }
 
     /// Resets the command buffers of finished submissions and drops what
