@@ -92,8 +92,9 @@ const SPARE_BATCHES: usize = 16;
 
 /// The most batches of a queue alive at once: [`MAX_IN_FLIGHT`] not yet
 /// retired, one more just submitted before its enqueue call waits for
-/// the oldest, and the one being recorded. A queue makes this many (and
-/// their command buffers and events) when it is created, so that how the
+/// the oldest, and the one being recorded. A queue makes this many
+/// batches when it is created, their command buffers with its first
+/// batch and their events with its first command, so that how the
 /// device's pace spreads a stream of commands over batches never makes
 /// an enqueue allocate.
 const BATCHES_ALIVE: usize = SPARE_BATCHES + 2;
@@ -522,7 +523,7 @@ impl Queue {
                 .map_err(|_| CL_OUT_OF_HOST_MEMORY)?
         };
         let printf_pool = PrintfPool::new(device.info().printf_buffer_size);
-        let queue = Arc::new(Queue {
+        Ok(Arc::new(Queue {
             header: ApiHeader::new(Tag::Queue),
             context,
             device,
@@ -549,8 +550,7 @@ impl Queue {
             completion_thread: Mutex::new(Some(thread)),
             printf_pool,
             spare_events_made: AtomicBool::new(false),
-        });
-        Ok(queue)
+        }))
     }
 
     /// `CL_QUEUE_PROPERTIES`.

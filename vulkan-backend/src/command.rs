@@ -31,7 +31,8 @@ struct Batch {
 }
 
 impl Batch {
-    /// A batch whose lists hold `commands` entries before they grow.
+    /// A batch whose lists hold `commands` commands' entries (two
+    /// timestamps each, on a profiling queue) before they grow.
     fn new(cmd: vk::CommandBuffer, commands: usize) -> Batch {
         Batch {
             cmd,
@@ -40,7 +41,7 @@ impl Batch {
             pipelines: Vec::with_capacity(commands),
             buffers: Vec::with_capacity(commands),
             timelines: Vec::new(),
-            timestamps: Vec::with_capacity(commands),
+            timestamps: Vec::with_capacity(2 * commands),
             signal: None,
         }
     }
