@@ -79,16 +79,12 @@ pub const IDLE_BATCH: usize = 2;
 /// Submitted batches a queue lets wait for the device: an application that
 /// enqueues faster than the device runs waits in the enqueue call that
 /// would submit one more (the oldest is retired on its thread), which
-/// bounds the memory the pending commands hold and keeps the emptied
-/// batches within what is kept for reuse.
-pub const MAX_IN_FLIGHT: u64 = SPARE_BATCHES as u64;
+/// bounds the memory the pending commands hold and the batches a queue
+/// keeps for reuse ([`BATCHES_ALIVE`]).
+pub const MAX_IN_FLIGHT: u64 = 16;
 
 /// The name of every queue's completion thread.
 const COMPLETION_THREAD: &str = "ferrocl-completion";
-
-/// Emptied batches kept for reuse: enough for the batches a stream of
-/// launches keeps in flight, so that a steady stream allocates none.
-const SPARE_BATCHES: usize = 16;
 
 /// The most batches of a queue alive at once: [`MAX_IN_FLIGHT`] not yet
 /// retired, one more just submitted before its enqueue call waits for
@@ -97,7 +93,7 @@ const SPARE_BATCHES: usize = 16;
 /// batch and their events with its first command, so that how the
 /// device's pace spreads a stream of commands over batches never makes
 /// an enqueue allocate.
-const BATCHES_ALIVE: usize = SPARE_BATCHES + 2;
+const BATCHES_ALIVE: usize = MAX_IN_FLIGHT as usize + 2;
 
 /// Completed command events kept for reuse (see `Event::into_spare`): as
 /// many as the batches alive hold.
@@ -1503,8 +1499,8 @@ fn wait_timeline(timeline: &Timeline, value: u64, poll: Poll, waiter: Waiter) ->
 /// `value` sleeps before it reads the counter again, having read `now`;
 /// `None` where it only gives the core away: an application thread
 /// (`clFinish`, a blocking call, `clWaitForEvents`) whose batch is the
-/// next to finish. What such a
-/// thread oversleeps is time the application loses: with 1 ms sleeps, a
+/// next to finish. What such a thread oversleeps is time the application
+/// loses: with 1 ms sleeps, a
 /// `clFinish` after 500 launches of a 97 µs kernel on an H100 returned
 /// about 0.35 ms late on average; with 50 µs sleeps (about 100 µs each
 /// with Linux's default timer slack) the bench's 50 ms streams of

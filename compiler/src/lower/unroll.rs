@@ -473,18 +473,8 @@ fn apply((op, c, counter_first): CounterOp, v: i64) -> Option<i64> {
 /// runs while `test` holds and changes by `step` each trip, when they are
 /// at least two and at most [`MAX_HINTED_TRIPS`].
 fn constant_trips(start: i64, scalar: Scalar, test: CounterOp, step: CounterOp) -> Option<u64> {
-    constant_trips_up_to(start, scalar, test, step, MAX_HINTED_TRIPS)
-}
-
-/// [`constant_trips`] up to `most` trips.
-fn constant_trips_up_to(
-    start: i64,
-    scalar: Scalar,
-    test: CounterOp,
-    step: CounterOp,
-    most: u64,
-) -> Option<u64> {
-    Some(counter_values(start, scalar, test, step, most)?.len() as u64)
+    let values = counter_values(start, scalar, test, step, MAX_HINTED_TRIPS)?;
+    Some(values.len() as u64)
 }
 
 /// The counter's value in each of the loop's trips, when they are at
@@ -514,28 +504,21 @@ fn constant_start<'s>(
     init: &'s Stmt,
     types: &TypeTable,
 ) -> Option<(&'s str, i64, Option<&'s VarDecl>)> {
-    let (name, value, declared) = match &init.kind {
+    let (name, declared) = match &init.kind {
         StmtKind::Decl(vars) => match vars.as_slice() {
-            [decl @ VarDecl {
-                name,
-                init: Some(Init::Expr(e)),
-                ..
-            }] => (name, e, Some(decl)),
+            [decl] => (decl.name.as_str(), Some(decl)),
             _ => return None,
         },
         StmtKind::Expr(Expr {
-            kind: ExprKind::Assign(None, target, e),
+            kind: ExprKind::Assign(None, target, _),
             ..
         }) => match &target.kind {
-            ExprKind::Ident(name) => (name, &**e, None),
+            ExprKind::Ident(name) => (name.as_str(), None),
             _ => return None,
         },
         _ => return None,
     };
-    match consteval::eval(value, types)? {
-        ConstVal::Int(v) => Some((name.as_str(), v, declared)),
-        ConstVal::Float(_) => None,
-    }
+    Some((name, counter_start(init, name, types)?, declared))
 }
 
 /// The constant a loop's `init` starts `counter` at: `T ..., counter = c,
