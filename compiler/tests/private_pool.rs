@@ -35,13 +35,28 @@ fn global(m: &Module, id: u32) -> Option<&Instruction> {
 /// The length of the array of 32-bit words that pointer type `ptr_ty`
 /// points to, if it is one.
 fn word_array_len(m: &Module, ptr_ty: u32) -> Option<u32> {
+    array_len(m, ptr_ty, |elem| is_int(elem, 32))
+}
+
+/// The length of the array of `uchar4` words that pointer type `ptr_ty`
+/// points to.
+fn byte_word_array_len(m: &Module, ptr_ty: u32) -> Option<u32> {
+    array_len(m, ptr_ty, |elem| {
+        elem.class.opcode == Op::TypeVector
+            && elem.operands.get(1) == Some(&Operand::LiteralBit32(4))
+            && global(m, elem.operands[0].unwrap_id_ref()).is_some_and(|c| is_int(c, 8))
+    })
+}
+
+fn is_int(ty: &Instruction, bits: u32) -> bool {
+    ty.class.opcode == Op::TypeInt && ty.operands.first() == Some(&Operand::LiteralBit32(bits))
+}
+
+/// The length of the array that pointer type `ptr_ty` points to, where
+/// its element type passes `elem_is`.
+fn array_len(m: &Module, ptr_ty: u32, elem_is: impl Fn(&Instruction) -> bool) -> Option<u32> {
     let arr = global(m, global(m, ptr_ty)?.operands.get(1)?.unwrap_id_ref())?;
-    if arr.class.opcode != Op::TypeArray {
-        return None;
-    }
-    let elem = global(m, arr.operands[0].unwrap_id_ref())?;
-    if elem.class.opcode != Op::TypeInt || elem.operands.first() != Some(&Operand::LiteralBit32(32))
-    {
+    if arr.class.opcode != Op::TypeArray || !elem_is(global(m, arr.operands[0].unwrap_id_ref())?) {
         return None;
     }
     match global(m, arr.operands[1].unwrap_id_ref())?.operands.first() {
@@ -81,6 +96,15 @@ fn names(m: &Module) -> Vec<String> {
 
 /// The length of the `Function` array of 32-bit words named `name`.
 fn named_word_array(m: &Module, name: &str) -> Option<u32> {
+    word_array_len(m, named_variable(m, name)?.result_type?)
+}
+
+/// The length of the `Function` array of `uchar4` words named `name`.
+fn named_byte_word_array(m: &Module, name: &str) -> Option<u32> {
+    byte_word_array_len(m, named_variable(m, name)?.result_type?)
+}
+
+fn named_variable<'m>(m: &'m Module, name: &str) -> Option<&'m Instruction> {
     let id = m
         .debug_names
         .iter()
@@ -88,9 +112,7 @@ fn named_word_array(m: &Module, name: &str) -> Option<u32> {
             [Operand::IdRef(id), Operand::LiteralString(s)] if s == name => Some(*id),
             _ => None,
         })?;
-    let var =
-        instructions(m).find(|i| i.class.opcode == Op::Variable && i.result_id == Some(id))?;
-    word_array_len(m, var.result_type?)
+    instructions(m).find(|i| i.class.opcode == Op::Variable && i.result_id == Some(id))
 }
 
 /// Capabilities that keep every private pool whole.
@@ -309,7 +331,68 @@ fn pointers_held_moved_returned_and_past_the_end_keep_their_variable() {
     let m = split_module(FOLLOWED_POINTERS);
     assert_eq!(pool_lengths(&m), [0u32; 0]);
     assert_eq!(named_word_array(&m, "a"), Some(4));
-    assert_eq!(named_word_array(&m, "b"), Some(4));
+    // `b` takes byte stores: its words are `uchar4`.
+    assert_eq!(named_byte_word_array(&m, "b"), Some(4));
+}
+
+/// A `ulong[4]` written and read as words before and after bytes and
+/// halves are stored into it.
+const BYTE_STORES: &str = "\
+    kernel void k(global uint *out, uint n) {\n\
+        ulong blk[4] = { n, n + 1u, 0, 0 };\n\
+        uint first = (uint)blk[n & 3];\n\
+        uchar *b = (uchar *)blk;\n\
+        for (uint i = 0; i < 8u; i++) b[(n + i) ^ 7u] = (uchar)(first >> i);\n\
+        ushort *h = (ushort *)blk;\n\
+        h[n & 15u] = (ushort)n;\n\
+        blk[3] = blk[2] + 1u;\n\
+        out[0] = (uint)blk[n & 3] + b[n & 31u] + first;\n\
+    }\n";
+
+#[test]
+fn a_variable_that_takes_byte_stores_is_held_as_uchar4_words() {
+    let m = split_module(BYTE_STORES);
+    assert_eq!(named_word_array(&m, "blk"), None);
+    assert_eq!(named_byte_word_array(&m, "blk"), Some(8));
+    let blk = named_variable(&m, "blk").and_then(|v| v.result_id);
+    // Chains from `blk` to a word, and from a word to a byte.
+    let chains: Vec<&Instruction> = instructions(&m)
+        .filter(|i| i.class.opcode == Op::AccessChain)
+        .collect();
+    let words: Vec<u32> = chains
+        .iter()
+        .filter(|c| Some(c.operands[0].unwrap_id_ref()) == blk)
+        .filter_map(|c| c.result_id)
+        .collect();
+    let bytes: Vec<u32> = chains
+        .iter()
+        .filter(|c| words.contains(&c.operands[0].unwrap_id_ref()))
+        .filter_map(|c| c.result_id)
+        .collect();
+    // Loads and stores both name their pointer first.
+    let through = |op: Op, ptrs: &[u32]| {
+        instructions(&m)
+            .filter(|i| i.class.opcode == op && ptrs.contains(&i.operands[0].unwrap_id_ref()))
+            .count()
+    };
+    // Each byte is stored through its own component: the loop's, and a
+    // half's two; `b[n & 31]` loads one.
+    assert_eq!(through(Op::Store, &bytes), 3);
+    assert_eq!(through(Op::Load, &bytes), 1);
+    // Words are read and written whole, as `uchar4`, also those written
+    // before the first byte store: no word is loaded to merge a byte in.
+    // The initializer's two rounds (8 words each), `blk[3]`'s 2; `first`,
+    // `blk[2]` and `blk[n & 3]` read 2 each.
+    assert_eq!(through(Op::Store, &words), 18);
+    assert_eq!(through(Op::Load, &words), 6);
+    let uchar4_loads = instructions(&m)
+        .filter(|i| i.class.opcode == Op::Load && words.contains(&i.operands[0].unwrap_id_ref()))
+        .filter(|i| {
+            let ty = global(&m, i.result_type.unwrap_or(0));
+            ty.is_some_and(|t| t.class.opcode == Op::TypeVector)
+        })
+        .count();
+    assert_eq!(uchar4_loads, 6);
 }
 
 #[test]

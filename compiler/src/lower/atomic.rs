@@ -254,7 +254,7 @@ impl<'a> Lowerer<'a> {
                     );
                     return None;
                 }
-                let ptr = self.pool_word_ptr(StorageClass::Workgroup, p.id);
+                let ptr = self.pool_word_ptr(StorageClass::Workgroup, p.id).ptr;
                 let bits = elem.is_float();
                 Some((ptr, elem, SCOPE_WORKGROUP, bits))
             }

@@ -207,6 +207,14 @@ struct Sym {
     pool: Option<Word>,
 }
 
+/// A pointer to a word of a pool: a `uint`, or the `uchar4` of a split
+/// pool variable that takes byte stores (see [`split_pool`]).
+#[derive(Clone, Copy)]
+struct PoolWord {
+    ptr: Word,
+    bytes: bool,
+}
+
 /// The `__local` word pool of a kernel whose program reinterprets local
 /// memory (DESIGN.md): one `Workgroup` array of 32-bit words; `__local`
 /// pointers are byte offsets into it; narrower and wider accesses are
@@ -2298,6 +2306,7 @@ impl<'a> Lowerer<'a> {
         if let Some(pool) = self.pool.take() {
             self.declare_pool(&pool);
         }
+        self.retype_byte_slots();
         self.declare_private_pool();
         if self.split_failed {
             self.split_failures.push(f.name.clone());
@@ -2491,7 +2500,7 @@ impl<'a> Lowerer<'a> {
         self.k.interface.insert(pool.var);
     }
 
-    fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> Word {
+    fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> PoolWord {
         // An offset a whole number of words past another indexes that
         // one's word plus as many: the driver then sees one address and
         // constant displacements (the words of a `ulong`, the members of
@@ -2514,20 +2523,71 @@ impl<'a> Lowerer<'a> {
         };
         let (var, storage) = pool.as_ref().map_or((0, sc), |p| (p.var, p.storage));
         let p = self.m.ty(TypeKey::Pointer(storage, u));
-        self.op(Op::AccessChain, p, &[var, index])
+        PoolWord {
+            ptr: self.op(Op::AccessChain, p, &[var, index]),
+            bytes: false,
+        }
     }
 
-    fn pool_word_load(&mut self, sc: StorageClass, ptr: Word) -> Word {
+    fn pool_word_load(&mut self, sc: StorageClass, word: PoolWord) -> Word {
         let u = self.m.ty(TypeKey::Int(32));
-        let mut args = vec![ptr];
+        let ty = if word.bytes { self.uchar4_ty() } else { u };
+        let mut args = vec![word.ptr];
         args.extend(Self::mem_operands(sc));
-        self.op(Op::Load, u, &args)
+        let w = self.op(Op::Load, ty, &args);
+        if word.bytes {
+            self.op(Op::Bitcast, u, &[w])
+        } else {
+            w
+        }
     }
 
-    fn pool_word_store(&mut self, sc: StorageClass, ptr: Word, value: Word) {
-        let mut args = vec![ptr, value];
+    fn pool_word_store(&mut self, sc: StorageClass, word: PoolWord, value: Word) {
+        let value = if word.bytes {
+            let t = self.uchar4_ty();
+            self.op(Op::Bitcast, t, &[value])
+        } else {
+            value
+        };
+        let mut args = vec![word.ptr, value];
         args.extend(Self::mem_operands(sc));
         self.op_void(Op::Store, &args);
+    }
+
+    fn uchar4_ty(&mut self) -> Word {
+        self.sty(&Type::Vector(Scalar::UChar, 4))
+    }
+
+    /// Stores the `n` bytes of `raw` (an `n`-byte integer) from byte
+    /// `lane` of a word held as `uchar4`, each through its own component.
+    fn pool_byte_stores(&mut self, word: PoolWord, lane: Word, raw: Word, n: u32) {
+        let u = self.m.ty(TypeKey::Int(32));
+        let uc = self.m.ty(TypeKey::Int(8));
+        for i in 0..n {
+            let byte = if n == 1 {
+                raw
+            } else {
+                let it = self.m.ty(TypeKey::Int(n * 8));
+                let sh = self.u32c(8 * i);
+                let b = self.op(Op::ShiftRightLogical, it, &[raw, sh]);
+                self.op(Op::UConvert, uc, &[b])
+            };
+            let lane = if i == 0 {
+                lane
+            } else {
+                let k = self.u32c(i);
+                self.op(Op::IAdd, u, &[lane, k])
+            };
+            let p = self.pool_byte_ptr(word, lane);
+            self.op_void(Op::Store, &[p, byte]);
+        }
+    }
+
+    /// The pointer to byte `lane` of a word held as `uchar4`.
+    fn pool_byte_ptr(&mut self, word: PoolWord, lane: Word) -> Word {
+        let uc = self.m.ty(TypeKey::Int(8));
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, uc));
+        self.op(Op::AccessChain, p, &[word.ptr, lane])
     }
 
     fn pool_offset_plus(&mut self, offset: Word, bytes: u32) -> Word {
@@ -2584,17 +2644,25 @@ impl<'a> Lowerer<'a> {
                 Some(self.op(Op::INotEqual, bt, &[b, zero]))
             }
             Type::Scalar(s) => {
-                let ptr = self.pool_word_ptr(sc, offset);
-                let w = self.pool_word_load(sc, ptr);
+                let word = self.pool_word_ptr(sc, offset);
                 let raw = match s.size() {
-                    4 => w,
+                    1 if word.bytes => {
+                        let three = self.u32c(3);
+                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
+                        let p = self.pool_byte_ptr(word, lane);
+                        let uc = self.m.ty(TypeKey::Int(8));
+                        self.op(Op::Load, uc, &[p])
+                    }
+                    4 => self.pool_word_load(sc, word),
                     8 => {
+                        let lo = self.pool_word_load(sc, word);
                         let o2 = self.pool_offset_plus(offset, 4);
                         let p2 = self.pool_word_ptr(sc, o2);
                         let hi = self.pool_word_load(sc, p2);
-                        self.combine_u64(w, hi)
+                        self.combine_u64(lo, hi)
                     }
                     n => {
+                        let w = self.pool_word_load(sc, word);
                         let three = self.u32c(3);
                         let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
                         let sh = self.op(Op::ShiftLeftLogical, u, &[lane, three]);
@@ -2693,18 +2761,24 @@ impl<'a> Lowerer<'a> {
                         self.pool_word_store(sc, p2, hi);
                     }
                     n => {
+                        let three = self.u32c(3);
+                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
+                        let bytes = self.hold_split_slot_as_bytes(sc, offset);
+                        let word = self.pool_word_ptr(sc, offset);
+                        if bytes && word.bytes {
+                            self.pool_byte_stores(word, lane, raw, n);
+                            return;
+                        }
                         // Clear, then set, this value's bits of the word with
                         // atomics, so bytes of the same word written at the
                         // same time by other work-items are kept.
                         let w = self.op(Op::UConvert, u, &[raw]);
-                        let three = self.u32c(3);
-                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
                         let sh = self.op(Op::ShiftLeftLogical, u, &[lane, three]);
                         let mask = self.u32c(if n == 1 { 0xff } else { 0xffff });
                         let m = self.op(Op::ShiftLeftLogical, u, &[mask, sh]);
                         let keep = self.op(Op::Not, u, &[m]);
                         let bits = self.op(Op::ShiftLeftLogical, u, &[w, sh]);
-                        let ptr = self.pool_word_ptr(sc, offset);
+                        let ptr = word.ptr;
                         if sc == StorageClass::Workgroup {
                             let scope = self.u32c(SCOPE_WORKGROUP);
                             let relaxed = self.u32c(0);

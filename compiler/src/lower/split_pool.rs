@@ -21,11 +21,23 @@
 //! objects, loaded from memory, or stored where the walk does not follow)
 //! marks the kernel, and the program is lowered again with that kernel's
 //! pool whole (`lower` in `mod.rs`).
+//!
+//! A variable's array holds `uint` words, or `uchar4` words where the
+//! variable takes byte stores (hashcat's `PUTCHAR` appends into a `ulong`
+//! block). A byte store into a `uint` word loads the word, merges the byte
+//! and stores the word back; NVIDIA's Vulkan compiler then keeps the array
+//! in local memory and runs that sequence per byte, where a store through
+//! a `uchar4` component is one byte store, and whole words still load and
+//! store as 32 bits (a 64-byte append into a `ulong[16]`, unrolled, ran
+//! 54.6 ms held as words and 48.1 ms as `uchar4` words on an H200;
+//! NVIDIA's OpenCL 45.0). A variable's first byte store makes it a
+//! variable of bytes; what the kernel wrote before through its `uint`
+//! words is retyped once the kernel is lowered (`retype_byte_slots`).
 
-use super::{LocalPool, Lowerer, Val};
+use super::{LocalPool, Lowerer, PoolWord, Val};
 use crate::sema::types::{round_up, Type, TypeRef};
 use crate::spirv::{Op, StorageClass, TypeKey, Word};
-use crate::HashMap;
+use crate::{HashMap, HashSet};
 use std::collections::BTreeMap;
 
 /// Slots start here, so that offset 0 (a null pointer) is in none.
@@ -53,8 +65,12 @@ pub(super) struct SplitPool {
 struct Slot {
     /// The variable's `Function` array of 32-bit words.
     var: Word,
+    /// Its length in words.
+    words: u32,
     /// One past its last byte.
     end: u32,
+    /// The words are `uchar4`, not `uint`: the variable takes byte stores.
+    bytes: bool,
 }
 
 impl SplitPool {
@@ -92,7 +108,13 @@ impl<'a> Lowerer<'a> {
             self.m.name(var, name);
         }
         let split = self.split_pool_mut()?;
-        split.slots.insert(at, Slot { var, end });
+        let slot = Slot {
+            var,
+            words,
+            end,
+            bytes: false,
+        };
+        split.slots.insert(at, slot);
         // A word apart: one past this slot's end is no offset of the next.
         split.next = round_up(end, 4) + 4;
         Some(at)
@@ -120,7 +142,7 @@ impl<'a> Lowerer<'a> {
         sc: StorageClass,
         offset: Word,
         words: u32,
-    ) -> Option<Word> {
+    ) -> Option<PoolWord> {
         if sc != StorageClass::Function || self.split_pool().is_none() {
             return None;
         }
@@ -128,15 +150,90 @@ impl<'a> Lowerer<'a> {
             self.split_failed = true;
             return None;
         };
-        let var = self.split_pool()?.slots.get(&start)?.var;
+        let slot = *self.split_pool()?.slots.get(&start)?;
         let u = self.m.ty(TypeKey::Int(32));
         let first = self.u32c(start);
         let within = self.op(Op::ISub, u, &[offset, first]);
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[within, two]);
         let index = self.plus_words(index, words);
-        let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, u));
-        Some(self.op(Op::AccessChain, p, &[var, index]))
+        let word = if slot.bytes { self.uchar4_ty() } else { u };
+        let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, word));
+        Some(PoolWord {
+            ptr: self.op(Op::AccessChain, p, &[slot.var, index]),
+            bytes: slot.bytes,
+        })
+    }
+
+    /// Holds as bytes the variable of a split private pool that `offset`
+    /// points into, a byte being stored there; whether it is one.
+    pub(super) fn hold_split_slot_as_bytes(&mut self, sc: StorageClass, offset: Word) -> bool {
+        if sc != StorageClass::Function {
+            return false;
+        }
+        let Some(start) = self.slot_of(offset) else {
+            return false;
+        };
+        let Some(slot) = self.split_pool_mut().and_then(|s| s.slots.get_mut(&start)) else {
+            return false;
+        };
+        slot.bytes = true;
+        true
+    }
+
+    /// Gives the variables held as bytes their `uchar4` arrays, and what
+    /// the kernel wrote through their `uint` words before their first
+    /// byte store the same form: a word's chain points to a `uchar4`, a
+    /// load of it is bitcast to `uint` after, a stored `uint` before.
+    pub(super) fn retype_byte_slots(&mut self) {
+        let Some(split) = self.split_pool() else {
+            return;
+        };
+        let slots: Vec<Slot> = split.slots.values().filter(|s| s.bytes).copied().collect();
+        if slots.is_empty() {
+            return;
+        }
+        let u = self.m.ty(TypeKey::Int(32));
+        let word = self.uchar4_ty();
+        let uint_ptr = self.m.ty(TypeKey::Pointer(StorageClass::Function, u));
+        let word_ptr = self.m.ty(TypeKey::Pointer(StorageClass::Function, word));
+        let mut vars = HashSet::default();
+        for slot in &slots {
+            let len = self.m.u32_const(slot.words);
+            let arr = self.m.ty(TypeKey::Array(word, len));
+            let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
+            self.f.retype_var(slot.var, p);
+            self.root_types.insert(slot.var, p);
+            vars.insert(slot.var);
+        }
+        let mut chains = HashSet::default();
+        let m = &mut self.m;
+        self.f.rewrite_blocks(|inst, out| {
+            let op = inst[0] & 0xffff;
+            let at = out.len();
+            out.extend_from_slice(inst);
+            if op == Op::AccessChain as Word
+                && inst.len() >= 4
+                && inst[1] == uint_ptr
+                && vars.contains(&inst[3])
+            {
+                chains.insert(inst[2]);
+                out[at + 1] = word_ptr;
+            } else if op == Op::Load as Word && inst.len() >= 4 && chains.contains(&inst[3]) {
+                // %w = OpLoad %uchar4 %chain; %id = OpBitcast %uint %w
+                let w = m.id();
+                out[at + 1] = word;
+                out[at + 2] = w;
+                out.extend_from_slice(&[4 << 16 | Op::Bitcast as Word, u, inst[2], w]);
+            } else if op == Op::Store as Word && inst.len() >= 3 && chains.contains(&inst[1]) {
+                // %w = OpBitcast %uchar4 %value; OpStore %chain %w
+                let w = m.id();
+                out.truncate(at);
+                out.extend_from_slice(&[4 << 16 | Op::Bitcast as Word, word, w, inst[2]]);
+                out.extend_from_slice(inst);
+                out[at + 4 + 2] = w;
+            }
+        });
     }
 
     /// A new private word pool in `storage`, split where the kernel being

@@ -513,6 +513,33 @@ impl FunctionWriter {
         );
     }
 
+    /// Gives the function's variable `id` the pointer type `ty`.
+    pub fn retype_var(&mut self, id: Word, ty: Word) {
+        let mut at = 0;
+        while at + 3 < self.vars.len() {
+            if self.vars[at + 2] == id {
+                self.vars[at + 1] = ty;
+                return;
+            }
+            at += (self.vars[at] >> 16).max(1) as usize;
+        }
+    }
+
+    /// Rewrites the instructions of the blocks written so far: `rewrite`
+    /// gets each one in order and appends what replaces it.
+    pub fn rewrite_blocks(&mut self, mut rewrite: impl FnMut(&[Word], &mut Vec<Word>)) {
+        for block in self.blocks.iter_mut().chain(self.current.as_mut()) {
+            let old = std::mem::take(block);
+            block.reserve(old.len());
+            let mut at = 0;
+            while at < old.len() {
+                let end = (at + (old[at] >> 16).max(1) as usize).min(old.len());
+                rewrite(&old[at..end], block);
+                at = end;
+            }
+        }
+    }
+
     /// The function's words: `OpFunction` with the function control bits
     /// `control`, entry block with variables, the rest, `OpFunctionEnd`.
     pub fn finish(mut self, result_ty: Word, id: Word, fn_ty: Word, control: u32) -> Vec<Word> {
