@@ -451,3 +451,43 @@ fn the_words_of_a_value_index_from_one_word_of_its_address() {
         assert!(displaced >= 4, "{displaced} of {} indices", indices.len());
     }
 }
+
+/// Rows of a pool variable indexed at run time, their words at constant
+/// columns, and one byte stored at a run-time offset.
+const RUN_TIME_ROWS: &str = "\
+    kernel void k(global ulong *out, uint j) {\n\
+        ulong wpc[8][16];\n\
+        for (uint a = 0; a < 8u; a++) for (uint b = 0; b < 16u; b++) wpc[a][b] = a * b + j;\n\
+        ((uchar *)wpc)[j & 1023u] = 1;\n\
+        uint pc = j >> 3;\n\
+        out[0] = wpc[pc][0] + wpc[pc][3] + wpc[pc][15];\n\
+    }\n";
+
+#[test]
+fn words_at_run_time_indices_are_counted_in_words() {
+    // `wpc[pc][3]` is word `pc * 32 + 6` of `wpc`'s array (and `+ 7`),
+    // not its byte offset shifted right by two: the driver cannot tell
+    // that a byte offset does not wrap, so it could not address the row
+    // once and its words at constant displacements. Only the byte stored
+    // at a run-time byte offset shifts it.
+    let m = split_module(RUN_TIME_ROWS);
+    let wpc = named_variable(&m, "wpc").and_then(|v| v.result_id);
+    let defs: std::collections::HashMap<u32, &Instruction> = instructions(&m)
+        .filter_map(|i| Some((i.result_id?, i)))
+        .collect();
+    let indices: Vec<Op> = instructions(&m)
+        .filter(|i| i.class.opcode == Op::AccessChain)
+        .filter(|i| Some(i.operands[0].unwrap_id_ref()) == wpc)
+        .map(|i| {
+            let index = i.operands[1].unwrap_id_ref();
+            defs.get(&index).map_or(Op::Nop, |d| d.class.opcode)
+        })
+        .collect();
+    let shifted = indices
+        .iter()
+        .filter(|&&op| op == Op::ShiftRightLogical)
+        .count();
+    assert_eq!(shifted, 1, "{indices:?}");
+    // The sum's six words and the loop's (copied out, 32) are the rest.
+    assert_eq!(indices.len(), 39, "{indices:?}");
+}

@@ -100,3 +100,86 @@ fn bytes_stored_into_words_land_where_memory_puts_them() {
         assert_eq!(got[8 * g..8 * g + 8], model(x), "work-item {g}, n = {x:#x}");
     }
 }
+
+/// Arrays of word-sized elements indexed at run time, through pointers
+/// moved forwards and back; `steps_whole` also reads through a pointer
+/// chosen at run time between two variables, which keeps its pool whole.
+const STEPS: &str = "
+typedef struct { uint a; ulong b; } pair_t;
+#define BODY \\
+    size_t g = get_global_id(0); \\
+    uint n = in[g]; \\
+    ulong t[4][6]; \\
+    pair_t ps[5]; \\
+    for (uint a = 0; a < 4; a++) \\
+        for (uint b = 0; b < 6; b++) t[a][b] = (ulong)(n + a) << 20 | (b * 7u + a); \\
+    for (uint i = 0; i < 5; i++) { ps[i].a = n ^ i; ps[i].b = (ulong)i << 40 | n; } \\
+    ((uchar *)t)[n % 192u] ^= 0x5a; \\
+    uint r = n % 4u, c = (n >> 2) % 6u, k = (n >> 5) % 5u; \\
+    ulong *row = t[r]; \\
+    uint *words = (uint *)&ps[k]; \\
+    ulong acc = t[r][c] + t[r][5] + row[c] * 3 + *(row + 5 - c) + ps[k].b \\
+        + words[2] + words[3] + (&ps[4] - k)->a;
+kernel void steps(global const uint *in, global ulong *out) {
+    BODY
+    out[g] = acc;
+}
+kernel void steps_whole(global const uint *in, global ulong *out) {
+    BODY
+    ulong u[6] = { 1, 2, 3, 4, 5, n };
+    ulong *pick = (n & 1) ? t[r] : u;
+    out[g] = acc + pick[c];
+}";
+
+/// What `STEPS`'s kernels leave for input `n`: `steps`, then `steps_whole`.
+fn steps_model(n: u32) -> (u64, u64) {
+    let mut t = [[0u64; 6]; 4];
+    for (a, row) in t.iter_mut().enumerate() {
+        for (b, x) in row.iter_mut().enumerate() {
+            *x = u64::from(n.wrapping_add(a as u32)) << 20 | (b as u64 * 7 + a as u64);
+        }
+    }
+    let x = (n % 192) as usize;
+    t[x / 48][(x / 8) % 6] ^= 0x5a << (8 * (x % 8));
+    let ps: Vec<(u32, u64)> = (0..5u32)
+        .map(|i| (n ^ i, u64::from(i) << 40 | u64::from(n)))
+        .collect();
+    let (r, c, k) = (
+        (n % 4) as usize,
+        ((n >> 2) % 6) as usize,
+        ((n >> 5) % 5) as usize,
+    );
+    let acc = t[r][c]
+        .wrapping_add(t[r][5])
+        .wrapping_add(t[r][c].wrapping_mul(3))
+        .wrapping_add(t[r][5 - c])
+        .wrapping_add(ps[k].1)
+        .wrapping_add(ps[k].1 & 0xffff_ffff)
+        .wrapping_add(ps[k].1 >> 32)
+        .wrapping_add(u64::from(ps[4 - k].0));
+    let u = [1, 2, 3, 4, 5, u64::from(n)];
+    let pick = if n & 1 == 1 { t[r][c] } else { u[c] };
+    (acc, acc.wrapping_add(pick))
+}
+
+#[test]
+fn words_indexed_at_run_time_read_their_element() {
+    let gpu = Gpu::new();
+    let n = 256usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_246_822_519) ^ (i << 3))
+        .collect();
+    let d = gpu.buffer(&input);
+    for (name, pick) in [("steps", false), ("steps_whole", true)] {
+        let kernel = gpu.kernel(STEPS, name);
+        let out = gpu.zeroed::<u64>(n);
+        kernel.arg_buffer(0, &d).arg_buffer(1, &out);
+        gpu.run(&kernel, &[n], None, None);
+        let got = gpu.read::<u64>(&out);
+        for (g, &x) in input.iter().enumerate() {
+            let (split, whole) = steps_model(x);
+            let want = if pick { whole } else { split };
+            assert_eq!(got[g], want, "{name}, work-item {g}, n = {x:#x}");
+        }
+    }
+}

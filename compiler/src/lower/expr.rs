@@ -465,6 +465,7 @@ impl<'a> Lowerer<'a> {
                 let scaled = self.op(Op::IMul, u, &[i.id, size]);
                 let o = self.op(Op::IAdd, u, &[offset, scaled]);
                 self.note_pool_offset(offset, o, None);
+                self.note_pool_index(offset, o, i.id, self.types.size(&elem), false);
                 Some(Place::Pool {
                     offset: o,
                     ty: elem,
@@ -1540,6 +1541,7 @@ impl<'a> Lowerer<'a> {
             return Some(Val::new(self.op(o, lt, &[p.id, off]), p.ty.clone()));
         }
         let i = self.convert(i, &Type::UINT, span, false)?;
+        let index = i.id;
         let ut = self.sty(&Type::UINT);
         let i = if self.pool_of(*space).is_some() {
             let size = self.u32c(self.types.size(pt).max(1));
@@ -1556,6 +1558,10 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             };
             self.note_pool_offset(p.id, id, bytes);
+            if self.pool_of(*space).is_some() {
+                let size = self.types.size(pt);
+                self.note_pool_index(p.id, id, index, size, sub);
+            }
         }
         Some(Val {
             id,

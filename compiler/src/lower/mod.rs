@@ -207,6 +207,18 @@ struct Sym {
     pool: Option<Word>,
 }
 
+/// A run-time index of elements `words` words long, added to a pool
+/// offset or (`sub`) taken from it.
+#[derive(Clone, Copy)]
+struct WordStep {
+    index: Word,
+    words: u32,
+    sub: bool,
+}
+
+/// Steps of a pool offset's word count followed at most this deep.
+const MAX_WORD_STEPS: usize = 8;
+
 /// A pointer to a word of a pool: a `uint`, or the `uchar4` of a split
 /// pool variable that takes byte stores (see [`split_pool`]).
 #[derive(Clone, Copy)]
@@ -508,6 +520,10 @@ pub(crate) struct Lowerer<'a> {
     /// Pool offsets computed as another offset plus a constant: that
     /// offset and the bytes added (see `pool_word_ptr`).
     pool_offset_parts: HashMap<Word, (Word, u32)>,
+    /// Pool offsets computed as another offset plus (or minus) a run-time
+    /// index of elements a whole number of words long: that offset and
+    /// the step (see `pool_word_ptr`).
+    pool_offset_steps: HashMap<Word, (Word, WordStep)>,
     /// The program calls atomic functions that can act on floats:
     /// `__local` floats and doubles are held as integer bits (see
     /// [`atomic`]).
@@ -713,6 +729,7 @@ fn lower_once(
         split_failed: false,
         split_failures: Vec::new(),
         pool_offset_parts: HashMap::default(),
+        pool_offset_steps: HashMap::default(),
         local_float_bits: tu.funcs.iter().any(atomic::calls_float_atomics),
         float_bits_roots: HashSet::default(),
     };
@@ -2501,6 +2518,23 @@ impl<'a> Lowerer<'a> {
     }
 
     fn pool_word_ptr(&mut self, sc: StorageClass, offset: Word) -> PoolWord {
+        // An offset computed from a constant one by indexing arrays of
+        // word-sized elements at run time (`wpc[pc][3]`) indexes its word
+        // as the run-time word count plus a constant, rather than its
+        // byte offset shifted: offsets do not wrap, but the driver cannot
+        // know that, and a shifted sum is an address computed per access
+        // where a word count plus constants is one address and constant
+        // displacements.
+        if let Some((steps, bytes)) = self.word_steps(offset) {
+            if !self.splits(sc) {
+                let w = self.word_count(&steps);
+                let index = self.plus_words(w, bytes / 4);
+                return self.whole_pool_word_ptr(sc, index);
+            }
+            if let Some(p) = self.split_word_ptr_in_words(offset, &steps, bytes) {
+                return p;
+            }
+        }
         // An offset a whole number of words past another indexes that
         // one's word plus as many: the driver then sees one address and
         // constant displacements (the words of a `ulong`, the members of
@@ -2516,6 +2550,12 @@ impl<'a> Lowerer<'a> {
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[from, two]);
         let index = self.plus_words(index, words);
+        self.whole_pool_word_ptr(sc, index)
+    }
+
+    /// The pointer to word `index` of the pool of `sc`.
+    fn whole_pool_word_ptr(&mut self, sc: StorageClass, index: Word) -> PoolWord {
+        let u = self.m.ty(TypeKey::Int(32));
         let pool = if sc == StorageClass::Workgroup {
             &self.pool
         } else {
@@ -2619,6 +2659,78 @@ impl<'a> Lowerer<'a> {
         if let Some(total) = before.checked_add(bytes).filter(|&t| t < 1 << 30) {
             self.pool_offset_parts.insert(to, (from, total));
         }
+    }
+
+    /// Pool offset `to` is `offset` plus (minus, where `sub`) `index`
+    /// elements of `size` bytes.
+    fn note_pool_index(&mut self, offset: Word, to: Word, index: Word, size: u32, sub: bool) {
+        // A step that folded away (`a[0]`) leaves `to` as `offset`.
+        if to == offset || size == 0 || !size.is_multiple_of(4) || self.m.int_constant(to).is_some()
+        {
+            return;
+        }
+        let step = WordStep {
+            index,
+            words: size / 4,
+            sub,
+        };
+        self.pool_offset_steps.insert(to, (offset, step));
+    }
+
+    /// `offset` as `4 * w + bytes`, `w` a word count the returned steps
+    /// compute from 0 and `bytes` a constant: where `offset` comes from a
+    /// constant offset through steps of run-time indices (at least one)
+    /// and constants.
+    fn word_steps(&self, offset: Word) -> Option<(Vec<WordStep>, u32)> {
+        let mut steps = Vec::new();
+        let mut bytes = 0u32;
+        let mut at = offset;
+        loop {
+            if let Some(&(from, b)) = self.pool_offset_parts.get(&at) {
+                bytes = bytes.checked_add(b)?;
+                at = from;
+            }
+            if let Some((_, k)) = self.m.int_constant(at) {
+                bytes = bytes.checked_add(u32::try_from(k).ok()?)?;
+                break;
+            }
+            let &(from, step) = self.pool_offset_steps.get(&at)?;
+            if steps.len() == MAX_WORD_STEPS {
+                return None;
+            }
+            steps.push(step);
+            at = from;
+        }
+        if steps.is_empty() || bytes >= 1 << 30 {
+            return None;
+        }
+        steps.reverse();
+        Some((steps, bytes))
+    }
+
+    /// The word count `steps` compute (see `word_steps`).
+    fn word_count(&mut self, steps: &[WordStep]) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let mut w: Option<Word> = None;
+        for step in steps {
+            let scaled = if step.words == 1 {
+                step.index
+            } else {
+                let k = self.u32c(step.words);
+                self.op(Op::IMul, u, &[step.index, k])
+            };
+            let from = match w {
+                Some(w) => w,
+                None if step.sub => self.u32c(0),
+                None => {
+                    w = Some(scaled);
+                    continue;
+                }
+            };
+            let op = if step.sub { Op::ISub } else { Op::IAdd };
+            w = Some(self.op(op, u, &[from, scaled]));
+        }
+        w.unwrap_or_else(|| self.u32c(0))
     }
 
     /// Word index `index` plus `words`.

@@ -34,7 +34,7 @@
 //! variable of bytes; what the kernel wrote before through its `uint`
 //! words is retyped once the kernel is lowered (`retype_byte_slots`).
 
-use super::{LocalPool, Lowerer, PoolWord, Val};
+use super::{LocalPool, Lowerer, PoolWord, Val, WordStep};
 use crate::sema::types::{round_up, Type, TypeRef};
 use crate::spirv::{Op, StorageClass, TypeKey, Word};
 use crate::{HashMap, HashSet};
@@ -120,6 +120,11 @@ impl<'a> Lowerer<'a> {
         Some(at)
     }
 
+    /// Whether accesses to `sc` go to a split private pool.
+    pub(super) fn splits(&self, sc: StorageClass) -> bool {
+        sc == StorageClass::Function && self.split_pool().is_some()
+    }
+
     /// The first offset of the slot `offset` points into, if known.
     fn slot_of(&self, offset: Word) -> Option<u32> {
         let split = self.split_pool()?;
@@ -150,13 +155,38 @@ impl<'a> Lowerer<'a> {
             self.split_failed = true;
             return None;
         };
-        let slot = *self.split_pool()?.slots.get(&start)?;
+        self.split_pool()?.slots.get(&start)?;
         let u = self.m.ty(TypeKey::Int(32));
         let first = self.u32c(start);
         let within = self.op(Op::ISub, u, &[offset, first]);
         let two = self.u32c(2);
         let index = self.op(Op::ShiftRightLogical, u, &[within, two]);
         let index = self.plus_words(index, words);
+        self.slot_word_ptr(start, index)
+    }
+
+    /// The pointer to the word holding byte `offset` of a split private
+    /// pool, `offset` being `4 * w + bytes` with the word count `w` that
+    /// `steps` compute (`pool_word_ptr`); `None` where the variable is not
+    /// known or its slot starts past `bytes`.
+    pub(super) fn split_word_ptr_in_words(
+        &mut self,
+        offset: Word,
+        steps: &[WordStep],
+        bytes: u32,
+    ) -> Option<PoolWord> {
+        let start = self.slot_of(offset)?;
+        let within = bytes.checked_sub(start)?;
+        let w = self.word_count(steps);
+        let index = self.plus_words(w, within / 4);
+        self.slot_word_ptr(start, index)
+    }
+
+    /// The pointer to word `index` of the variable whose slot starts at
+    /// `start`.
+    fn slot_word_ptr(&mut self, start: u32, index: Word) -> Option<PoolWord> {
+        let slot = *self.split_pool()?.slots.get(&start)?;
+        let u = self.m.ty(TypeKey::Int(32));
         let word = if slot.bytes { self.uchar4_ty() } else { u };
         let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, word));
         Some(PoolWord {
