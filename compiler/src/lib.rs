@@ -227,6 +227,15 @@ pub struct TargetCaps {
     /// values set before it are split into the two, the second part
     /// computed before the loop (spirv/hoist/addresses.rs).
     pub split_loop_addresses: bool,
+    /// A loop of a few constant trips whose counter indexes a private
+    /// variable is lowered as copies of its body, each reading the counter
+    /// as a constant (lower/unroll.rs, `full_unroll_plan`), for a driver
+    /// that places arrays before it unrolls (NVIDIA's).
+    pub copy_out_private_loops: bool,
+    /// A variable of a split private pool that takes byte stores is an
+    /// array of `uchar4` words, a byte stored through its word's component
+    /// (lower/split_pool.rs), rather than merged into a `uint` word.
+    pub private_byte_words: bool,
 }
 
 impl Default for TargetCaps {
@@ -254,6 +263,8 @@ impl Default for TargetCaps {
             split_private_pool: true,
             hoist_loop_invariants: true,
             split_loop_addresses: true,
+            copy_out_private_loops: true,
+            private_byte_words: true,
         }
     }
 }

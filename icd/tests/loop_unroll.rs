@@ -453,3 +453,16 @@ fn loops_copied_out_match_the_loops_kept_rolled() {
     // on a constant.
     assert_ne!(copied[..9], copied[9..18]);
 }
+
+/// The two tests above in a process for each value of
+/// `FERROCL_PRIVATE_LOOPS` (read when the library starts): loops copied
+/// out, as NVIDIA's driver gets them, and kept, as other drivers do.
+#[test]
+fn loops_over_private_arrays_run_every_trip_both_ways() {
+    for name in [
+        "loops_copied_out_run_every_trip",
+        "loops_copied_out_match_the_loops_kept_rolled",
+    ] {
+        common::rerun_with_each("FERROCL_PRIVATE_LOOPS", &["copy", "keep"], name);
+    }
+}

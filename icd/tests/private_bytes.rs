@@ -1,7 +1,9 @@
 //! Bytes and halves stored into private memory that is also read and
 //! written as words: the compiler holds such a variable as `uchar4` words
-//! (compiler/src/lower/split_pool.rs). The values a kernel leaves match
-//! a host model of little-endian memory.
+//! for NVIDIA's driver, as `uint` words for others
+//! (compiler/src/lower/split_pool.rs, runtime `private_byte_words`). The
+//! values a kernel leaves match a host model of little-endian memory,
+//! both ways.
 
 mod common;
 
@@ -181,5 +183,19 @@ fn words_indexed_at_run_time_read_their_element() {
             let want = if pick { whole } else { split };
             assert_eq!(got[g], want, "{name}, work-item {g}, n = {x:#x}");
         }
+    }
+}
+
+/// The two tests above in a process for each value of
+/// `FERROCL_PRIVATE_BYTES` (read when the library starts): variables that
+/// take byte stores held as `uchar4` words, as NVIDIA's driver gets them,
+/// and as `uint` words, as other drivers do.
+#[test]
+fn private_bytes_and_words_both_ways() {
+    for name in [
+        "bytes_stored_into_words_land_where_memory_puts_them",
+        "words_indexed_at_run_time_read_their_element",
+    ] {
+        common::rerun_with_each("FERROCL_PRIVATE_BYTES", &["uchar4", "uint"], name);
     }
 }

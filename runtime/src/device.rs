@@ -773,7 +773,39 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         split_private_pool: split_private_pool(),
         hoist_loop_invariants: hoist_loop_invariants(),
         split_loop_addresses: split_loop_addresses(),
+        copy_out_private_loops: copy_out_private_loops(vk),
+        private_byte_words: private_byte_words(vk),
     }
+}
+
+/// Loops of a few constant trips over a private array copied out, each
+/// copy reading the counter as a constant (compiler lower/unroll.rs):
+/// NVIDIA's Vulkan compiler places arrays before it unrolls, so an array
+/// indexed by a counter stays in local memory though the loop is unrolled
+/// (hashcat's sha512crypt loop on an H200: 62.7 ms kept, 62.1 copied out).
+/// llvmpipe compiles every compute shader as a coroutine, and building
+/// the coroutine's frame for the copies took LLVM minutes for the CTS's
+/// `vload_private` kernels (0.5 s kept). Other drivers were not measured
+/// and keep the loops. `FERROCL_PRIVATE_LOOPS=copy` or `=keep` chooses, to
+/// compare the two and to test both on any device.
+fn copy_out_private_loops(vk: &PhysicalDeviceInfo) -> bool {
+    code_shape("FERROCL_PRIVATE_LOOPS", ["copy", "keep"], nvidia_driver(vk))
+}
+
+/// Private variables that take byte stores held as `uchar4` words
+/// (compiler lower/split_pool.rs): through NVIDIA's Vulkan compiler a byte
+/// stored into a `uint` word is a load, a merge and a store, into a
+/// `uchar4` component one `STL.U8` (a 64-byte append into a `ulong[16]`
+/// on an H200: 54.7 against 48.2 ms; hashcat's RAR3-hp loop 97.09
+/// against 96.88 ms). Other drivers were not measured and keep `uint`
+/// words. `FERROCL_PRIVATE_BYTES=uchar4` or `=uint` chooses, to compare
+/// the two and to test both on any device.
+fn private_byte_words(vk: &PhysicalDeviceInfo) -> bool {
+    code_shape(
+        "FERROCL_PRIVATE_BYTES",
+        ["uchar4", "uint"],
+        nvidia_driver(vk),
+    )
 }
 
 /// Loop invariants computed once before their loop (compiler
@@ -1263,6 +1295,18 @@ mod tests {
         if std::env::var_os("FERROCL_FUNNEL").is_none() {
             assert!(derive_target_caps(&h100_like()).funnel_shift64);
             assert!(!derive_target_caps(&lavapipe_like()).funnel_shift64);
+        }
+    }
+
+    #[test]
+    fn only_nvidia_copies_out_private_loops_and_holds_bytes_as_uchar4() {
+        if std::env::var_os("FERROCL_PRIVATE_LOOPS").is_none() {
+            assert!(derive_target_caps(&h100_like()).copy_out_private_loops);
+            assert!(!derive_target_caps(&lavapipe_like()).copy_out_private_loops);
+        }
+        if std::env::var_os("FERROCL_PRIVATE_BYTES").is_none() {
+            assert!(derive_target_caps(&h100_like()).private_byte_words);
+            assert!(!derive_target_caps(&lavapipe_like()).private_byte_words);
         }
     }
 

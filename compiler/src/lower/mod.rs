@@ -3454,7 +3454,10 @@ impl<'a> Lowerer<'a> {
         }
         // A few constant trips over a private array: copies of the body
         // and no loop (unroll.rs says why).
-        if !do_while && !matches!(hint, Some(LoopHint::Never | LoopHint::Count(_))) {
+        if self.caps.copy_out_private_loops
+            && !do_while
+            && !matches!(hint, Some(LoopHint::Never | LoopHint::Count(_)))
+        {
             if let (Some(s), Some(plan)) = (step, self.full_unroll_plan(init, cond, step, body)) {
                 self.unrolled_completely(plan, s, body);
                 return;

@@ -148,7 +148,7 @@ impl<'a> Lowerer<'a> {
         offset: Word,
         words: u32,
     ) -> Option<PoolWord> {
-        if sc != StorageClass::Function || self.split_pool().is_none() {
+        if !self.splits(sc) {
             return None;
         }
         let Some(start) = self.slot_of(offset) else {
@@ -198,7 +198,7 @@ impl<'a> Lowerer<'a> {
     /// Holds as bytes the variable of a split private pool that `offset`
     /// points into, a byte being stored there; whether it is one.
     pub(super) fn hold_split_slot_as_bytes(&mut self, sc: StorageClass, offset: Word) -> bool {
-        if sc != StorageClass::Function {
+        if !self.caps.private_byte_words || !self.splits(sc) {
             return false;
         }
         let Some(start) = self.slot_of(offset) else {
