@@ -783,10 +783,11 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
 /// NVIDIA's Vulkan compiler places arrays before it unrolls, so an array
 /// indexed by a counter stays in local memory though the loop is unrolled
 /// (hashcat's sha512crypt loop on an H200: 62.7 ms kept, 62.1 copied out).
-/// llvmpipe compiles every compute shader as a coroutine, and building
-/// the coroutine's frame for the copies took LLVM minutes for the CTS's
-/// `vload_private` kernels (0.5 s kept). Other drivers were not measured
-/// and keep the loops. `FERROCL_PRIVATE_LOOPS=copy` or `=keep` chooses, to
+/// llvmpipe compiles every compute shader as a coroutine, and LLVM
+/// builds the coroutine's frame for the copies slowly: the CTS's
+/// `vload_private` kernels took 39.8 s copied out against 30.9 s kept
+/// (shader caches off). Other drivers were not measured and keep the
+/// loops. `FERROCL_PRIVATE_LOOPS=copy` or `=keep` chooses, to
 /// compare the two and to test both on any device.
 fn copy_out_private_loops(vk: &PhysicalDeviceInfo) -> bool {
     code_shape("FERROCL_PRIVATE_LOOPS", ["copy", "keep"], nvidia_driver(vk))
@@ -797,8 +798,9 @@ fn copy_out_private_loops(vk: &PhysicalDeviceInfo) -> bool {
 /// stored into a `uint` word is a load, a merge and a store, into a
 /// `uchar4` component one `STL.U8` (a 64-byte append into a `ulong[16]`
 /// on an H200: 54.7 against 48.2 ms; hashcat's RAR3-hp loop 97.09
-/// against 96.88 ms). Other drivers were not measured and keep `uint`
-/// words. `FERROCL_PRIVATE_BYTES=uchar4` or `=uint` chooses, to compare
+/// against 96.88 ms). On llvmpipe the CTS's `vload_private` kernels took
+/// LLVM over 300 s with `uchar4` words (building coroutine frames)
+/// against 30.9 s. Other drivers were not measured and keep `uint` words. `FERROCL_PRIVATE_BYTES=uchar4` or `=uint` chooses, to compare
 /// the two and to test both on any device.
 fn private_byte_words(vk: &PhysicalDeviceInfo) -> bool {
     code_shape(
