@@ -461,11 +461,12 @@ impl<'a> Lowerer<'a> {
             Place::Pool { offset, sc, .. } => {
                 let i = self.convert(idx, &Type::UINT, span, false)?;
                 let u = self.sty(&Type::UINT);
-                let size = self.u32c(self.types.size(&elem));
+                let bytes = self.types.size(&elem);
+                let size = self.u32c(bytes);
                 let scaled = self.op(Op::IMul, u, &[i.id, size]);
                 let o = self.op(Op::IAdd, u, &[offset, scaled]);
                 self.note_pool_offset(offset, o, None);
-                self.note_pool_index(offset, o, i.id, self.types.size(&elem), false);
+                self.note_pool_index(offset, o, i.id, bytes, false);
                 Some(Place::Pool {
                     offset: o,
                     ty: elem,
@@ -1543,7 +1544,8 @@ impl<'a> Lowerer<'a> {
         let i = self.convert(i, &Type::UINT, span, false)?;
         let index = i.id;
         let ut = self.sty(&Type::UINT);
-        let i = if self.pool_of(*space).is_some() {
+        let pooled = self.pool_of(*space).is_some();
+        let i = if pooled {
             let size = self.u32c(self.types.size(pt).max(1));
             Val::new(self.op(Op::IMul, ut, &[i.id, size]), Type::UINT)
         } else {
@@ -1558,7 +1560,7 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             };
             self.note_pool_offset(p.id, id, bytes);
-            if self.pool_of(*space).is_some() {
+            if pooled {
                 let size = self.types.size(pt);
                 self.note_pool_index(p.id, id, index, size, sub);
             }

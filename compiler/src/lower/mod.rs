@@ -2623,6 +2623,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The byte of its word that pool offset `offset` names.
+    fn byte_lane(&mut self, offset: Word) -> Word {
+        let u = self.m.ty(TypeKey::Int(32));
+        let three = self.u32c(3);
+        self.op(Op::BitwiseAnd, u, &[offset, three])
+    }
+
     /// The pointer to byte `lane` of a word held as `uchar4`.
     fn pool_byte_ptr(&mut self, word: PoolWord, lane: Word) -> Word {
         let uc = self.m.ty(TypeKey::Int(8));
@@ -2759,8 +2766,7 @@ impl<'a> Lowerer<'a> {
                 let word = self.pool_word_ptr(sc, offset);
                 let raw = match s.size() {
                     1 if word.bytes => {
-                        let three = self.u32c(3);
-                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
+                        let lane = self.byte_lane(offset);
                         let p = self.pool_byte_ptr(word, lane);
                         let uc = self.m.ty(TypeKey::Int(8));
                         self.op(Op::Load, uc, &[p])
@@ -2775,8 +2781,8 @@ impl<'a> Lowerer<'a> {
                     }
                     n => {
                         let w = self.pool_word_load(sc, word);
+                        let lane = self.byte_lane(offset);
                         let three = self.u32c(3);
-                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
                         let sh = self.op(Op::ShiftLeftLogical, u, &[lane, three]);
                         let w = self.op(Op::ShiftRightLogical, u, &[w, sh]);
                         let it = self.m.ty(TypeKey::Int(n * 8));
@@ -2873,11 +2879,11 @@ impl<'a> Lowerer<'a> {
                         self.pool_word_store(sc, p2, hi);
                     }
                     n => {
+                        let lane = self.byte_lane(offset);
                         let three = self.u32c(3);
-                        let lane = self.op(Op::BitwiseAnd, u, &[offset, three]);
-                        let bytes = self.hold_split_slot_as_bytes(sc, offset);
+                        self.hold_split_slot_as_bytes(sc, offset);
                         let word = self.pool_word_ptr(sc, offset);
-                        if bytes && word.bytes {
+                        if word.bytes {
                             self.pool_byte_stores(word, lane, raw, n);
                             return;
                         }

@@ -65,8 +65,6 @@ pub(super) struct SplitPool {
 struct Slot {
     /// The variable's `Function` array of 32-bit words.
     var: Word,
-    /// Its length in words.
-    words: u32,
     /// One past its last byte.
     end: u32,
     /// The words are `uchar4`, not `uint`: the variable takes byte stores.
@@ -110,7 +108,6 @@ impl<'a> Lowerer<'a> {
         let split = self.split_pool_mut()?;
         let slot = Slot {
             var,
-            words,
             end,
             bytes: false,
         };
@@ -196,19 +193,18 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Holds as bytes the variable of a split private pool that `offset`
-    /// points into, a byte being stored there; whether it is one.
-    pub(super) fn hold_split_slot_as_bytes(&mut self, sc: StorageClass, offset: Word) -> bool {
+    /// points into, a byte being stored there, where the target holds
+    /// such variables as bytes: its words are `uchar4` from here on.
+    pub(super) fn hold_split_slot_as_bytes(&mut self, sc: StorageClass, offset: Word) {
         if !self.caps.private_byte_words || !self.splits(sc) {
-            return false;
+            return;
         }
         let Some(start) = self.slot_of(offset) else {
-            return false;
+            return;
         };
-        let Some(slot) = self.split_pool_mut().and_then(|s| s.slots.get_mut(&start)) else {
-            return false;
-        };
-        slot.bytes = true;
-        true
+        if let Some(slot) = self.split_pool_mut().and_then(|s| s.slots.get_mut(&start)) {
+            slot.bytes = true;
+        }
     }
 
     /// Gives the variables held as bytes their `uchar4` arrays, and what
@@ -219,7 +215,12 @@ impl<'a> Lowerer<'a> {
         let Some(split) = self.split_pool() else {
             return;
         };
-        let slots: Vec<Slot> = split.slots.values().filter(|s| s.bytes).copied().collect();
+        let slots: Vec<(u32, Slot)> = split
+            .slots
+            .iter()
+            .filter(|(_, s)| s.bytes)
+            .map(|(&start, &s)| (start, s))
+            .collect();
         if slots.is_empty() {
             return;
         }
@@ -228,8 +229,9 @@ impl<'a> Lowerer<'a> {
         let uint_ptr = self.m.ty(TypeKey::Pointer(StorageClass::Function, u));
         let word_ptr = self.m.ty(TypeKey::Pointer(StorageClass::Function, word));
         let mut vars = HashSet::default();
-        for slot in &slots {
-            let len = self.m.u32_const(slot.words);
+        for (start, slot) in &slots {
+            // The length `split_slot` gave the array.
+            let len = self.m.u32_const((slot.end - start).div_ceil(4).max(1));
             let arr = self.m.ty(TypeKey::Array(word, len));
             let p = self.m.ty(TypeKey::Pointer(StorageClass::Function, arr));
             self.f.retype_var(slot.var, p);
