@@ -124,17 +124,23 @@ impl Context {
             return Ok(());
         }
         let device = self.devices[index].backend()?;
-        let staging = Arc::new(
-            device
-                .create_buffer(data.len() as u64, MemoryLocation::HostToDevice)
-                .map_err(crate::vk_error)?,
-        );
-        let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
-        // SAFETY: the staging buffer is mapped and data.len() bytes long.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.as_ptr(), data.len()) };
-        self.transfer(index, |stream| {
-            stream.copy_buffer(&staging, 0, buffer, offset, data.len() as u64)
-        })
+        let mut at = offset;
+        for piece in data.chunks(crate::staging::TRANSFER_PIECE) {
+            let len = piece.len() as u64;
+            let staging = Arc::new(
+                device
+                    .create_buffer(len, MemoryLocation::HostToDevice)
+                    .map_err(crate::vk_error)?,
+            );
+            let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+            // SAFETY: the staging buffer is mapped and `len` bytes long.
+            unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), ptr.as_ptr(), piece.len()) };
+            self.transfer(index, |stream| {
+                stream.copy_buffer(&staging, 0, buffer, at, len)
+            })?;
+            at += len;
+        }
+        Ok(())
     }
 
     /// Reads `into.len()` bytes at `offset` of `buffer`, a buffer of device
@@ -163,18 +169,23 @@ impl Context {
             return Ok(());
         }
         let device = self.devices[index].backend()?;
-        let staging = Arc::new(
-            device
-                .create_buffer(len as u64, MemoryLocation::DeviceToHost)
-                .map_err(crate::vk_error)?,
-        );
-        self.transfer(index, |stream| {
-            stream.copy_buffer(buffer, offset, &staging, 0, len as u64)
-        })?;
-        let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
-        // SAFETY: the staging buffer is mapped, `len` bytes long, and the
-        // copy into it has completed.
-        unsafe { crate::staging::host_copy(ptr.as_ptr(), into.as_mut_ptr(), len) };
+        let mut at = offset;
+        for piece in into.chunks_mut(crate::staging::TRANSFER_PIECE) {
+            let len = piece.len() as u64;
+            let staging = Arc::new(
+                device
+                    .create_buffer(len, MemoryLocation::DeviceToHost)
+                    .map_err(crate::vk_error)?,
+            );
+            self.transfer(index, |stream| {
+                stream.copy_buffer(buffer, at, &staging, 0, len)
+            })?;
+            let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+            // SAFETY: the staging buffer is mapped, `len` bytes long, and
+            // the copy into it has completed.
+            unsafe { crate::staging::host_copy(ptr.as_ptr(), piece.as_mut_ptr(), piece.len()) };
+            at += len;
+        }
         Ok(())
     }
 

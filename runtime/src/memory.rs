@@ -307,6 +307,34 @@ impl Rect {
     pub fn end(&self, region: [usize; 3]) -> usize {
         self.offset(region[0], region[1] - 1, region[2] - 1)
     }
+
+    /// The rectangle `bytes` further along its rows.
+    fn shifted(self, bytes: usize) -> Rect {
+        let [x, y, z] = self.origin;
+        Rect {
+            origin: [x + bytes, y, z],
+            ..self
+        }
+    }
+}
+
+/// A read or write of one row longer than [`staging::TRANSFER_PIECE`]: runs
+/// `piece(at, len, waits)` for consecutive pieces of it, each waiting for
+/// the one before (the first for `wait_list`), and answers the last one's
+/// event, which completes after all of them.
+fn in_pieces(
+    row: usize,
+    wait_list: &[Arc<Event>],
+    mut piece: impl FnMut(usize, usize, &[Arc<Event>]) -> Result<Arc<Event>, cl_int>,
+) -> Result<Arc<Event>, cl_int> {
+    let mut last = piece(0, staging::TRANSFER_PIECE, wait_list)?;
+    let mut at = staging::TRANSFER_PIECE;
+    while at < row {
+        let len = staging::TRANSFER_PIECE.min(row - at);
+        last = piece(at, len, &[last])?;
+        at += len;
+    }
+    Ok(last)
 }
 
 fn staging(
@@ -376,6 +404,22 @@ pub fn enqueue_read(
     command_type: cl_uint,
     blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
+    if region[1] == 1 && region[2] == 1 && region[0] > staging::TRANSFER_PIECE {
+        return in_pieces(region[0], wait_list, |at, len, waits| {
+            let (src, dst) = (src.shifted(at), dst.shifted(at));
+            enqueue_read(
+                queue,
+                mem,
+                src,
+                dst_ptr,
+                dst,
+                [len, 1, 1],
+                waits,
+                command_type,
+                blocking,
+            )
+        });
+    }
     let mut waits = Cow::Borrowed(wait_list);
     let buffer = migrate::prepare(queue, mem, Use::Read, &mut waits)?;
     let wait_list = &*waits;
@@ -656,6 +700,21 @@ pub fn enqueue_write(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
+    if region[1] == 1 && region[2] == 1 && region[0] > staging::TRANSFER_PIECE {
+        return in_pieces(region[0], wait_list, |at, len, waits| {
+            let (dst, src) = (dst.shifted(at), src.shifted(at));
+            enqueue_write(
+                queue,
+                mem,
+                dst,
+                src_ptr,
+                src,
+                [len, 1, 1],
+                waits,
+                command_type,
+            )
+        });
+    }
     let mut waits = Cow::Borrowed(wait_list);
     let buffer = migrate::prepare(queue, mem, Use::Update, &mut waits)?;
     let wait_list = &*waits;

@@ -34,6 +34,12 @@ pub fn pooled(size: u64) -> bool {
     size <= MAX_POOLED
 }
 
+/// The longest transfer one staging buffer carries: a staging buffer is
+/// one allocation, which drivers cap at 2-4 GiB (maxMemoryAllocationSize),
+/// while a device-local buffer bound sparsely may be far larger; longer
+/// reads and writes run as several commands.
+pub const TRANSFER_PIECE: usize = 1 << 30;
+
 /// Bytes of idle buffers a pool keeps.
 const POOL_CAPACITY: u64 = 1 << 30;
 

@@ -340,7 +340,8 @@ fn create_logical_device(
     let core10 = vk::PhysicalDeviceFeatures::default()
         .shader_int64(true)
         .shader_float64(s.shader_float64)
-        .shader_int16(s.shader_int16);
+        .shader_int16(s.shader_int16)
+        .sparse_binding(s.sparse_binding);
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
         .storage_buffer16_bit_access(s.storage_buffer_16bit_access)
         .storage_push_constant16(s.storage_push_constant16);

@@ -53,9 +53,13 @@ pub struct Limits {
     pub max_compute_work_group_invocations: u32,
     pub max_compute_work_group_size: [u32; 3],
     pub max_compute_work_group_count: [u32; 3],
-    /// maxMemoryAllocationSize (Vulkan 1.1 maintenance3) and maxBufferSize
-    /// where known: the largest single buffer.
+    /// The largest buffer: maxBufferSize (maintenance4) where buffers may
+    /// be bound to several allocations with sparse binding, else no more
+    /// than one allocation (`max_allocation_size`).
     pub max_buffer_size: u64,
+    /// maxMemoryAllocationSize (Vulkan 1.1 maintenance3): the largest
+    /// single `VkDeviceMemory`. A buffer past it is backed by several.
+    pub max_allocation_size: u64,
     pub max_storage_buffer_range: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
@@ -118,6 +122,10 @@ pub struct Features {
     /// VK_KHR_external_memory_fd, with storage buffers importable from
     /// opaque file descriptors (`Device::import_memory_fd`).
     pub external_memory_fd: bool,
+    /// Buffers past one allocation are bound to several (sparseBinding on
+    /// the compute queue): `Limits::max_buffer_size` may exceed
+    /// `Limits::max_allocation_size`.
+    pub sparse_binding: bool,
     /// storagePushConstant8 / storagePushConstant16: 8- and 16-bit members
     /// may be read straight from the push-constant block.
     pub push_constant_8bit: bool,
@@ -193,6 +201,9 @@ pub(crate) struct FeatureSupport {
     pub shader_float64: bool,
     pub shader_int64: bool,
     pub shader_int16: bool,
+    /// sparseBinding, on a device whose compute queue family binds sparse
+    /// memory: buffers larger than one allocation (see `Limits`).
+    pub sparse_binding: bool,
     pub storage_buffer_16bit_access: bool,
     pub storage_push_constant16: bool,
     pub buffer_device_address: bool,
@@ -373,6 +384,7 @@ pub(crate) fn probe(
         shader_float64: flag(core10.shader_float64),
         shader_int64: flag(core10.shader_int64),
         shader_int16: flag(core10.shader_int16),
+        sparse_binding: flag(core10.sparse_binding),
         storage_buffer_16bit_access: flag(v11.storage_buffer16_bit_access),
         storage_push_constant16: flag(v11.storage_push_constant16),
         buffer_device_address: flag(v12.buffer_device_address),
@@ -498,6 +510,10 @@ pub(crate) fn probe(
     let timestamp_valid_bits = families
         .get(queue_family)
         .map_or(0, |f| f.timestamp_valid_bits);
+    // Sparse memory is bound through the one queue the device gets.
+    support.sparse_binding &= families
+        .get(queue_family)
+        .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::SPARSE_BINDING));
 
     // Properties.
     let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
@@ -595,10 +611,24 @@ pub(crate) fn probe(
         0
     };
 
-    let mut max_buffer_size = p11.max_memory_allocation_size;
-    if has_m4 && m4.max_buffer_size > 0 {
-        max_buffer_size = max_buffer_size.min(m4.max_buffer_size);
-    }
+    // maxMemoryAllocationSize is a soft limit on some drivers (NVIDIA's
+    // allocate past it), but the validation layers treat passing it as an
+    // error: a buffer larger than one allocation is bound to several with
+    // sparse binding instead, up to maxBufferSize and the sparse address
+    // space.
+    let max_allocation_size = p11.max_memory_allocation_size;
+    let vk_max_buffer = if has_m4 && m4.max_buffer_size > 0 {
+        m4.max_buffer_size
+    } else {
+        max_allocation_size
+    };
+    let max_buffer_size = if support.sparse_binding {
+        vk_max_buffer
+            .min(limits.sparse_address_space_size)
+            .max(max_allocation_size.min(vk_max_buffer))
+    } else {
+        max_allocation_size.min(vk_max_buffer)
+    };
     let (min_subgroup_size, max_subgroup_size) = if has_sgcp && sgcp.min_subgroup_size > 0 {
         (sgcp.min_subgroup_size, sgcp.max_subgroup_size)
     } else {
@@ -642,6 +672,7 @@ pub(crate) fn probe(
             max_compute_work_group_size: limits.max_compute_work_group_size,
             max_compute_work_group_count: limits.max_compute_work_group_count,
             max_buffer_size,
+            max_allocation_size,
             max_storage_buffer_range: limits.max_storage_buffer_range,
             timestamp_period: limits.timestamp_period,
             subgroup_size: p11.subgroup_size,
@@ -689,6 +720,7 @@ pub(crate) fn probe(
             push_descriptor: support.push_descriptor,
             external_memory_host: support.external_memory_host,
             external_memory_fd: support.external_memory_fd,
+            sparse_binding: support.sparse_binding,
             push_constant_8bit: support.storage_push_constant8,
             push_constant_16bit: support.storage_push_constant16,
             subgroup_extended_types: support.shader_subgroup_extended_types,

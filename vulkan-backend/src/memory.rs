@@ -43,6 +43,9 @@ enum Backing {
     /// Memory another API exported as an opaque file descriptor
     /// (VK_KHR_external_memory_fd); the import owns a reference to it.
     ImportedFd(vk::DeviceMemory),
+    /// Device-local allocations of at most maxMemoryAllocationSize each,
+    /// bound in order to a buffer created with SPARSE_BINDING.
+    Sparse(Vec<vk::DeviceMemory>),
 }
 
 /// A buffer and its memory; freed on drop. The runtime keeps it alive
@@ -132,6 +135,7 @@ impl Drop for Buffer {
                 // theirs.
                 unsafe { self.device.raw.free_memory(memory, None) };
             }
+            Some(Backing::Sparse(memories)) => free_memories(&self.device, &memories),
             None => {}
         }
     }
@@ -158,8 +162,17 @@ impl Device {
                 "zero-size buffer requested; the caller must reject it".to_string(),
             ));
         }
-        if size > shared.info.limits.max_buffer_size {
+        let limits = &shared.info.limits;
+        if size > limits.max_buffer_size {
             return Err(Error::OutOfDeviceMemory);
+        }
+        if size > limits.max_allocation_size {
+            // Only device-local buffers are ever bound sparsely: host-visible
+            // ones are mapped whole.
+            if location != MemoryLocation::DeviceLocal || !shared.info.features.sparse_binding {
+                return Err(Error::OutOfDeviceMemory);
+            }
+            return create_sparse_buffer(shared, size, min_alignment);
         }
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -196,6 +209,142 @@ impl Device {
                 Err(e)
             }
         }
+    }
+}
+
+/// A device-local buffer of `size` bytes, more than one allocation holds:
+/// created with SPARSE_BINDING and bound, through the device's queue, to as
+/// many allocations of at most maxMemoryAllocationSize as it needs (each a
+/// whole number of the buffer's sparse blocks). It has no mapping: the
+/// runtime reaches it through copies, as any unmapped device memory.
+fn create_sparse_buffer(
+    shared: &Arc<DeviceShared>,
+    size: u64,
+    min_alignment: u64,
+) -> Result<Buffer> {
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(crate::info::BUFFER_USAGE)
+        .flags(vk::BufferCreateFlags::SPARSE_BINDING)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: the device is alive with sparseBinding on; size is within
+    // maxBufferSize and the sparse address space.
+    let raw = unsafe { shared.raw.create_buffer(&info, None) }
+        .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+    let mut memories = Vec::new();
+    let bound = bind_sparse(shared, raw, &mut memories);
+    let address = bound.and_then(|()| {
+        let address_info = vk::BufferDeviceAddressInfo::default().buffer(raw);
+        // SAFETY: the buffer has SHADER_DEVICE_ADDRESS usage and is bound
+        // whole to memory allocated with the DEVICE_ADDRESS flag.
+        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
+        if address % min_alignment.max(1) == 0 {
+            Ok(address)
+        } else {
+            Err(Error::Other(format!(
+                "the driver placed a sparse buffer at {address:#x}, not a multiple of \
+                 {min_alignment}"
+            )))
+        }
+    });
+    match address {
+        Ok(address) => Ok(Buffer {
+            device: Arc::clone(shared),
+            raw,
+            memory: Some(Backing::Sparse(memories)),
+            size,
+            address,
+            mapped: None,
+            host_cached: false,
+            system_memory: false,
+            mirror: None,
+        }),
+        Err(e) => {
+            // SAFETY: no command has used the buffer; the bind completed or
+            // was never submitted.
+            unsafe { shared.raw.destroy_buffer(raw, None) };
+            free_memories(shared, &memories);
+            Err(e)
+        }
+    }
+}
+
+/// Allocates the memory of sparse buffer `buffer` (pushing each allocation
+/// onto `memories`, which the caller frees on failure) and binds it, waiting
+/// until the binding is done so that any later submission sees it.
+fn bind_sparse(
+    shared: &DeviceShared,
+    buffer: vk::Buffer,
+    memories: &mut Vec<vk::DeviceMemory>,
+) -> Result<()> {
+    // SAFETY: `buffer` is a live buffer of this device.
+    let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+    let block = requirements.alignment.max(1);
+    let piece = shared.info.limits.max_allocation_size / block * block;
+    let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+    let type_index = (0..shared.memory_types.len() as u32)
+        .find(|&i| {
+            requirements.memory_type_bits & (1 << i) != 0
+                && shared.memory_types[i as usize].contains(device_local)
+        })
+        .filter(|_| piece > 0)
+        .ok_or(Error::OutOfDeviceMemory)?;
+    let mut binds = Vec::new();
+    let mut offset = 0;
+    while offset < requirements.size {
+        let len = piece.min(requirements.size - offset);
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let allocate = vk::MemoryAllocateInfo::default()
+            .allocation_size(len)
+            .memory_type_index(type_index)
+            .push_next(&mut flags);
+        // SAFETY: the size is within maxMemoryAllocationSize and the type
+        // is one the buffer accepts.
+        let memory = unsafe { shared.raw.allocate_memory(&allocate, None) }
+            .map_err(|e| allocation_vk_error("vkAllocateMemory", e))?;
+        memories.push(memory);
+        binds.push(vk::SparseMemoryBind {
+            resource_offset: offset,
+            size: len,
+            memory,
+            memory_offset: 0,
+            flags: vk::SparseMemoryBindFlags::empty(),
+        });
+        offset += len;
+    }
+    let buffer_binds = [vk::SparseBufferMemoryBindInfo::default()
+        .buffer(buffer)
+        .binds(&binds)];
+    let bind = [vk::BindSparseInfo::default().buffer_binds(&buffer_binds)];
+    // SAFETY: the device is alive.
+    let fence = unsafe {
+        shared
+            .raw
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+    }
+    .map_err(|e| allocation_vk_error("vkCreateFence", e))?;
+    let done = {
+        let queue = shared.queue.lock();
+        // SAFETY: the queue is externally synchronized by its lock and its
+        // family binds sparse memory; the memory and buffer are live.
+        unsafe { shared.raw.queue_bind_sparse(*queue, &bind, fence) }
+    }
+    .and_then(|()| {
+        // SAFETY: the fence was submitted just above.
+        unsafe { shared.raw.wait_for_fences(&[fence], true, u64::MAX) }
+    });
+    // SAFETY: the bind has completed or was never submitted.
+    unsafe { shared.raw.destroy_fence(fence, None) };
+    done.map_err(|e| allocation_vk_error("vkQueueBindSparse", e))
+}
+
+/// Frees the allocations of a sparse buffer that is destroyed or was never
+/// used.
+fn free_memories(shared: &DeviceShared, memories: &[vk::DeviceMemory]) {
+    for &memory in memories {
+        // SAFETY: the buffer bound to it is destroyed, or never used.
+        unsafe { shared.raw.free_memory(memory, None) };
     }
 }
 
@@ -337,7 +486,7 @@ impl Device {
                  at an address aligned to it"
             )));
         }
-        if size > shared.info.limits.max_buffer_size {
+        if size > shared.info.limits.max_allocation_size {
             return Err(Error::OutOfDeviceMemory);
         }
         let handle_type = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
@@ -423,7 +572,7 @@ impl Device {
                 "this device imports no memory from file descriptors".to_string(),
             ));
         }
-        if size == 0 || size > shared.info.limits.max_buffer_size {
+        if size == 0 || size > shared.info.limits.max_allocation_size {
             return Err(Error::OutOfDeviceMemory);
         }
         let handle_type = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;

@@ -1,0 +1,156 @@
+//! Buffers and transfers past the sizes one Vulkan allocation or one
+//! staging buffer holds: reads and writes longer than a staging piece run
+//! as several commands (runtime/src/staging.rs `TRANSFER_PIECE`), and a
+//! buffer larger than the driver's maxMemoryAllocationSize is bound to
+//! several allocations with sparse binding (vulkan-backend/src/memory.rs).
+
+mod common;
+
+use common::{check, Buffer, Gpu};
+use ferrocl_runtime::cl::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+
+/// One more than a staging piece (1 GiB) and a word, so that a whole
+/// transfer splits into two pieces, the second not a multiple of the first.
+const PAST_ONE_PIECE: usize = (1 << 30) + (4 << 20) + 12;
+
+/// The word at word index `i` of the test patterns.
+fn word(i: u64, salt: u32) -> u32 {
+    (i as u32).wrapping_mul(2_654_435_761) ^ (i >> 32) as u32 ^ salt
+}
+
+fn pattern(bytes: usize, salt: u32) -> Vec<u32> {
+    (0..bytes as u64 / 4).map(|i| word(i, salt)).collect()
+}
+
+#[track_caller]
+fn read_at(gpu: &Gpu, buffer: &Buffer<'_>, offset: usize, into: &mut [u32]) {
+    // SAFETY: a blocking read fills `into` before returning.
+    let status = unsafe {
+        (gpu.api.clEnqueueReadBuffer)(
+            gpu.queue,
+            buffer.handle,
+            CL_TRUE,
+            offset,
+            std::mem::size_of_val(into),
+            into.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(status, "clEnqueueReadBuffer");
+}
+
+/// The first word index where `got` and the pattern from `first` differ.
+fn first_wrong(got: &[u32], first: u64, salt: u32) -> Option<u64> {
+    (0..got.len() as u64)
+        .find(|&i| got[i as usize] != word(first + i, salt))
+        .map(|i| first + i)
+}
+
+#[test]
+fn transfers_longer_than_a_staging_piece_run_in_pieces() {
+    let gpu = Gpu::new();
+    let max_alloc: u64 = gpu.device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    if max_alloc < PAST_ONE_PIECE as u64 {
+        eprintln!("skipped: the device's largest buffer is {max_alloc} bytes");
+        return;
+    }
+    // Created from host memory: the upload runs in pieces.
+    let first = pattern(PAST_ONE_PIECE, 0x5a5a_0001);
+    let buffer = gpu.buffer(&first);
+    let got: Vec<u32> = gpu.read(&buffer);
+    assert_eq!(first_wrong(&got, 0, 0x5a5a_0001), None, "after the upload");
+    drop((first, got));
+    // A write and a read of the whole buffer, each in two pieces.
+    let second = pattern(PAST_ONE_PIECE, 0x0bad_cafe);
+    gpu.write(&buffer, &second);
+    drop(second);
+    let got: Vec<u32> = gpu.read(&buffer);
+    assert_eq!(first_wrong(&got, 0, 0x0bad_cafe), None, "after the write");
+    // A short read across the pieces' seam lands where the long one did.
+    let seam = (1 << 30) - 40;
+    let mut window = vec![0u32; 32];
+    read_at(&gpu, &buffer, seam, &mut window);
+    assert_eq!(first_wrong(&window, seam as u64 / 4, 0x0bad_cafe), None);
+}
+
+const FILL: &str = "
+kernel void fill(global uint *p, ulong words, uint salt) {
+    for (ulong i = get_global_id(0); i < words; i += get_global_size(0))
+        p[i] = (uint)i * 2654435761u ^ (uint)(i >> 32) ^ salt;
+}
+kernel void gather(global const uint *p, global uint *out, ulong first) {
+    size_t i = get_global_id(0);
+    out[i] = p[first + i];
+}";
+
+/// Larger than the 2-4 GiB that drivers allow one allocation.
+const BIG: usize = 6 << 30;
+
+#[test]
+fn buffers_larger_than_one_allocation_hold_every_byte() {
+    let gpu = Gpu::new();
+    let max_alloc: u64 = gpu.device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    let global: u64 = gpu.device_info(CL_DEVICE_GLOBAL_MEM_SIZE);
+    if max_alloc < BIG as u64 || global < 2 * BIG as u64 {
+        eprintln!("skipped: the device's largest buffer is {max_alloc} bytes of {global}");
+        return;
+    }
+    let words = (BIG / 4) as u64;
+    let buffer = gpu.buffer_bytes(BIG);
+    let program = gpu.program(FILL, "");
+    let fill = program.kernel("fill");
+    fill.arg_buffer(0, &buffer)
+        .arg(1, words)
+        .arg(2, 0x1234_5678u32);
+    gpu.run(&fill, &[1 << 20], None, None);
+    // The device wrote every word: the host reads them back in pieces.
+    let got: Vec<u32> = gpu.read(&buffer);
+    assert_eq!(
+        first_wrong(&got, 0, 0x1234_5678),
+        None,
+        "written by the kernel"
+    );
+    drop(got);
+    // The host writes across 4 GiB (past any one allocation) and the
+    // device reads those words back.
+    let at = (4u64 << 30) - 64;
+    let window: Vec<u32> = (0..64).map(|i| word(at / 4 + i, 0x7777_0000)).collect();
+    // SAFETY: a blocking write reads `window` before returning.
+    let status = unsafe {
+        (gpu.api.clEnqueueWriteBuffer)(
+            gpu.queue,
+            buffer.handle,
+            CL_TRUE,
+            at as usize,
+            window.len() * 4,
+            window.as_ptr() as *const c_void,
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(status, "clEnqueueWriteBuffer");
+    let out = gpu.zeroed::<u32>(64);
+    let gather = program.kernel("gather");
+    gather
+        .arg_buffer(0, &buffer)
+        .arg_buffer(1, &out)
+        .arg(2, at / 4);
+    gpu.run(&gather, &[64], None, None);
+    let back: Vec<u32> = gpu.read(&out);
+    assert_eq!(
+        back, window,
+        "the device reads what the host wrote across 4 GiB"
+    );
+    let mut tail = vec![0u32; 1024];
+    read_at(&gpu, &buffer, BIG - 4096, &mut tail);
+    assert_eq!(
+        first_wrong(&tail, words - 1024, 0x1234_5678),
+        None,
+        "the last page"
+    );
+}
