@@ -77,6 +77,42 @@ fn transfers_longer_than_a_staging_piece_run_in_pieces() {
     assert_eq!(first_wrong(&window, seam as u64 / 4, 0x0bad_cafe), None);
 }
 
+#[test]
+fn fills_longer_than_a_staging_piece_run_in_pieces() {
+    let gpu = Gpu::new();
+    let max_alloc: u64 = gpu.device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    if max_alloc < PAST_ONE_PIECE as u64 + 64 {
+        eprintln!("skipped: the device's largest buffer is {max_alloc} bytes");
+        return;
+    }
+    // A 16-byte pattern (no word fill) from byte 48 to the end: 1 GiB and
+    // 4 MiB, in two pieces through staging.
+    let buffer = gpu.buffer_bytes(PAST_ONE_PIECE + 52);
+    let pattern: [u32; 4] = [0x0102_0304, 0xa0b0_c0d0, 0xdead_beef, 0x7654_3210];
+    let offset = 48;
+    let size = (PAST_ONE_PIECE - 12) / 16 * 16;
+    // SAFETY: the pattern outlives the blocking finish below.
+    let status = unsafe {
+        (gpu.api.clEnqueueFillBuffer)(
+            gpu.queue,
+            buffer.handle,
+            pattern.as_ptr() as *const c_void,
+            16,
+            offset,
+            size,
+            0,
+            null(),
+            null_mut(),
+        )
+    };
+    check(status, "clEnqueueFillBuffer");
+    gpu.finish();
+    let got: Vec<u32> = gpu.read(&buffer);
+    let (first, end) = (offset / 4, (offset + size) / 4);
+    let wrong = (first..end).find(|&i| got[i] != pattern[(i - first) % 4]);
+    assert_eq!(wrong, None, "first word the fill got wrong");
+}
+
 const FILL: &str = "
 kernel void fill(global uint *p, ulong words, uint salt) {
     for (ulong i = get_global_id(0); i < words; i += get_global_size(0))

@@ -318,7 +318,7 @@ impl Rect {
     }
 }
 
-/// A read or write of one row longer than [`staging::TRANSFER_PIECE`]: runs
+/// A read, write or fill of one row longer than [`staging::TRANSFER_PIECE`]: runs
 /// `piece(at, len, waits)` for consecutive pieces of it, each waiting for
 /// the one before (the first for `wait_list`), and answers the last one's
 /// event, which completes after all of them.
@@ -859,6 +859,12 @@ pub fn enqueue_fill(
     size: usize,
     wait_list: &[Arc<Event>],
 ) -> Result<Arc<Event>, cl_int> {
+    // A piece is a power of two, so every piece holds whole patterns.
+    if size > staging::TRANSFER_PIECE {
+        return in_pieces(size, wait_list, |at, len, waits| {
+            enqueue_fill(queue, mem, pattern, offset + at, len, waits)
+        });
+    }
     let mut waits = Cow::Borrowed(wait_list);
     let buffer = migrate::prepare(queue, mem, Use::Update, &mut waits)?;
     let wait_list = &*waits;
