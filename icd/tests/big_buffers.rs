@@ -113,6 +113,71 @@ fn fills_longer_than_a_staging_piece_run_in_pieces() {
     assert_eq!(wrong, None, "first word the fill got wrong");
 }
 
+#[test]
+fn maps_longer_than_a_staging_piece_see_and_set_every_byte() {
+    let gpu = Gpu::new();
+    let max_alloc: u64 = gpu.device_info(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    if max_alloc < PAST_ONE_PIECE as u64 {
+        eprintln!("skipped: the device's largest buffer is {max_alloc} bytes");
+        return;
+    }
+    let words = PAST_ONE_PIECE / 4;
+    let buffer = gpu.buffer(&pattern(PAST_ONE_PIECE, 0x3c3c_0002));
+    let map = |flags: cl_bitfield| {
+        let mut err = 0;
+        // SAFETY: a blocking map of the whole buffer.
+        let ptr = unsafe {
+            (gpu.api.clEnqueueMapBuffer)(
+                gpu.queue,
+                buffer.handle,
+                CL_TRUE,
+                flags,
+                0,
+                words * 4,
+                0,
+                null(),
+                null_mut(),
+                &mut err,
+            )
+        };
+        check(err, "clEnqueueMapBuffer");
+        ptr as *mut u32
+    };
+    let unmap = |ptr: *mut u32| {
+        // SAFETY: `ptr` is a live mapping of `buffer`.
+        let status = unsafe {
+            (gpu.api.clEnqueueUnmapMemObject)(
+                gpu.queue,
+                buffer.handle,
+                ptr as *mut c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        check(status, "clEnqueueUnmapMemObject");
+        gpu.finish();
+    };
+    let ptr = map(CL_MAP_READ | CL_MAP_WRITE);
+    // SAFETY: the mapping holds `words` words until the unmap.
+    let mapped = unsafe { std::slice::from_raw_parts_mut(ptr, words) };
+    assert_eq!(
+        first_wrong(mapped, 0, 0x3c3c_0002),
+        None,
+        "read through the map"
+    );
+    for (i, w) in mapped.iter_mut().enumerate() {
+        *w = word(i as u64, 0x4d4d_0003);
+    }
+    unmap(ptr);
+    let got: Vec<u32> = gpu.read(&buffer);
+    assert_eq!(
+        first_wrong(&got, 0, 0x4d4d_0003),
+        None,
+        "written through the map"
+    );
+}
+
 const FILL: &str = "
 kernel void fill(global uint *p, ulong words, uint salt) {
     for (ulong i = get_global_id(0); i < words; i += get_global_size(0))

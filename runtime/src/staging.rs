@@ -40,6 +40,19 @@ pub fn pooled(size: u64) -> bool {
 /// reads and writes run as several commands.
 pub const TRANSFER_PIECE: usize = 1 << 30;
 
+/// The size of the staging buffer that carries `size` bytes: a power of two
+/// up to what the pool keeps; past it, the exact size in whole pages, as a
+/// power of two could pass the driver's largest allocation (a 3 GiB map
+/// would take 4 GiB, past NVIDIA's 4 GiB less 2 MiB).
+fn size_class(size: u64) -> u64 {
+    let size = size.max(1);
+    if pooled(size) {
+        size.next_power_of_two().max(MIN_CLASS)
+    } else {
+        size.next_multiple_of(MIN_CLASS)
+    }
+}
+
 /// Bytes of idle buffers a pool keeps.
 const POOL_CAPACITY: u64 = 1 << 30;
 
@@ -235,7 +248,7 @@ impl StagingPool {
         size: usize,
         location: MemoryLocation,
     ) -> Result<Staging, cl_int> {
-        let class = (size as u64).max(1).next_power_of_two().max(MIN_CLASS);
+        let class = size_class(size as u64);
         let reused = {
             let mut idle = self.idle.lock();
             let found = idle
@@ -303,6 +316,16 @@ impl Drop for Staging {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn staging_sizes_are_pool_classes_then_whole_pages() {
+        assert_eq!(size_class(0), MIN_CLASS);
+        assert_eq!(size_class(5000), 8192);
+        assert_eq!(size_class(MAX_POOLED), MAX_POOLED);
+        assert_eq!(size_class(MAX_POOLED + 1), MAX_POOLED + MIN_CLASS);
+        let three_gib = 3 << 30;
+        assert_eq!(size_class(three_gib - 100), three_gib);
+    }
 
     #[test]
     fn parallel_host_copy_copies_every_byte() {

@@ -75,6 +75,7 @@ cl_api! {
     clEnqueueWriteBuffer: fn(Handle, Handle, cl_uint, usize, usize, *const c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
     clEnqueueReadBuffer: fn(Handle, Handle, cl_uint, usize, usize, *mut c_void, cl_uint, *const Handle, *mut Handle) -> cl_int;
     clEnqueueFillBuffer: fn(Handle, Handle, *const c_void, usize, usize, usize, cl_uint, *const Handle, *mut Handle) -> cl_int;
+    clEnqueueMapBuffer: fn(Handle, Handle, cl_uint, cl_bitfield, usize, usize, cl_uint, *const Handle, *mut Handle, *mut cl_int) -> *mut c_void;
     clFinish: fn(Handle) -> cl_int;
     clFlush: fn(Handle) -> cl_int;
     clCloneKernel: fn(Handle, *mut cl_int) -> Handle;
