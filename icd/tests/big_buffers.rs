@@ -1,7 +1,8 @@
 //! Buffers and transfers past the sizes one Vulkan allocation or one
-//! staging buffer holds: reads and writes longer than a staging piece run
-//! as several commands (runtime/src/staging.rs `TRANSFER_PIECE`), and a
-//! buffer larger than the driver's maxMemoryAllocationSize is bound to
+//! staging buffer holds: reads, writes and fills longer than a staging
+//! piece run as several commands (runtime/src/staging.rs `TRANSFER_PIECE`),
+//! a map past the pooled sizes takes a staging buffer of its own size, and
+//! a buffer larger than the driver's maxMemoryAllocationSize is bound to
 //! several allocations with sparse binding (vulkan-backend/src/memory.rs).
 
 mod common;
