@@ -276,6 +276,22 @@ fn buffer_size_errors() {
                 .err(),
             Some(Error::OutOfDeviceMemory)
         );
+        // A buffer is one allocation unless the device binds sparse memory;
+        // host-visible buffers, which are mapped whole, always are.
+        let limits = &device.info().limits;
+        assert!(limits.max_allocation_size > 0);
+        if device.info().features.sparse_binding {
+            assert!(limits.max_buffer_size >= limits.max_allocation_size);
+            let past_one = limits.max_allocation_size + 1;
+            assert_eq!(
+                device
+                    .create_buffer(past_one, MemoryLocation::HostToDevice)
+                    .err(),
+                Some(Error::OutOfDeviceMemory)
+            );
+        } else {
+            assert!(limits.max_buffer_size <= limits.max_allocation_size);
+        }
     });
 }
 
