@@ -123,16 +123,10 @@ impl Context {
             };
             return Ok(());
         }
-        let device = self.devices[index].backend()?;
         let mut at = offset;
         for piece in data.chunks(crate::staging::TRANSFER_PIECE) {
             let len = piece.len() as u64;
-            let staging = Arc::new(
-                device
-                    .create_buffer(len, MemoryLocation::HostToDevice)
-                    .map_err(crate::vk_error)?,
-            );
-            let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+            let (staging, ptr) = self.mapped_buffer(index, len, MemoryLocation::HostToDevice)?;
             // SAFETY: the staging buffer is mapped and `len` bytes long.
             unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), ptr.as_ptr(), piece.len()) };
             self.transfer(index, |stream| {
@@ -168,25 +162,35 @@ impl Context {
             };
             return Ok(());
         }
-        let device = self.devices[index].backend()?;
         let mut at = offset;
         for piece in into.chunks_mut(crate::staging::TRANSFER_PIECE) {
             let len = piece.len() as u64;
-            let staging = Arc::new(
-                device
-                    .create_buffer(len, MemoryLocation::DeviceToHost)
-                    .map_err(crate::vk_error)?,
-            );
+            let (staging, ptr) = self.mapped_buffer(index, len, MemoryLocation::DeviceToHost)?;
             self.transfer(index, |stream| {
                 stream.copy_buffer(buffer, at, &staging, 0, len)
             })?;
-            let ptr = staging.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
             // SAFETY: the staging buffer is mapped, `len` bytes long, and
             // the copy into it has completed.
             unsafe { crate::staging::host_copy(ptr.as_ptr(), piece.as_mut_ptr(), piece.len()) };
             at += len;
         }
         Ok(())
+    }
+
+    /// A host-visible buffer of `len` bytes on device `index` for
+    /// [`Context::upload`] and [`Context::read_back`], and its mapping.
+    fn mapped_buffer(
+        &self,
+        index: usize,
+        len: u64,
+        location: MemoryLocation,
+    ) -> Result<(Arc<Buffer>, std::ptr::NonNull<u8>), cl_int> {
+        let device = self.devices[index].backend()?;
+        let buffer = device
+            .create_buffer(len, location)
+            .map_err(crate::vk_error)?;
+        let ptr = buffer.mapped_ptr().ok_or(CL_OUT_OF_RESOURCES)?;
+        Ok((Arc::new(buffer), ptr))
     }
 
     /// Records `copy` on device `index`'s transfer stream, submits it and

@@ -800,8 +800,9 @@ fn copy_out_private_loops(vk: &PhysicalDeviceInfo) -> bool {
 /// on an H200: 54.7 against 48.2 ms; hashcat's RAR3-hp loop 97.09
 /// against 96.88 ms). On llvmpipe the CTS's `vload_private` kernels took
 /// LLVM over 300 s with `uchar4` words (building coroutine frames)
-/// against 30.9 s. Other drivers were not measured and keep `uint` words. `FERROCL_PRIVATE_BYTES=uchar4` or `=uint` chooses, to compare
-/// the two and to test both on any device.
+/// against 30.9 s. Other drivers were not measured and keep `uint` words.
+/// `FERROCL_PRIVATE_BYTES=uchar4` or `=uint` chooses, to compare the two
+/// and to test both on any device.
 fn private_byte_words(vk: &PhysicalDeviceInfo) -> bool {
     code_shape(
         "FERROCL_PRIVATE_BYTES",

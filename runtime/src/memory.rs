@@ -318,6 +318,12 @@ impl Rect {
     }
 }
 
+/// A linear region longer than one staging piece: a read or write of it
+/// runs [`in_pieces`] (rectangles stay one command).
+fn past_one_piece(region: [usize; 3]) -> bool {
+    region[1] == 1 && region[2] == 1 && region[0] > staging::TRANSFER_PIECE
+}
+
 /// A read, write or fill of one row longer than [`staging::TRANSFER_PIECE`]: runs
 /// `piece(at, len, waits)` for consecutive pieces of it, each waiting for
 /// the one before (the first for `wait_list`), and answers the last one's
@@ -404,7 +410,7 @@ pub fn enqueue_read(
     command_type: cl_uint,
     blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
-    if region[1] == 1 && region[2] == 1 && region[0] > staging::TRANSFER_PIECE {
+    if past_one_piece(region) {
         return in_pieces(region[0], wait_list, |at, len, waits| {
             let (src, dst) = (src.shifted(at), dst.shifted(at));
             enqueue_read(
@@ -508,13 +514,9 @@ fn read_in_chunks(
     let mut first: Option<Arc<Event>> = None;
     let mut result = Ok(());
     for at in (0..size).step_by(READ_CHUNK) {
-        let shift = |r: Rect| Rect {
-            origin: [r.origin[0] + at, r.origin[1], r.origin[2]],
-            ..r
-        };
         let chunk = HostRead {
-            src: shift(read.src),
-            dst: shift(read.dst),
+            src: read.src.shifted(at),
+            dst: read.dst.shifted(at),
             region: [READ_CHUNK.min(size - at), 1, 1],
             ..read.clone()
         };
@@ -700,7 +702,7 @@ pub fn enqueue_write(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
-    if region[1] == 1 && region[2] == 1 && region[0] > staging::TRANSFER_PIECE {
+    if past_one_piece(region) {
         return in_pieces(region[0], wait_list, |at, len, waits| {
             let (dst, src) = (dst.shifted(at), src.shifted(at));
             enqueue_write(

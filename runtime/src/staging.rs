@@ -37,8 +37,9 @@ pub fn pooled(size: u64) -> bool {
 /// The longest transfer one staging buffer carries: a staging buffer is
 /// one allocation, which drivers cap at 2-4 GiB (maxMemoryAllocationSize),
 /// while a device-local buffer bound sparsely may be far larger; longer
-/// reads and writes run as several commands.
-pub const TRANSFER_PIECE: usize = 1 << 30;
+/// reads, writes and fills run as several commands, each with a staging
+/// buffer the pool keeps.
+pub const TRANSFER_PIECE: usize = MAX_POOLED as usize;
 
 /// The size of the staging buffer that carries `size` bytes: a power of two
 /// up to what the pool keeps; past it, the exact size in whole pages, as a

@@ -622,12 +622,13 @@ pub(crate) fn probe(
     } else {
         max_allocation_size
     };
+    let one_allocation = max_allocation_size.min(vk_max_buffer);
     let max_buffer_size = if support.sparse_binding {
         vk_max_buffer
             .min(limits.sparse_address_space_size)
-            .max(max_allocation_size.min(vk_max_buffer))
+            .max(one_allocation)
     } else {
-        max_allocation_size.min(vk_max_buffer)
+        one_allocation
     };
     let (min_subgroup_size, max_subgroup_size) = if has_sgcp && sgcp.min_subgroup_size > 0 {
         (sgcp.min_subgroup_size, sgcp.max_subgroup_size)

@@ -282,11 +282,7 @@ fn bind_sparse(
     let block = requirements.alignment.max(1);
     let piece = shared.info.limits.max_allocation_size / block * block;
     let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
-    let type_index = (0..shared.memory_types.len() as u32)
-        .find(|&i| {
-            requirements.memory_type_bits & (1 << i) != 0
-                && shared.memory_types[i as usize].contains(device_local)
-        })
+    let type_index = memory_type(shared, requirements.memory_type_bits, device_local)
         .filter(|_| piece > 0)
         .ok_or(Error::OutOfDeviceMemory)?;
     let mut binds = Vec::new();
@@ -337,6 +333,13 @@ fn bind_sparse(
     // SAFETY: the bind has completed or was never submitted.
     unsafe { shared.raw.destroy_fence(fence, None) };
     done.map_err(|e| allocation_vk_error("vkQueueBindSparse", e))
+}
+
+/// The first memory type among `allowed` (bit i = type i) with every flag
+/// of `want`.
+fn memory_type(shared: &DeviceShared, allowed: u32, want: vk::MemoryPropertyFlags) -> Option<u32> {
+    (0..shared.memory_types.len() as u32)
+        .find(|&i| allowed & (1 << i) != 0 && shared.memory_types[i as usize].contains(want))
 }
 
 /// Frees the allocations of a sparse buffer that is destroyed or was never
@@ -518,11 +521,7 @@ impl Device {
         let (buffer, requirements) = external_buffer(shared, size, handle_type)?;
         let allowed = requirements.memory_type_bits & host_props.memory_type_bits;
         let coherent = vk::MemoryPropertyFlags::HOST_COHERENT;
-        let pick = |want: vk::MemoryPropertyFlags| {
-            (0..shared.memory_types.len() as u32).find(|&i| {
-                allowed & (1 << i) != 0 && shared.memory_types[i as usize].contains(want)
-            })
-        };
+        let pick = |want: vk::MemoryPropertyFlags| memory_type(shared, allowed, want);
         let Some(type_index) = pick(coherent).or_else(|| pick(vk::MemoryPropertyFlags::empty()))
         else {
             // SAFETY: created above, never bound.
@@ -578,10 +577,8 @@ impl Device {
         let handle_type = vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD;
         let (buffer, requirements) = external_buffer(shared, size, handle_type)?;
         let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
-        let Some(type_index) = (0..shared.memory_types.len() as u32).find(|&i| {
-            requirements.memory_type_bits & (1 << i) != 0
-                && shared.memory_types[i as usize].contains(device_local)
-        }) else {
+        let Some(type_index) = memory_type(shared, requirements.memory_type_bits, device_local)
+        else {
             // SAFETY: created above, never bound.
             unsafe { shared.raw.destroy_buffer(buffer, None) };
             return Err(Error::Other(
