@@ -67,10 +67,15 @@ fn check_ids(gpu: &common::Gpu, k: &common::Kernel<'_>, global: usize, local: Op
 fn kernels_that_ignore_work_groups_run_every_item_once() {
     let gpu = common::Gpu::new();
     let k = gpu.kernel(SOURCE, "ids");
-    // Global sizes that are and are not multiples of the runtime's width,
-    // with local sizes from 1 up, and none.
+    // Global sizes that are and are not multiples of the runtime's widths,
+    // with local sizes from 1 up, and none; small ones (fewer groups of
+    // the wide width than compute units) run in narrow groups, large ones
+    // in wide groups (runtime/src/kernel.rs `shared_dispatch_width`).
     for (global, local) in [
         (1, Some(1)),
+        (37, None),
+        (200, Some(8)),
+        (256 * 600 + 3, Some(1)),
         (1000, Some(1)),
         (1000, Some(8)),
         (1024, Some(256)),

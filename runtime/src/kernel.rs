@@ -758,23 +758,49 @@ pub fn enqueue_nd_range(
 /// The global and local sizes to dispatch for `range`: as enqueued, or
 /// for a kernel that ignores its work-groups
 /// ([`ferrocl_compiler::KernelInfo::ignores_work_groups`]) and a
-/// `local_work_size` of one row (`[l, 1, 1]`), work-groups of the
-/// device's [`crate::device::DeviceInfo::shared_group_width`] with
-/// dimension 0 rounded up to whole ones (the kernel returns at once past
-/// the global size). Every launch of such a kernel then shares one
-/// pipeline, where each local size would be a driver compile of its own.
+/// `local_work_size` of one row (`[l, 1, 1]`), work-groups of a shared
+/// width ([`shared_dispatch_width`]) with dimension 0 rounded up to whole
+/// ones (the kernel returns at once past the global size). Every launch of
+/// such a kernel then takes one of two pipelines, where each local size
+/// would be a driver compile of its own.
 fn dispatch_shape(kernel: &Kernel, device: &Device, range: &NdRange) -> ([usize; 3], [usize; 3]) {
     let one_row = range.local[1] == 1 && range.local[2] == 1;
-    match device.info().shared_group_width {
-        Some(width) if kernel.info.ignores_work_groups && one_row => (
-            [
-                range.global[0].div_ceil(width) * width,
-                range.global[1],
-                range.global[2],
-            ],
-            [width, 1, 1],
-        ),
+    let info = device.info();
+    match info.shared_group_width {
+        Some(wide) if kernel.info.ignores_work_groups && one_row => {
+            let width = shared_dispatch_width(range.global, wide, info.max_compute_units as usize);
+            (
+                [
+                    range.global[0].div_ceil(width) * width,
+                    range.global[1],
+                    range.global[2],
+                ],
+                [width, 1, 1],
+            )
+        }
         _ => (range.global, range.local),
+    }
+}
+
+/// The narrow shared work-group width: one warp of NVIDIA's, the fewest
+/// work-items that fill a SIMD unit on most GPUs.
+const NARROW_GROUP_WIDTH: usize = 32;
+
+/// The work-group width of a launch of a kernel that ignores its
+/// work-groups: `wide` (the device's shared width) where that still
+/// gives every compute unit a work-group, else [`NARROW_GROUP_WIDTH`].
+/// A small NDRange in wide groups runs on a few compute units while the
+/// rest idle: hashcat's scrypt loop launches 4,224 work-items on the
+/// H200's 132 multiprocessors, which groups of 256 put on 17 of them
+/// (2.9 times as long as NVIDIA's OpenCL, which runs the 132 groups of 32
+/// hashcat asks for, on all of them).
+fn shared_dispatch_width(global: [usize; 3], wide: usize, compute_units: usize) -> usize {
+    let rows = global[1].saturating_mul(global[2]);
+    let wide_groups = global[0].div_ceil(wide.max(1)).saturating_mul(rows);
+    if wide_groups >= compute_units {
+        wide
+    } else {
+        NARROW_GROUP_WIDTH.min(wide)
     }
 }
 
@@ -1021,6 +1047,28 @@ fn record_launch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_ndranges_of_shared_width_kernels_reach_every_compute_unit() {
+        // The H200: 132 multiprocessors.
+        assert_eq!(shared_dispatch_width([4224, 1, 1], 256, 132), 32);
+        assert_eq!(shared_dispatch_width([1056, 1, 1], 256, 132), 32);
+        assert_eq!(shared_dispatch_width([132 * 256, 1, 1], 256, 132), 256);
+        assert_eq!(
+            shared_dispatch_width([132 * 256 - 255, 1, 1], 256, 132),
+            256
+        );
+        assert_eq!(shared_dispatch_width([132 * 256 - 256, 1, 1], 256, 132), 32);
+        // Rows count as groups too.
+        assert_eq!(shared_dispatch_width([256, 66, 2], 256, 132), 256);
+        assert_eq!(shared_dispatch_width([256, 65, 2], 256, 132), 32);
+        // Never wider than the device's shared width.
+        assert_eq!(shared_dispatch_width([1, 1, 1], 16, 132), 16);
+        assert_eq!(
+            shared_dispatch_width([usize::MAX, usize::MAX, 2], 256, 132),
+            256
+        );
+    }
 
     #[test]
     fn local_size_divides_global() {
