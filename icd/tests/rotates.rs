@@ -157,3 +157,93 @@ fn rotates_match_the_host_both_ways() {
         "rotates_match_the_host",
     );
 }
+
+/// `rotate` by counts known when the kernel is compiled, which a compiler
+/// may fold: every integer width, scalars and vectors, counts of 0, the
+/// width, past it and negative, lanes alike and not.
+const CONSTANT_COUNTS: &str = r#"
+    __kernel void k(__global const ulong *x, __global ulong *out) {
+        size_t g = get_global_id(0);
+        ulong a = x[g];
+        uint u = (uint)a;
+        uint4 v = (uint4)(u, ~u, u ^ 0xa5a5a5a5u, (uint)(a >> 32));
+        __global ulong *o = out + g * 16;
+        uint4 r7 = rotate(v, 7);
+        uint4 r9 = rotate(v, (uint4)(9));
+        uint4 r0 = rotate(v, (uint4)(32, 32, 32, 32));
+        uint4 rn = rotate(v, -3);
+        uint4 rl = rotate(v, (uint4)(1, 0, 31, 45));
+        o[0] = as_ulong(r7.lo); o[1] = as_ulong(r7.hi);
+        o[2] = as_ulong(r9.lo) ^ as_ulong(r9.hi);
+        o[3] = as_ulong(r0.lo) ^ as_ulong(r0.hi);
+        o[4] = as_ulong(rn.lo); o[5] = as_ulong(rn.hi);
+        o[6] = as_ulong(rl.lo); o[7] = as_ulong(rl.hi);
+        o[8] = rotate(u, 13u);
+        o[9] = rotate(u, 45u);
+        o[10] = rotate((uchar)a, (uchar)3) | ((ulong)rotate((uchar)a, (uchar)11) << 8);
+        o[11] = rotate((ushort)a, (ushort)5) | ((ulong)(ushort)rotate((short)a, (short)-1) << 16);
+        o[12] = rotate(a, 17ul);
+        o[13] = rotate(a, 64ul);
+        ulong2 w = rotate((ulong2)(a, ~a), (ulong2)(71));
+        o[14] = w.x ^ (w.y << 1);
+        int8 e = rotate(as_int8((ulong4)(a, ~a, a * 3, a + 1)), 30);
+        o[15] = as_ulong(e.s01) ^ as_ulong(e.s23) ^ as_ulong(e.s45) ^ as_ulong(e.s67);
+    }
+"#;
+
+fn constant_counts_expected(a: u64) -> [u64; 16] {
+    let u = a as u32;
+    let v = [u, !u, u ^ 0xa5a5_a5a5, (a >> 32) as u32];
+    let lanes = |n: [u32; 4]| -> [u32; 4] { std::array::from_fn(|i| v[i].rotate_left(n[i] & 31)) };
+    let pair = |l: [u32; 4], i: usize| u64::from(l[i]) | u64::from(l[i + 1]) << 32;
+    let (r7, r9, r0) = (lanes([7; 4]), lanes([9; 4]), lanes([0; 4]));
+    let (rn, rl) = (lanes([29; 4]), lanes([1, 0, 31, 13]));
+    let w = [a.rotate_left(7), (!a).rotate_left(7)];
+    let words = |x: u64| [x as u32, (x >> 32) as u32];
+    let e: Vec<u32> = [a, !a, a.wrapping_mul(3), a.wrapping_add(1)]
+        .iter()
+        .flat_map(|&x| words(x))
+        .map(|x| x.rotate_left(30))
+        .collect();
+    let join = |i: usize| u64::from(e[i]) | u64::from(e[i + 1]) << 32;
+    [
+        pair(r7, 0),
+        pair(r7, 2),
+        pair(r9, 0) ^ pair(r9, 2),
+        pair(r0, 0) ^ pair(r0, 2),
+        pair(rn, 0),
+        pair(rn, 2),
+        pair(rl, 0),
+        pair(rl, 2),
+        u64::from(u.rotate_left(13)),
+        u64::from(u.rotate_left(13)),
+        u64::from((a as u8).rotate_left(3)) | u64::from((a as u8).rotate_left(3)) << 8,
+        u64::from((a as u16).rotate_left(5)) | u64::from((a as u16).rotate_left(15)) << 16,
+        a.rotate_left(17),
+        a,
+        w[0] ^ (w[1] << 1),
+        join(0) ^ join(2) ^ join(4) ^ join(6),
+    ]
+}
+
+#[test]
+fn rotates_by_constants_match_the_host() {
+    let gpu = common::Gpu::new();
+    let k = gpu.kernel(CONSTANT_COUNTS, "k");
+    let mut rng = common::XorShift::new(23);
+    let m = 256usize;
+    let mut x: Vec<u64> = (0..m).map(|_| rng.next_u64()).collect();
+    x[..4].copy_from_slice(&[0, u64::MAX, 1 << 63, 1]);
+    let dx = gpu.buffer(&x);
+    let dout = gpu.zeroed::<u64>(16 * m);
+    k.arg_buffer(0, &dx).arg_buffer(1, &dout);
+    gpu.run(&k, &[m], None, None);
+    let out = gpu.read::<u64>(&dout);
+    for row in 0..16 {
+        let got: Vec<u64> = (0..m).map(|i| out[i * 16 + row]).collect();
+        let want: Vec<u64> = (0..m)
+            .map(|i| constant_counts_expected(x[i])[row])
+            .collect();
+        common::assert_same(&got, &want, &format!("row {row}"));
+    }
+}
