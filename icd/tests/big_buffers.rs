@@ -2,8 +2,10 @@
 //! staging buffer holds: reads, writes and fills longer than a staging
 //! piece run as several commands (runtime/src/staging.rs `TRANSFER_PIECE`),
 //! a map past the pooled sizes takes a staging buffer of its own size, and
-//! a buffer larger than the driver's maxMemoryAllocationSize is bound to
-//! several allocations with sparse binding (vulkan-backend/src/memory.rs).
+//! a buffer larger than the driver's maxMemoryAllocationSize is one
+//! allocation where the driver accepts it, else bound to several with
+//! sparse binding (vulkan-backend/src/memory.rs; both ways through
+//! `FERROCL_LARGE_BUFFERS`).
 
 mod common;
 
@@ -254,5 +256,17 @@ fn buffers_larger_than_one_allocation_hold_every_byte() {
         first_wrong(&tail, words - 1024, 0x1234_5678),
         None,
         "the last page"
+    );
+}
+
+/// The test above in a process for each value of `FERROCL_LARGE_BUFFERS`
+/// (read once per process): one allocation past the driver's limit, and
+/// sparse binding.
+#[test]
+fn buffers_larger_than_one_allocation_both_ways() {
+    common::rerun_with_each(
+        "FERROCL_LARGE_BUFFERS",
+        &["one", "sparse"],
+        "buffers_larger_than_one_allocation_hold_every_byte",
     );
 }
