@@ -230,9 +230,10 @@ impl Device {
 /// across a 66 GiB buffer (hashcat's scrypt at its default trade-off) ran
 /// 3.8 times as long sparsely bound as in one allocation on an H200 (2.84
 /// against 0.74 ms; 16.5 GiB: no difference; smaller pages for sparse
-/// resources would explain it, not verified). `FERROCL_LARGE_BUFFERS=sparse` binds such
-/// buffers sparsely (`=one`, the default, tries one allocation first), to
-/// compare the two and to test both on any device that binds sparse memory.
+/// resources would explain it, not verified). `FERROCL_LARGE_BUFFERS=sparse`
+/// binds such buffers sparsely (`=one`, the default, tries one allocation
+/// first), to compare the two and to test both on any device that binds
+/// sparse memory.
 fn one_allocation_past_the_limit() -> bool {
     static ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ONE.get_or_init(|| std::env::var("FERROCL_LARGE_BUFFERS").map_or(true, |v| v != "sparse"))
