@@ -1534,12 +1534,28 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
             let size = self.types.size(pt) as i64;
+            // `p[t + c]` with a 32-bit `t + c` that cannot carry past the
+            // bits `t` leaves zero: `p[t]` and `c` elements further, an
+            // offset the driver folds into the access (hashcat's
+            // `V[x * N + z]` in scrypt: one address per row instead of one
+            // per element).
+            let (i, elements) = match self.unwrapping_constant_offset(&i) {
+                Some((t, c)) => (Val::new(t, i.ty.clone()), c),
+                None => (i, 0),
+            };
             let i = self.convert(i, &Type::LONG, span, false)?;
             let lt = self.sty(&Type::LONG);
             let s = self.constant(&Type::LONG, ConstVal::Int(size));
             let off = self.op(Op::IMul, lt, &[i.id, s]);
             let o = if sub { Op::ISub } else { Op::IAdd };
-            return Some(Val::new(self.op(o, lt, &[p.id, off]), p.ty.clone()));
+            let mut id = self.op(o, lt, &[p.id, off]);
+            if elements != 0 {
+                let bytes = (elements as i64).wrapping_mul(size);
+                let bytes = if sub { bytes.wrapping_neg() } else { bytes };
+                let k = self.constant(&Type::LONG, ConstVal::Int(bytes));
+                id = self.op(Op::IAdd, lt, &[id, k]);
+            }
+            return Some(Val::new(id, p.ty.clone()));
         }
         let i = self.convert(i, &Type::UINT, span, false)?;
         let index = i.id;
@@ -1570,6 +1586,23 @@ impl<'a> Lowerer<'a> {
             ty: p.ty.clone(),
             base: p.base.clone(),
         })
+    }
+
+    /// `(t, c)` where `i` is an `int` or `uint` computed as `t + c`, `c` a
+    /// constant below the low bits known to be zero in `t`: the add
+    /// carries out of none of them, so it sets bits `t` leaves zero and
+    /// changes nothing above, and `i` widened to 64 bits (with its sign
+    /// or with zeros) is `t` widened plus `c`. An `int`'s `c` must also
+    /// leave the sign bit alone (`0 + 0xffffffff` is -1).
+    fn unwrapping_constant_offset(&self, i: &Val) -> Option<(Word, u64)> {
+        let sign_bit = match i.ty {
+            Type::Scalar(Scalar::UInt) => 0,
+            Type::Scalar(Scalar::Int) => 1,
+            _ => return None,
+        };
+        let &(t, c) = self.constant_offsets.get(&i.id)?;
+        let zeros = self.known_low_zero_bits(t).min(32 - sign_bit);
+        (c < 1u64 << zeros).then_some((t, c))
     }
 
     fn unary(&mut self, op: UnOp, inner: &'a Expr, span: Span) -> R<Val> {

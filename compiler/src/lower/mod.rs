@@ -459,6 +459,11 @@ pub(crate) struct Lowerer<'a> {
     /// a chain of constant offsets (`p + 2`, then component 5 of a vload)
     /// becomes one add (`fold_integer_constants`).
     constant_offsets: HashMap<Word, (Word, u64)>,
+    /// How many low bits of a 32-bit integer value are known to be zero
+    /// (`x * 64`: six), where any are: an index `t + c` whose constant `c`
+    /// fits below them cannot carry, so its address splits into `t`'s and
+    /// a constant offset (`pointer_add`).
+    low_zero_bits: HashMap<Word, u32>,
     /// The constituents of each `OpCompositeConstruct` that has one per
     /// element, so that extracting an element right away is that element.
     constructed: HashMap<Word, Vec<Word>>,
@@ -711,6 +716,7 @@ fn lower_once(
         int64_types: HashMap::default(),
         int64_vals: HashMap::default(),
         constant_offsets: HashMap::default(),
+        low_zero_bits: HashMap::default(),
         constructed: HashMap::default(),
         function_statics: HashMap::default(),
         generic_vars: HashSet::default(),
@@ -838,6 +844,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         let id = self.emit(op, ty, args);
+        self.note_low_zero_bits(id, op, ty, args);
         if self.wide_types.contains_key(&ty) {
             self.wide_vals.insert(id, ty);
         }
@@ -847,11 +854,11 @@ impl<'a> Lowerer<'a> {
         id
     }
 
-    /// Integer arithmetic and width conversions of scalar constants become
-    /// constants. Address arithmetic is the main source: `p[3]` scales a
-    /// constant index converted to 64 bits, and a kernel full of such
-    /// accesses (the CTS's vector_creation) otherwise carries thousands of
-    /// instructions a driver has to fold itself.
+    /// Integer arithmetic (`~` too) and width conversions of scalar
+    /// constants become constants. Address arithmetic is the main source:
+    /// `p[3]` scales a constant index converted to 64 bits, and a kernel
+    /// full of such accesses (the CTS's vector_creation) otherwise carries
+    /// thousands of instructions a driver has to fold itself.
     fn fold_integer_constants(&mut self, op: Op, ty: Word, args: &[Word]) -> Option<Word> {
         let width = self.m.int_width(ty)?;
         let mask = low_bits;
@@ -887,6 +894,13 @@ impl<'a> Lowerer<'a> {
                     Op::BitwiseOr => x | y,
                     _ => x ^ y,
                 }
+            }
+            (Op::Not, [a]) => {
+                let (wa, x) = self.m.int_constant(*a)?;
+                if wa != width {
+                    return None;
+                }
+                !x
             }
             // Shifts by a constant below the width (a wider one has no
             // defined result in SPIR-V; OpenCL C's masking of the count
@@ -951,10 +965,46 @@ impl<'a> Lowerer<'a> {
                     self.int64_vals.insert(k, ty);
                 }
                 let id = self.emit(Op::IAdd, ty, &[base, k]);
+                self.note_low_zero_bits(id, Op::IAdd, ty, &[base, k]);
                 self.constant_offsets.insert(id, (base, sum));
                 Some(id)
             }
             _ => None,
+        }
+    }
+
+    /// The low bits of 32-bit value `id` known to be zero: all 32 of the
+    /// constant 0, a constant's trailing zeros, or what
+    /// [`Lowerer::note_low_zero_bits`] recorded.
+    fn known_low_zero_bits(&self, id: Word) -> u32 {
+        match self.m.int_constant(id) {
+            Some((32, v)) => (v as u32).trailing_zeros(),
+            Some(_) => 0,
+            None => self.low_zero_bits.get(&id).copied().unwrap_or(0),
+        }
+    }
+
+    /// Records how many low bits of `id`, the 32-bit result of `op` on
+    /// `args`, are known to be zero.
+    fn note_low_zero_bits(&mut self, id: Word, op: Op, ty: Word, args: &[Word]) {
+        if self.m.int_width(ty) != Some(32) {
+            return;
+        }
+        let zeros = |l: &Self, i: usize| args.get(i).map_or(0, |&a| l.known_low_zero_bits(a));
+        let bits = match op {
+            Op::IMul => (zeros(self, 0) + zeros(self, 1)).min(32),
+            Op::ShiftLeftLogical => match args.get(1).and_then(|&b| self.m.int_constant(b)) {
+                Some((_, n)) if n < 32 => (zeros(self, 0) + n as u32).min(32),
+                _ => 0,
+            },
+            Op::IAdd | Op::ISub | Op::BitwiseOr | Op::BitwiseXor => {
+                zeros(self, 0).min(zeros(self, 1))
+            }
+            Op::BitwiseAnd => zeros(self, 0).max(zeros(self, 1)),
+            _ => 0,
+        };
+        if bits > 0 {
+            self.low_zero_bits.insert(id, bits);
         }
     }
 
