@@ -72,7 +72,7 @@ fn constant_offsets_of_unsigned_indices_match_the_host() {
                 0x0400_0000 + k,
                 0x1000_0000 + k,
                 0x4000_0000 + k,
-                0x8000_0000 + k * 0x10_0000,
+                0x8000_0000u32.wrapping_add(k.wrapping_mul(0x10_0000)),
                 0xffff_ffff - k,
                 k.wrapping_mul(0x10_0001),
             ]
