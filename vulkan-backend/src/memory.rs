@@ -169,19 +169,20 @@ impl Device {
             return Err(Error::OutOfDeviceMemory);
         }
         if size > limits.max_allocation_size {
-            // Only device-local buffers are ever bound sparsely: host-visible
+            // Only device-local buffers go past one allocation: host-visible
             // ones are mapped whole.
             if location != MemoryLocation::DeviceLocal {
                 return Err(Error::OutOfDeviceMemory);
             }
+            let mut refused = Error::OutOfDeviceMemory;
             if one_allocation_past_the_limit() {
                 match create_past_limit_buffer(shared, size, min_alignment) {
-                    Err(Error::OutOfDeviceMemory) => {}
-                    done => return done,
+                    Ok(buffer) => return Ok(buffer),
+                    Err(e) => refused = e,
                 }
             }
             if !shared.info.features.sparse_binding {
-                return Err(Error::OutOfDeviceMemory);
+                return Err(refused);
             }
             return create_sparse_buffer(shared, size, min_alignment);
         }
@@ -226,7 +227,7 @@ impl Device {
 /// Whether a device-local buffer larger than maxMemoryAllocationSize is
 /// first tried as one allocation, which the spec lets a driver refuse with
 /// VK_ERROR_OUT_OF_DEVICE_MEMORY, before sparse binding. NVIDIA's driver
-/// accepts it, and maps it as it maps any allocation: random 1 KiB reads
+/// accepts it, and random 1 KiB reads
 /// across a 66 GiB buffer (hashcat's scrypt at its default trade-off) ran
 /// 3.8 times as long sparsely bound as in one allocation on an H200 (2.84
 /// against 0.74 ms; 16.5 GiB: no difference; smaller pages for sparse
@@ -241,7 +242,7 @@ fn one_allocation_past_the_limit() -> bool {
 
 /// A device-local buffer of `size` bytes, more than maxMemoryAllocationSize,
 /// bound to one dedicated allocation of its whole size; the driver may
-/// refuse it (`Error::OutOfDeviceMemory`).
+/// refuse it.
 fn create_past_limit_buffer(
     shared: &Arc<DeviceShared>,
     size: u64,
@@ -254,48 +255,72 @@ fn create_past_limit_buffer(
     // SAFETY: the device is alive; size is within maxBufferSize.
     let raw = unsafe { shared.raw.create_buffer(&info, None) }
         .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-    let bound = (|| {
-        // SAFETY: `raw` is a live buffer of this device.
-        let requirements = unsafe { shared.raw.get_buffer_memory_requirements(raw) };
-        let type_index = memory_type(
-            shared,
-            requirements.memory_type_bits,
-            vk::MemoryPropertyFlags::DEVICE_LOCAL,
-        )
+    let mut memories = Vec::new();
+    let bound = bind_dedicated(shared, raw, &mut memories);
+    owned_buffer(shared, raw, memories, bound, size, min_alignment)
+}
+
+/// Allocates one dedicated allocation for `buffer` (pushed onto
+/// `memories`, which the caller frees on failure) and binds it.
+fn bind_dedicated(
+    shared: &DeviceShared,
+    buffer: vk::Buffer,
+    memories: &mut Vec<vk::DeviceMemory>,
+) -> Result<()> {
+    // SAFETY: `buffer` is a live buffer of this device.
+    let requirements = unsafe { shared.raw.get_buffer_memory_requirements(buffer) };
+    let device_local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+    let type_index = memory_type(shared, requirements.memory_type_bits, device_local)
         .ok_or(Error::OutOfDeviceMemory)?;
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(raw);
-        let allocate = vk::MemoryAllocateInfo::default()
-            .allocation_size(requirements.size)
-            .memory_type_index(type_index)
-            .push_next(&mut flags)
-            .push_next(&mut dedicated);
-        // SAFETY: a type the buffer accepts; past maxMemoryAllocationSize
-        // the driver may answer VK_ERROR_OUT_OF_DEVICE_MEMORY.
-        let memory = unsafe { shared.raw.allocate_memory(&allocate, None) }
-            .map_err(|e| allocation_vk_error("vkAllocateMemory", e))?;
-        // SAFETY: the allocation is the buffer's dedicated one, of its size.
-        if let Err(e) = unsafe { shared.raw.bind_buffer_memory(raw, memory, 0) } {
-            free_memories(shared, &[memory]);
-            return Err(allocation_vk_error("vkBindBufferMemory", e));
-        }
+    let mut flags =
+        vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+    let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(buffer);
+    let allocate = vk::MemoryAllocateInfo::default()
+        .allocation_size(requirements.size)
+        .memory_type_index(type_index)
+        .push_next(&mut flags)
+        .push_next(&mut dedicated);
+    // SAFETY: a type the buffer accepts; past maxMemoryAllocationSize the
+    // driver may answer VK_ERROR_OUT_OF_DEVICE_MEMORY.
+    let memory = unsafe { shared.raw.allocate_memory(&allocate, None) }
+        .map_err(|e| allocation_vk_error("vkAllocateMemory", e))?;
+    memories.push(memory);
+    // SAFETY: the allocation is the buffer's dedicated one, of its size.
+    unsafe { shared.raw.bind_buffer_memory(buffer, memory, 0) }
+        .map_err(|e| allocation_vk_error("vkBindBufferMemory", e))
+}
+
+/// The [`Buffer`] of `raw`, bound (where `bound` is `Ok`) to `memories`,
+/// which it then owns; its device address must be a multiple of
+/// `min_alignment`, since the driver placed it. On any failure the buffer
+/// is destroyed and the memories freed.
+fn owned_buffer(
+    shared: &Arc<DeviceShared>,
+    raw: vk::Buffer,
+    memories: Vec<vk::DeviceMemory>,
+    bound: Result<()>,
+    size: u64,
+    min_alignment: u64,
+) -> Result<Buffer> {
+    let address = bound.and_then(|()| {
         let address_info = vk::BufferDeviceAddressInfo::default().buffer(raw);
-        // SAFETY: bound whole to memory allocated with DEVICE_ADDRESS.
+        // SAFETY: the buffer has SHADER_DEVICE_ADDRESS usage and is bound
+        // whole to memory allocated with the DEVICE_ADDRESS flag.
         let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
-        if address % min_alignment.max(1) != 0 {
-            free_memories(shared, &[memory]);
-            return Err(Error::Other(format!(
-                "the driver placed a buffer at {address:#x}, not a multiple of {min_alignment}"
-            )));
+        if address % min_alignment.max(1) == 0 {
+            Ok(address)
+        } else {
+            Err(Error::Other(format!(
+                "the driver placed a buffer of {size} bytes at {address:#x}, not a multiple \
+                 of {min_alignment}"
+            )))
         }
-        Ok((memory, address))
-    })();
-    match bound {
-        Ok((memory, address)) => Ok(Buffer {
+    });
+    match address {
+        Ok(address) => Ok(Buffer {
             device: Arc::clone(shared),
             raw,
-            memory: Some(Backing::Owned(vec![memory])),
+            memory: Some(Backing::Owned(memories)),
             size,
             address,
             mapped: None,
@@ -304,8 +329,10 @@ fn create_past_limit_buffer(
             mirror: None,
         }),
         Err(e) => {
-            // SAFETY: no command has used the buffer.
+            // SAFETY: no command has used the buffer; a sparse bind
+            // completed or was never submitted.
             unsafe { shared.raw.destroy_buffer(raw, None) };
+            free_memories(shared, &memories);
             Err(e)
         }
     }
@@ -332,40 +359,7 @@ fn create_sparse_buffer(
         .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
     let mut memories = Vec::new();
     let bound = bind_sparse(shared, raw, &mut memories);
-    let address = bound.and_then(|()| {
-        let address_info = vk::BufferDeviceAddressInfo::default().buffer(raw);
-        // SAFETY: the buffer has SHADER_DEVICE_ADDRESS usage and is bound
-        // whole to memory allocated with the DEVICE_ADDRESS flag.
-        let address = unsafe { shared.raw.get_buffer_device_address(&address_info) };
-        if address % min_alignment.max(1) == 0 {
-            Ok(address)
-        } else {
-            Err(Error::Other(format!(
-                "the driver placed a sparse buffer at {address:#x}, not a multiple of \
-                 {min_alignment}"
-            )))
-        }
-    });
-    match address {
-        Ok(address) => Ok(Buffer {
-            device: Arc::clone(shared),
-            raw,
-            memory: Some(Backing::Owned(memories)),
-            size,
-            address,
-            mapped: None,
-            host_cached: false,
-            system_memory: false,
-            mirror: None,
-        }),
-        Err(e) => {
-            // SAFETY: no command has used the buffer; the bind completed or
-            // was never submitted.
-            unsafe { shared.raw.destroy_buffer(raw, None) };
-            free_memories(shared, &memories);
-            Err(e)
-        }
-    }
+    owned_buffer(shared, raw, memories, bound, size, min_alignment)
 }
 
 /// Allocates the memory of sparse buffer `buffer` (pushing each allocation
