@@ -176,7 +176,8 @@ impl Device {
             }
             let mut refused = Error::OutOfDeviceMemory;
             if one_allocation_past_the_limit() {
-                match create_past_limit_buffer(shared, size, min_alignment) {
+                let one = PastTheLimit::OneAllocation;
+                match create_past_limit_buffer(shared, size, min_alignment, one) {
                     Ok(buffer) => return Ok(buffer),
                     Err(e) => refused = e,
                 }
@@ -184,7 +185,7 @@ impl Device {
             if !shared.info.features.sparse_binding {
                 return Err(refused);
             }
-            return create_sparse_buffer(shared, size, min_alignment);
+            return create_past_limit_buffer(shared, size, min_alignment, PastTheLimit::Sparse);
         }
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -240,23 +241,46 @@ fn one_allocation_past_the_limit() -> bool {
     *ONE.get_or_init(|| std::env::var("FERROCL_LARGE_BUFFERS").map_or(true, |v| v != "sparse"))
 }
 
-/// A device-local buffer of `size` bytes, more than maxMemoryAllocationSize,
-/// bound to one dedicated allocation of its whole size; the driver may
-/// refuse it.
+/// How a device-local buffer larger than maxMemoryAllocationSize gets its
+/// memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PastTheLimit {
+    /// One dedicated allocation of its whole size, which the driver may
+    /// refuse.
+    OneAllocation,
+    /// Created with SPARSE_BINDING and bound, through the device's queue,
+    /// to as many allocations of at most maxMemoryAllocationSize as it
+    /// needs (each a whole number of the buffer's sparse blocks).
+    Sparse,
+}
+
+/// A device-local buffer of `size` bytes, more than one allocation holds,
+/// with its memory bound `how`. It has no mapping: the runtime reaches it
+/// through copies, as any unmapped device memory.
 fn create_past_limit_buffer(
     shared: &Arc<DeviceShared>,
     size: u64,
     min_alignment: u64,
+    how: PastTheLimit,
 ) -> Result<Buffer> {
+    let flags = match how {
+        PastTheLimit::OneAllocation => vk::BufferCreateFlags::empty(),
+        PastTheLimit::Sparse => vk::BufferCreateFlags::SPARSE_BINDING,
+    };
     let info = vk::BufferCreateInfo::default()
         .size(size)
         .usage(crate::info::BUFFER_USAGE)
+        .flags(flags)
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
-    // SAFETY: the device is alive; size is within maxBufferSize.
+    // SAFETY: the device is alive, with sparseBinding on for a sparse
+    // buffer; size is within maxBufferSize (and the sparse address space).
     let raw = unsafe { shared.raw.create_buffer(&info, None) }
         .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
     let mut memories = Vec::new();
-    let bound = bind_dedicated(shared, raw, &mut memories);
+    let bound = match how {
+        PastTheLimit::OneAllocation => bind_dedicated(shared, raw, &mut memories),
+        PastTheLimit::Sparse => bind_sparse(shared, raw, &mut memories),
+    };
     owned_buffer(shared, raw, memories, bound, size, min_alignment)
 }
 
@@ -336,30 +360,6 @@ fn owned_buffer(
             Err(e)
         }
     }
-}
-
-/// A device-local buffer of `size` bytes, more than one allocation holds:
-/// created with SPARSE_BINDING and bound, through the device's queue, to as
-/// many allocations of at most maxMemoryAllocationSize as it needs (each a
-/// whole number of the buffer's sparse blocks). It has no mapping: the
-/// runtime reaches it through copies, as any unmapped device memory.
-fn create_sparse_buffer(
-    shared: &Arc<DeviceShared>,
-    size: u64,
-    min_alignment: u64,
-) -> Result<Buffer> {
-    let info = vk::BufferCreateInfo::default()
-        .size(size)
-        .usage(crate::info::BUFFER_USAGE)
-        .flags(vk::BufferCreateFlags::SPARSE_BINDING)
-        .sharing_mode(vk::SharingMode::EXCLUSIVE);
-    // SAFETY: the device is alive with sparseBinding on; size is within
-    // maxBufferSize and the sparse address space.
-    let raw = unsafe { shared.raw.create_buffer(&info, None) }
-        .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-    let mut memories = Vec::new();
-    let bound = bind_sparse(shared, raw, &mut memories);
-    owned_buffer(shared, raw, memories, bound, size, min_alignment)
 }
 
 /// Allocates the memory of sparse buffer `buffer` (pushing each allocation
