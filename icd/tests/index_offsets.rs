@@ -94,6 +94,7 @@ fn constant_offsets_of_unsigned_indices_match_the_host() {
             row == 3 || row == 8 || !large.is_empty(),
             "row {row}: no input that wraps"
         );
+        let edge = EDGES.iter().find(|&&x| index(row, x) == Some(0));
         for item in 0..items {
             let from = if item % 2 == 0 && !large.is_empty() {
                 &large
@@ -105,10 +106,7 @@ fn constant_offsets_of_unsigned_indices_match_the_host() {
             // top of 32 bits where the row has one (row 6: `x * 64` is
             // 0xffffffc0, plus 64), which a wrong split would read past
             // the buffer.
-            let pick = match EDGES
-                .iter()
-                .find(|&&x| item == 0 && index(row, x) == Some(0))
-            {
+            let pick = match edge.filter(|_| item == 0) {
                 Some(&x) => x,
                 None => pick,
             };

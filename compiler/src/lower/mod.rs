@@ -987,7 +987,19 @@ impl<'a> Lowerer<'a> {
     /// Records how many low bits of `id`, the 32-bit result of `op` on
     /// `args`, are known to be zero.
     fn note_low_zero_bits(&mut self, id: Word, op: Op, ty: Word, args: &[Word]) {
-        if self.m.int_width(ty) != Some(32) {
+        // Every emitted instruction passes here: the opcode first, before
+        // any lookup.
+        let tracked = matches!(
+            op,
+            Op::IMul
+                | Op::ShiftLeftLogical
+                | Op::IAdd
+                | Op::ISub
+                | Op::BitwiseOr
+                | Op::BitwiseXor
+                | Op::BitwiseAnd
+        );
+        if !tracked || self.m.int_width(ty) != Some(32) {
             return;
         }
         let zeros = |l: &Self, i: usize| args.get(i).map_or(0, |&a| l.known_low_zero_bits(a));
