@@ -236,6 +236,10 @@ pub struct TargetCaps {
     /// array of `uchar4` words, a byte stored through its word's component
     /// (lower/split_pool.rs), rather than merged into a `uint` word.
     pub private_byte_words: bool,
+    /// A `const` local of integer type whose initializer lowers to a
+    /// constant is read as that constant, and loops bounded by it count
+    /// their trips as loops bounded by a literal do (lower/unroll.rs).
+    pub const_locals_as_constants: bool,
 }
 
 impl Default for TargetCaps {
@@ -265,6 +269,7 @@ impl Default for TargetCaps {
             split_loop_addresses: true,
             copy_out_private_loops: true,
             private_byte_words: true,
+            const_locals_as_constants: true,
         }
     }
 }

@@ -607,3 +607,64 @@ fn loops_of_constant_trips_over_a_private_array_are_copied_out() {
         assert!(!controls.is_empty(), "{body}: no loop left");
     }
 }
+
+/// `build_cl20` with `const` locals kept as variables, as
+/// `FERROCL_CONST_LOCALS=keep` does.
+fn loop_controls_keeping_const_locals(src: &str) -> Vec<String> {
+    let caps = TargetCaps {
+        const_locals_as_constants: false,
+        ..common::caps()
+    };
+    let text = common::disassemble(&build_cl20_caps(src, &caps).spirv);
+    text.lines()
+        .filter(|l| l.contains("OpLoopMerge"))
+        .map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[test]
+fn loops_bounded_by_const_locals_count_as_constant_trips() {
+    // hashcat's shape (`const u32 zSIZE = STATE_CNT4;`): a `const` local
+    // whose initializer is a constant bounds, starts or steps a loop as
+    // the literal would, so it is not unrolled at run time.
+    for body in [
+        "const uint z = 8u; for (uint i = 0; i < z; ++i) acc += popcount(i);",
+        "const uint y = 1024u / 64u; for (uint i = 0; i < y; ++i) acc += popcount(i);",
+        "const int lo = -7 / 2; for (int i = lo; i < 5; ++i) acc += popcount((uint)i);",
+        "const uchar w = 266; for (uint i = 0; i < w; i += 1) acc += popcount(i);",
+        "const uint z = 16u, s = z / 4u; for (uint i = 0; i < z; i += s) acc += popcount(i);",
+    ] {
+        let src = kernel("", body);
+        assert_eq!(loop_controls(&src), vec!["Unroll"], "{body}");
+        let kept = loop_controls_keeping_const_locals(&src);
+        assert!(!kept.contains(&"Unroll".to_string()), "{body}: {kept:?}");
+    }
+    // Over a private array the loop is copied out, each copy's index and
+    // address a constant.
+    let rows = kernel(
+        "",
+        "const uint zSIZE = 8u; uint4 t[8];\n\
+         for (uint z = 0; z < zSIZE; z++) t[z] = vload4(n * zSIZE + z, out);\n\
+         for (uint z = 0; z < zSIZE; z++) acc += popcount(t[z].x + t[z].w);",
+    );
+    assert_eq!(copies_of_body(&rows), 8);
+    assert!(loop_controls(&rows).is_empty());
+    // Not constants: a run-time initializer, a local that is not
+    // `const`, and an inner `c` hiding a constant one. Each is unrolled at
+    // run time: four copies and the rest.
+    for body in [
+        "const uint c = n; for (uint i = 0; i < c; ++i) acc += popcount(i);",
+        "uint c = 8u; for (uint i = 0; i < c; ++i) acc += popcount(i);",
+        "const uint c = 8u; { const uint c = n; for (uint i = 0; i < c; ++i) acc += popcount(i); }",
+    ] {
+        assert_eq!(copies_of_body(&kernel("", body)), 5, "{body}");
+    }
+    // A `const` local whose address is taken stays a variable: the loop it
+    // bounds is neither unrolled here nor hinted.
+    let addressed = kernel(
+        "",
+        "const uint c = 8u; const uint *p = &c; acc += *p;\n\
+         for (uint i = 0; i < c; ++i) acc += popcount(i);",
+    );
+    assert_eq!(loop_controls(&addressed), vec!["None"]);
+}

@@ -775,7 +775,17 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         split_loop_addresses: split_loop_addresses(),
         copy_out_private_loops: copy_out_private_loops(vk),
         private_byte_words: private_byte_words(vk),
+        const_locals_as_constants: const_locals_as_constants(),
     }
+}
+
+/// `const` integer locals with constant initializers read as their
+/// constants, so that loops they bound count as constant-trip loops
+/// (compiler lower/mod.rs, `note_constant_local`).
+/// `FERROCL_CONST_LOCALS=fold` or `=keep` chooses, to compare the two and
+/// to test both on any device.
+fn const_locals_as_constants() -> bool {
+    code_shape("FERROCL_CONST_LOCALS", ["fold", "keep"], true)
 }
 
 /// Loops of a few constant trips over a private array copied out, each

@@ -154,6 +154,9 @@ impl<'a> Lowerer<'a> {
                 let id = self.constant(&ty, ConstVal::Int(*value));
                 return Some(Val::new(id, ty));
             }
+            if let Some(v) = self.constant_local(name) {
+                return Some(v);
+            }
         }
         if let ExprKind::Index(..) = e.kind {
             if let Some(v) = self.constant_table_read(e) {

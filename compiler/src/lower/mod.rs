@@ -485,6 +485,10 @@ pub(crate) struct Lowerer<'a> {
     unrolled_counters: Vec<(&'a str, Type, i64)>,
     /// Variables declared `const`, by (root, pool slot).
     const_vars: crate::HashSet<(Word, Option<Word>)>,
+    /// `const` integer locals whose initializer lowered to a constant, by
+    /// (root, pool slot): the constant, which reads of them give
+    /// ([`Lowerer::note_constant_local`]).
+    constant_locals: HashMap<(Word, Option<Word>), Word>,
     /// `Private` copies of `__constant` tables read by name, by offset in
     /// the data buffer (see [`constant_table`]).
     constant_tables: HashMap<u32, constant_table::ConstantTable>,
@@ -721,6 +725,7 @@ fn lower_once(
         function_statics: HashMap::default(),
         generic_vars: HashSet::default(),
         const_vars: HashSet::default(),
+        constant_locals: HashMap::default(),
         image_functions: HashMap::default(),
         constant_tables: HashMap::default(),
         call_graph: outline::CallGraph::of(tu),
@@ -895,12 +900,49 @@ impl<'a> Lowerer<'a> {
                     _ => x ^ y,
                 }
             }
-            (Op::Not, [a]) => {
+            (Op::Not | Op::SNegate, [a]) => {
                 let (wa, x) = self.m.int_constant(*a)?;
                 if wa != width {
                     return None;
                 }
-                !x
+                if op == Op::Not {
+                    !x
+                } else {
+                    x.wrapping_neg()
+                }
+            }
+            // Between the signed and unsigned types of one width
+            // (`signed_op`'s operands and result).
+            (Op::Bitcast, [a]) => {
+                let (wa, x) = self.m.int_constant(*a)?;
+                if wa != width {
+                    return None;
+                }
+                x
+            }
+            // Divisions by a constant other than 0 (and, signed, other
+            // than the one quotient that overflows): `SCRYPT_N /
+            // SCRYPT_TMTO` in a `const` local's initializer.
+            (Op::UDiv | Op::UMod | Op::SDiv, [a, b]) => {
+                let (wa, x) = self.m.int_constant(*a)?;
+                let (wb, y) = self.m.int_constant(*b)?;
+                if wa != width || wb != width {
+                    return None;
+                }
+                let (x, y) = (mask(x, width), mask(y, width));
+                match op {
+                    Op::UDiv => x.checked_div(y)?,
+                    Op::UMod => x.checked_rem(y)?,
+                    _ => {
+                        let signed = |v: u64| ((v << (64 - width)) as i64) >> (64 - width);
+                        let (x, y) = (signed(x), signed(y));
+                        let min = i64::MIN >> (64 - width);
+                        if y == 0 || (x == min && y == -1) {
+                            return None;
+                        }
+                        (x / y) as u64
+                    }
+                }
             }
             // Shifts by a constant below the width (a wider one has no
             // defined result in SPIR-V; OpenCL C's masking of the count
@@ -1586,6 +1628,7 @@ impl<'a> Lowerer<'a> {
             // A slot given back may hold a new variable: what was noted of
             // the old one goes.
             self.const_vars.remove(&(0, Some(offset)));
+            self.constant_locals.remove(&(0, Some(offset)));
             self.generic_vars.remove(&(0, Some(offset)));
             return Sym {
                 root: 0,
@@ -2295,6 +2338,7 @@ impl<'a> Lowerer<'a> {
         // Pool variables are known by their offset, which the next kernel
         // reuses: what was noted of the last kernel's variables goes.
         self.const_vars.clear();
+        self.constant_locals.clear();
         self.generic_vars.clear();
         let min_nodes = self.caps.outline_min_nodes;
         self.outlined = self
@@ -4038,10 +4082,20 @@ impl<'a> Lowerer<'a> {
         {
             self.generic_vars.insert((sym.root, sym.pool));
         }
+        let key = (sym.root, sym.pool);
         if v.qual & crate::sema::types::qual::CONST != 0 && !v.ty.is_pointer() {
-            self.const_vars.insert((sym.root, sym.pool));
+            self.const_vars.insert(key);
         }
         self.bind(&v.name, sym);
+        if let (Some(Init::Expr(e)), true) = (&v.init, self.may_be_constant_local(v)) {
+            let Some(val) = self.expr(e) else { return };
+            let Some(val) = self.convert(val, &v.ty, e.span, false) else {
+                return;
+            };
+            self.store(&place, &val, e.span);
+            self.note_constant_local(key, val.id);
+            return;
+        }
         if let Some(init) = &v.init {
             if let Init::List(..) = init {
                 let ty = self.sty(&v.ty);
@@ -4052,6 +4106,41 @@ impl<'a> Lowerer<'a> {
                 self.set_pointer_base(&v.name, Some(base), v.span);
             }
         }
+    }
+
+    /// Whether reads of `v` may be its initializer's value, should that be
+    /// a constant: a `const` local of integer type whose address the
+    /// program never takes. The variable is still stored, so every other
+    /// way of reading it holds the same value.
+    fn may_be_constant_local(&self, v: &VarDecl) -> bool {
+        self.caps.const_locals_as_constants
+            && v.qual & crate::sema::types::qual::CONST != 0
+            && matches!(v.ty, Type::Scalar(s) if s.is_integer())
+            && !self.is_addressed(&v.name)
+    }
+
+    /// Notes that the `const` local `key` holds `id`, where `id` is a
+    /// constant: reads of it are then that constant. Hashcat writes its
+    /// sizes so (`const u32 zSIZE = STATE_CNT4;`), and loops bounded by
+    /// them (`for (u32 z = 0; z < zSIZE; z++) T[z] = V[...]`) are then
+    /// loops of constant trips: copied out where that is done (unroll.rs),
+    /// their addresses a row's base plus constant offsets (expr.rs,
+    /// `pointer_add`), rather than unrolled by four at run time with every
+    /// element's address computed.
+    fn note_constant_local(&mut self, key: (Word, Option<Word>), id: Word) {
+        if self.m.int_constant(id).is_some() {
+            self.constant_locals.insert(key, id);
+        }
+    }
+
+    /// The constant the `const` local `name` holds, where it is one.
+    pub(super) fn constant_local(&self, name: &str) -> Option<Val> {
+        if self.constant_locals.is_empty() {
+            return None;
+        }
+        let sym = self.symbol(name)?;
+        let id = *self.constant_locals.get(&(sym.root, sym.pool))?;
+        Some(Val::new(id, sym.ty.clone()))
     }
 
     /// How a union's value is held: its bytes as an array of 32-bit words
@@ -4735,6 +4824,7 @@ impl<'a> Lowerer<'a> {
         self.open_pools(f.name.as_str(), StorageClass::Function);
         self.outlined.clear();
         self.const_vars.clear();
+        self.constant_locals.clear();
         self.generic_vars.clear();
         let mut args = Vec::new();
         for p in &f.params {

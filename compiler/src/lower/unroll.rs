@@ -425,20 +425,27 @@ fn constant_step(step: &Expr, counter: &str) -> Option<u64> {
 /// constant, and whether the counter is the left operand.
 type CounterOp = (BinOp, ConstVal, bool);
 
-fn counter_op(e: &Expr, counter: &str, types: &TypeTable) -> Option<CounterOp> {
+/// The value of an expression where it is a constant where the loop is
+/// lowered: an integer constant expression, maybe of `const` locals known
+/// to hold one ([`Lowerer::loop_constant`]). A loop inside the body is
+/// judged with the names in scope at the loop being lowered; that only
+/// sizes the body.
+type Constant<'c> = &'c dyn Fn(&Expr) -> Option<ConstVal>;
+
+fn counter_op(e: &Expr, counter: &str, constant: Constant) -> Option<CounterOp> {
     let ExprKind::Binary(op, a, b) = &e.kind else {
         return None;
     };
     match (names(a, counter), names(b, counter)) {
-        (true, false) => Some((*op, consteval::eval(b, types)?, true)),
-        (false, true) => Some((*op, consteval::eval(a, types)?, false)),
+        (true, false) => Some((*op, constant(b)?, true)),
+        (false, true) => Some((*op, constant(a)?, false)),
         _ => None,
     }
 }
 
 /// The steps [`Lowerer::constant_trip_hint`] follows as a [`CounterOp`]:
 /// `++`, `--`, `i op= c`, `i = i op c`, `i = c op i`.
-fn step_op(step: &Expr, counter: &str, types: &TypeTable) -> Option<CounterOp> {
+fn step_op(step: &Expr, counter: &str, constant: Constant) -> Option<CounterOp> {
     let one = ConstVal::Int(1);
     match &step.kind {
         ExprKind::Unary(UnOp::PreInc | UnOp::PostInc, x) if names(x, counter) => {
@@ -447,10 +454,8 @@ fn step_op(step: &Expr, counter: &str, types: &TypeTable) -> Option<CounterOp> {
         ExprKind::Unary(UnOp::PreDec | UnOp::PostDec, x) if names(x, counter) => {
             Some((BinOp::Sub, one, true))
         }
-        ExprKind::Assign(Some(op), x, c) if names(x, counter) => {
-            Some((*op, consteval::eval(c, types)?, true))
-        }
-        ExprKind::Assign(None, x, e) if names(x, counter) => counter_op(e, counter, types),
+        ExprKind::Assign(Some(op), x, c) if names(x, counter) => Some((*op, constant(c)?, true)),
+        ExprKind::Assign(None, x, e) if names(x, counter) => counter_op(e, counter, constant),
         _ => None,
     }
 }
@@ -502,7 +507,7 @@ fn counter_values(
 /// `i = c`, with the declaration where it declares the counter.
 fn constant_start<'s>(
     init: &'s Stmt,
-    types: &TypeTable,
+    constant: Constant,
 ) -> Option<(&'s str, i64, Option<&'s VarDecl>)> {
     let (name, declared) = match &init.kind {
         StmtKind::Decl(vars) => match vars.as_slice() {
@@ -518,12 +523,12 @@ fn constant_start<'s>(
         },
         _ => return None,
     };
-    Some((name, counter_start(init, name, types)?, declared))
+    Some((name, counter_start(init, name, constant)?, declared))
 }
 
 /// The constant a loop's `init` starts `counter` at: `T ..., counter = c,
 /// ...` or `counter = c`.
-fn counter_start(init: &Stmt, counter: &str, types: &TypeTable) -> Option<i64> {
+fn counter_start(init: &Stmt, counter: &str, constant: Constant) -> Option<i64> {
     let value = match &init.kind {
         StmtKind::Decl(vars) => match vars.iter().find(|v| v.name == counter)? {
             VarDecl {
@@ -538,7 +543,7 @@ fn counter_start(init: &Stmt, counter: &str, types: &TypeTable) -> Option<i64> {
         }) if names(target, counter) => e,
         _ => return None,
     };
-    match consteval::eval(value, types)? {
+    match constant(value)? {
         ConstVal::Int(v) => Some(v),
         ConstVal::Float(_) => None,
     }
@@ -546,8 +551,8 @@ fn counter_start(init: &Stmt, counter: &str, types: &TypeTable) -> Option<i64> {
 
 /// The size of `body` in expression nodes, or `None` when it must not be
 /// unrolled: it leaves the loop (`break`, `continue`, `return`, `goto`),
-/// has a label, a switch, an inner loop (but, where `inner` gives the
-/// program's types, a loop of a few constant trips, counted once per
+/// has a label, a switch, an inner loop (but, where `inner` evaluates
+/// constants, a loop of a few constant trips, counted once per
 /// trip), or a `static` variable (one object per declaration), declares or
 /// assigns one of `fixed`, or calls a function of the program (inlined:
 /// its size is not counted here).
@@ -555,7 +560,7 @@ fn body_size(
     body: &Stmt,
     fixed: &[&str],
     functions: &HashSet<&str>,
-    inner: Option<&TypeTable>,
+    inner: Option<Constant>,
 ) -> Option<usize> {
     let size = |s: &Stmt| body_size(s, fixed, functions, inner);
     match &body.kind {
@@ -583,8 +588,8 @@ fn body_size(
         }
         StmtKind::Empty => Some(0),
         StmtKind::For(Some(init), Some(cond), Some(step), inner_body) => {
-            let types = inner?;
-            let (counter, start, declared) = constant_start(init, types)?;
+            let constant = inner?;
+            let (counter, start, declared) = constant_start(init, constant)?;
             let Some(VarDecl {
                 ty:
                     Type::Scalar(scalar @ (Scalar::Int | Scalar::UInt | Scalar::Long | Scalar::ULong)),
@@ -601,8 +606,8 @@ fn body_size(
             let trips = constant_trips(
                 start,
                 scalar,
-                counter_op(cond, counter, types)?,
-                step_op(step, counter, types)?,
+                counter_op(cond, counter, constant)?,
+                step_op(step, counter, constant)?,
             )?;
             let mut with_counter = fixed.to_vec();
             with_counter.push(counter);
@@ -688,6 +693,12 @@ impl<'a> Lowerer<'a> {
         if i == n {
             return None;
         }
+        // A bound known to be a constant makes a loop of constant trips,
+        // which is left to the driver as one bounded by a literal is.
+        let constant: Constant = &|e| self.loop_constant(e);
+        if constant(bound).is_some() {
+            return None;
+        }
         let ty = self.unrollable_variable(i)?;
         if self.unrollable_variable(n)? != ty {
             return None;
@@ -721,7 +732,7 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .flatten()
             .collect();
-        let nodes = body_size(body, &fixed, functions, Some(self.types))?;
+        let nodes = body_size(body, &fixed, functions, Some(constant))?;
         let factor = match (hint, nodes) {
             (Some(LoopHint::Count(asked)), _) => {
                 let factor = asked.min(MAX_REQUESTED_FACTOR);
@@ -807,7 +818,8 @@ impl<'a> Lowerer<'a> {
         let (Some(init), Some(cond), Some(step)) = (init, cond, step) else {
             return false;
         };
-        let Some((counter, start, _)) = constant_start(init, self.types) else {
+        let constant: Constant = &|e| self.loop_constant(e);
+        let Some((counter, start, _)) = constant_start(init, constant) else {
             return false;
         };
         let Some(Type::Scalar(scalar)) = self.unrollable_variable(counter) else {
@@ -817,8 +829,8 @@ impl<'a> Lowerer<'a> {
             return false;
         };
         let (Some(test), Some(step)) = (
-            counter_op(cond, counter, self.types),
-            step_op(step, counter, self.types),
+            counter_op(cond, counter, constant),
+            step_op(step, counter, constant),
         ) else {
             return false;
         };
@@ -851,22 +863,23 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let (init, cond, step) = (init?, cond?, step?);
+        let constant: Constant = &|e| self.loop_constant(e);
         let ExprKind::Binary(_, a, b) = &cond.kind else {
             return None;
         };
         let counter = [a, b].into_iter().find_map(|side| match &side.kind {
-            ExprKind::Ident(n) if counter_op(cond, n, self.types).is_some() => Some(n.as_str()),
+            ExprKind::Ident(n) if counter_op(cond, n, constant).is_some() => Some(n.as_str()),
             _ => None,
         })?;
-        let start = counter_start(init, counter, self.types)?;
+        let start = counter_start(init, counter, constant)?;
         let ty = self.unrollable_variable(counter)?;
         let scalar = ty.scalar()?;
-        let test = counter_op(cond, counter, self.types)?;
-        let advance = step_op(counter_step(step, counter)?, counter, self.types)?;
+        let test = counter_op(cond, counter, constant)?;
+        let advance = step_op(counter_step(step, counter)?, counter, constant)?;
         let values = counter_values(start, scalar, test, advance, MAX_FULL_TRIPS)?;
         let trips = values.len();
         let functions = &self.program_names().functions;
-        let nodes = body_size(body, &[counter], functions, Some(self.types))?
+        let nodes = body_size(body, &[counter], functions, Some(constant))?
             + expr_size(step, &[], functions)?;
         if nodes.saturating_mul(trips) > MAX_REQUESTED_NODES {
             return None;
@@ -924,6 +937,25 @@ impl<'a> Lowerer<'a> {
 
     fn program_names(&self) -> &ProgramNames<'a> {
         self.program_names.get_or_init(|| ProgramNames::of(self.tu))
+    }
+
+    /// [`Constant`]: `e`'s value where it is an integer constant
+    /// expression, maybe of `const` locals known to hold a constant.
+    fn loop_constant(&self, e: &Expr) -> Option<ConstVal> {
+        consteval::eval_in(e, self.types, &|name| {
+            let v = self.constant_local(name)?;
+            let (_, bits) = self.m.int_constant(v.id)?;
+            Some(ConstVal::Int(consteval::wrap_to(
+                bits as i64,
+                v.ty.scalar()?,
+            )))
+        })
+    }
+
+    /// Whether the program takes the address of a variable named `name`
+    /// anywhere (`&x`, `&x.f`, `&x[i]`).
+    pub(super) fn is_addressed(&self, name: &str) -> bool {
+        self.program_names().addressed.contains(name)
     }
 
     /// The type of the variable `name` if it may be a counter or bound: a

@@ -55,6 +55,18 @@ pub fn wrap_to(v: i64, s: Scalar) -> i64 {
 
 /// Evaluates `e` as a constant, or `None` when it is not constant.
 pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
+    eval_in(e, types, &|_| None)
+}
+
+/// [`eval`] where `named` gives the values of the variables known to hold
+/// one (a `const` local with a constant initializer); other names are the
+/// built-in constants.
+pub fn eval_in(
+    e: &Expr,
+    types: &TypeTable,
+    named: &dyn Fn(&str) -> Option<ConstVal>,
+) -> Option<ConstVal> {
+    let eval = |e: &Expr, types: &TypeTable| eval_in(e, types, named);
     Some(match &e.kind {
         ExprKind::IntLit(v, s) => ConstVal::Int(wrap_to(*v as i64, *s)),
         ExprKind::FloatLit(f, _) => ConstVal::Float(*f),
@@ -104,7 +116,10 @@ pub fn eval(e: &Expr, types: &TypeTable) -> Option<ConstVal> {
             }
         }
         ExprKind::Comma(_, b) => eval(b, types)?,
-        ExprKind::Ident(name) => ConstVal::Int(crate::lower::builtin_constant(name)?),
+        ExprKind::Ident(name) => match named(name) {
+            Some(v) => v,
+            None => ConstVal::Int(crate::lower::builtin_constant(name)?),
+        },
         _ => return None,
     })
 }

@@ -266,7 +266,10 @@ impl ModuleWriter {
                 self.member_decorate(id, i as u32, Decoration::Offset, &[m.1]);
             }
         }
-        if matches!(key, TypeKey::Int(64) | TypeKey::Float(64)) {
+        if matches!(
+            key,
+            TypeKey::Int(64) | TypeKey::SInt(64) | TypeKey::Float(64)
+        ) {
             self.wide.insert(id);
         }
         match key {
