@@ -20,6 +20,12 @@
  * one it did not ask for is made and released here, so the application
  * sees the calls it made. docs/performance.md says what it was used for.
  *
+ * With CL_PROFILE_TRACE set it also writes, as they happen, each buffer
+ * created (flags and size) and each kernel launch (name, global and local
+ * sizes, offset), to the same place as the report: where an
+ * application's launches or buffers differ between platforms, this
+ * shows it.
+ *
  * With CL_PROFILE_BINARIES=DIR it also writes the binary of every program
  * that clBuildProgram or clLinkProgram made, one file per device, named
  * after a counter and the program's first kernel: NVIDIA's OpenCL gives
@@ -33,6 +39,7 @@
 #include <CL/cl_layer.h>
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +63,9 @@ struct stat {
      * waited for the device (earlier commands, submission). */
     uint64_t wait_ns;
 };
+
+static void trace(const char *fmt, ...);
+static void trace_sizes(char *buf, size_t cap, cl_uint n, const size_t *what);
 
 /* A command's interval on the device, for the busy and idle figures. */
 struct span {
@@ -278,6 +288,11 @@ enqueue_kernel(cl_command_queue queue, cl_kernel kernel, cl_uint dim, const size
     next.clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
     name[sizeof name - 1] = 0;
     record(event ? *event : own, name, event != NULL);
+    char g[96], l[96], o[96];
+    trace_sizes(g, sizeof g, dim, global);
+    trace_sizes(l, sizeof l, dim, local);
+    trace_sizes(o, sizeof o, dim, offset);
+    trace("cl_profile_layer: launch %s global %s local %s offset %s\n", name, g, l, o);
     return err;
 }
 
@@ -413,6 +428,48 @@ static cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devic
     return program;
 }
 
+/* Appends one line to the report's destination, if CL_PROFILE_TRACE is
+ * set. */
+static void trace(const char *fmt, ...)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("CL_PROFILE_TRACE") != NULL;
+    if (!on)
+        return;
+    const char *path = getenv("CL_PROFILE_OUT");
+    FILE *out = path ? fopen(path, "a") : NULL;
+    FILE *f = out ? out : stderr;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (out)
+        fclose(out);
+}
+
+/* Writes `n` sizes of `what` for the trace ("-" where there are none). */
+static void trace_sizes(char *buf, size_t cap, cl_uint n, const size_t *what)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    if (!what) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    for (cl_uint i = 0; i < n && at < cap; i++)
+        at += snprintf(buf + at, cap - at, i ? "x%zu" : "%zu", what[i]);
+}
+
+static cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags, size_t size,
+                                        void *host, cl_int *err)
+{
+    cl_mem m = next.clCreateBuffer(context, flags, size, host, err);
+    trace("cl_profile_layer: buffer flags 0x%llx size %zu%s\n", (unsigned long long)flags, size,
+          m ? "" : " (failed)");
+    return m;
+}
+
 static void at_exit(void)
 {
     report("exit");
@@ -461,6 +518,7 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_ent
     layer.clCreateCommandQueueWithProperties = create_queue_with_properties;
     layer.clReleaseCommandQueue = release_queue;
     layer.clEnqueueNDRangeKernel = enqueue_kernel;
+    layer.clCreateBuffer = create_buffer;
     layer.clEnqueueReadBuffer = enqueue_read;
     layer.clEnqueueWriteBuffer = enqueue_write;
     layer.clEnqueueCopyBuffer = enqueue_copy;

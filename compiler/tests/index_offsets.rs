@@ -14,6 +14,12 @@ use std::collections::HashMap;
 /// The 32-bit indices widened to 64 bits that are still a sum with a
 /// constant: the adds a driver cannot split, since they might wrap.
 fn widened_constant_sums(source: &str) -> usize {
+    constant_sums_used_by(source, &[Op::UConvert, Op::SConvert])
+}
+
+/// The instructions of opcodes `users` whose first operand is a sum with a
+/// constant.
+fn constant_sums_used_by(source: &str, users: &[Op]) -> usize {
     let p = common::build(source);
     let m: Module = rspirv::dr::load_words(&p.spirv).expect("the module parses");
     let constants: Vec<Word> = m
@@ -40,9 +46,28 @@ fn widened_constant_sums(source: &str) -> usize {
         })
     };
     body.iter()
-        .filter(|i| matches!(i.class.opcode, Op::UConvert | Op::SConvert))
+        .filter(|i| users.contains(&i.class.opcode))
         .filter(|i| matches!(i.operands.first(), Some(Operand::IdRef(x)) if constant_sum(x)))
         .count()
+}
+
+#[test]
+fn sixty_four_bit_indices_always_split() {
+    // A 64-bit sum scaled by the element size is the scaled sum modulo
+    // 2^64 whatever it holds: no index is a sum multiplied by the size.
+    let split = "kernel void f(global uint4 *p, global uint4 *q, ulong x, long y) {\n\
+        size_t g = get_global_id(0);\n\
+        q[0] = p[g * 4 + 1];\n\
+        q[1] = p[x * 3UL + 0xffffffffffUL];\n\
+        q[2] = (p + 100)[y * 5L - 7L];\n\
+        q[3] = *(p + 100 - (x + 9UL));\n\
+    }\n";
+    assert_eq!(constant_sums_used_by(split, &[Op::IMul]), 0);
+    // The same sums in 32 bits with no known zeros keep theirs.
+    let kept = "kernel void f(global uint4 *p, global uint4 *q, uint x) {\n\
+        q[0] = p[x * 3u + 1u];\n\
+    }\n";
+    assert_eq!(constant_sums_used_by(kept, &[Op::UConvert]), 1);
 }
 
 #[test]

@@ -126,3 +126,52 @@ fn constant_offsets_of_unsigned_indices_match_the_host() {
         assert_same(&got, &want, &format!("row {row}"));
     }
 }
+
+/// 64-bit indices `t + c` are addressed as `p[t]` plus `c` elements
+/// whatever they hold: a product that wraps modulo 2^64 back into the
+/// buffer, a negative constant, a subtracted sum.
+#[test]
+fn constant_offsets_of_64_bit_indices_match_the_host() {
+    const SOURCE64: &str = r#"
+        __kernel void k(__global const uint *p, __global const uint *xs, __global const int *ss,
+                        __global uint *out) {
+            size_t g = get_global_id(0);
+            ulong x = xs[g];
+            long s = ss[g];
+            __global const uint *r = p + 4096;
+            out[4 * g + 0] = p[g * 4 + 1];
+            out[4 * g + 1] = p[x * 0xffffffffffffffffUL + 4000UL];
+            out[4 * g + 2] = r[s * 3L - 7L];
+            out[4 * g + 3] = *(r - (x + 9UL));
+        }
+    "#;
+    let gpu = Gpu::new();
+    let k = gpu.kernel(SOURCE64, "k");
+    let p: Vec<u32> = XorShift::new(11).u32s(WORDS);
+    let items = 1024usize;
+    let mut rng = XorShift::new(13);
+    let xs: Vec<u32> = (0..items).map(|_| rng.next_u32() % 4000).collect();
+    // Negative down to -1363, where `s * 3 - 7` is 4096 elements before
+    // `r`, the start of `p`.
+    let ss: Vec<i32> = (0..items)
+        .map(|_| (rng.next_u32() % 11_000) as i32 - 1363)
+        .collect();
+    let (dp, dx, ds) = (gpu.buffer(&p), gpu.buffer(&xs), gpu.buffer(&ss));
+    let dout = gpu.zeroed::<u32>(4 * items);
+    k.arg_buffer(0, &dp)
+        .arg_buffer(1, &dx)
+        .arg_buffer(2, &ds)
+        .arg_buffer(3, &dout);
+    gpu.run(&k, &[items], None, None);
+    let out = gpu.read::<u32>(&dout);
+    for g in 0..items {
+        let (x, s) = (xs[g] as usize, i64::from(ss[g]));
+        let want = [
+            p[g * 4 + 1],
+            p[4000 - x],
+            p[(4096 + s * 3 - 7) as usize],
+            p[4096 - (x + 9)],
+        ];
+        assert_eq!(&out[4 * g..4 * g + 4], &want, "item {g}: x {x}, s {s}");
+    }
+}

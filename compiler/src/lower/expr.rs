@@ -1537,8 +1537,9 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
             let size = self.types.size(pt) as i64;
-            // `p[t + c]` with a 32-bit `t + c` that cannot carry past the
-            // bits `t` leaves zero: `p[t]` and `c` elements further, an
+            // `p[t + c]` with a 64-bit `t + c`, or a 32-bit one that
+            // cannot carry past the bits `t` leaves zero: `p[t]` and `c`
+            // elements further, an
             // offset the driver folds into the access (hashcat's
             // `V[x * N + z]` in scrypt: one address per row instead of one
             // per element).
@@ -1596,11 +1597,16 @@ impl<'a> Lowerer<'a> {
     /// carries out of none of them, so it sets bits `t` leaves zero and
     /// changes nothing above, and `i` widened to 64 bits (with its sign
     /// or with zeros) is `t` widened plus `c`. An `int`'s `c` must also
-    /// leave the sign bit alone (`0 + 0xffffffff` is -1).
+    /// leave the sign bit alone (`0 + 0xffffffff` is -1). A 64-bit `t + c`
+    /// always splits: the address is computed modulo 2^64 too
+    /// (`out[gid * 4 + 1]` with a `size_t` `gid`).
     fn unwrapping_constant_offset(&self, i: &Val) -> Option<(Word, u64)> {
         let sign_bit = match i.ty {
             Type::Scalar(Scalar::UInt) => 0,
             Type::Scalar(Scalar::Int) => 1,
+            Type::Scalar(Scalar::Long | Scalar::ULong) => {
+                return self.constant_offsets.get(&i.id).copied();
+            }
             _ => return None,
         };
         let &(t, c) = self.constant_offsets.get(&i.id)?;
