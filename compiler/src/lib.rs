@@ -240,6 +240,12 @@ pub struct TargetCaps {
     /// constant is read as that constant, and loops bounded by it count
     /// their trips as loops bounded by a literal do (lower/unroll.rs).
     pub const_locals_as_constants: bool,
+    /// Every kernel declares a `Workgroup` array whose length is the
+    /// specialization constant [`SPEC_ID_REGISTER_PAD`], touched behind a
+    /// test that is never true (lower/register_pad.rs): a pipeline for a
+    /// small launch sizes it so that the driver gives the kernel all the
+    /// registers it can use.
+    pub register_pad: bool,
 }
 
 impl Default for TargetCaps {
@@ -270,6 +276,7 @@ impl Default for TargetCaps {
             copy_out_private_loops: true,
             private_byte_words: true,
             const_locals_as_constants: true,
+            register_pad: false,
         }
     }
 }
@@ -472,6 +479,9 @@ pub const SPEC_ID_WORK_GROUP_SIZE: [u32; 3] = [0, 1, 2];
 /// Specialization constant ids of the enqueued local size. Far above the ids
 /// of `__local` argument sizes, which count up from 3.
 pub const SPEC_ID_ENQUEUED_LOCAL_SIZE: [u32; 3] = [0x7fff_0000, 0x7fff_0001, 0x7fff_0002];
+/// Specialization constant id of the register pad's length in 32-bit words
+/// ([`TargetCaps::register_pad`]).
+pub const SPEC_ID_REGISTER_PAD: u32 = 0x7fff_0010;
 
 /// One kernel argument.
 #[derive(Clone, Debug, PartialEq, Eq)]

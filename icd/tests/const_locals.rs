@@ -101,3 +101,15 @@ fn const_locals_read_as_constants_give_the_hosts_results() {
         assert_eq!(g, expected(&v, k, x), "work-item {x}, k = {k}");
     }
 }
+
+/// The test above in a process for each value of `FERROCL_CONST_LOCALS`
+/// (read when the library starts): `const` locals read as constants, and
+/// kept as variables.
+#[test]
+fn const_locals_both_ways() {
+    common::rerun_with_each(
+        "FERROCL_CONST_LOCALS",
+        &["fold", "keep"],
+        "const_locals_read_as_constants_give_the_hosts_results",
+    );
+}

@@ -81,6 +81,10 @@ pub struct DeviceInfo {
     /// `None` where `FERROCL_GROUP_SIZE=enqueued` keeps launches as
     /// enqueued.
     pub shared_group_width: Option<usize>,
+    /// Kernels carry the register pad (compiler lower/register_pad.rs) and
+    /// launches of at most [`crate::kernel::REGISTER_PAD_ITEMS_PER_UNIT`]
+    /// work-items per compute unit size it ([`register_pad`]).
+    pub register_pad: bool,
     pub preferred_vector_widths: VectorWidths,
     pub native_vector_widths: VectorWidths,
     /// MHz; 0 where the driver does not tell.
@@ -656,6 +660,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_work_group_size: max_work_group_size as usize,
         shared_group_width: code_shape("FERROCL_GROUP_SIZE", ["shared", "enqueued"], true)
             .then(|| SHARED_GROUP_WIDTH.min(max_work_item_sizes[0])),
+        register_pad: register_pad(vk),
         preferred_vector_widths: vector_widths,
         native_vector_widths: vector_widths,
         max_clock_frequency: vk.max_clock_mhz,
@@ -687,7 +692,13 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         // parameter budget allows 128 of them.
         max_constant_args: (MAX_PARAMETER_SIZE / 8) as u32,
         local_mem_type: CL_LOCAL,
-        local_mem_size: u64::from(limits.max_compute_shared_memory_size),
+        // The register pad's word takes work-group memory in every kernel.
+        local_mem_size: u64::from(limits.max_compute_shared_memory_size)
+            - if register_pad(vk) {
+                REGISTER_PAD_RESERVED
+            } else {
+                0
+            },
         host_unified_memory: vk.unified_memory,
         profiling_timer_resolution: (limits.timestamp_period.ceil() as usize).max(1),
         // Out of order: commands without dependencies overlap on the GPU.
@@ -776,8 +787,28 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         copy_out_private_loops: copy_out_private_loops(vk),
         private_byte_words: private_byte_words(vk),
         const_locals_as_constants: const_locals_as_constants(),
+        register_pad: register_pad(vk),
     }
 }
+
+/// Kernels declare a work-group array that a small launch's pipeline sizes
+/// so that NVIDIA's driver gives the kernel every register it can use
+/// (compiler lower/register_pad.rs, runtime/src/kernel.rs
+/// `pads_registers`). On an H200 (driver 580) inside hashcat, scrypt's
+/// loop went from 14.02 to 10.26 ms a launch (NVIDIA's OpenCL 12.04-12.12);
+/// descrypt, LM and DES at NVIDIA's sizes, small launches too, and
+/// SHA2-256's large ones did not move. scrypt's `loop_prepare` timed alone
+/// went from 164.2 to 181.3 ms the other way. Other drivers were not
+/// measured and go without. `FERROCL_REGISTER_PAD=on` or `=off` chooses,
+/// to compare the two and to test both on any device.
+fn register_pad(vk: &PhysicalDeviceInfo) -> bool {
+    code_shape("FERROCL_REGISTER_PAD", ["on", "off"], nvidia_driver(vk))
+}
+
+/// Bytes of work-group memory held back from `CL_DEVICE_LOCAL_MEM_SIZE`
+/// where kernels carry the register pad: its one word, with room to align
+/// it.
+const REGISTER_PAD_RESERVED: u64 = 16;
 
 /// `const` integer locals with constant initializers read as their
 /// constants, so that loops they bound count as constant-trip loops
@@ -1270,7 +1301,8 @@ mod tests {
         assert_eq!(info.max_clock_frequency, 1980);
         assert_eq!(info.max_work_item_sizes, [1024, 1024, 64]);
         assert_eq!(info.max_mem_alloc_size, (4 << 30) - 4096);
-        assert_eq!(info.local_mem_size, 49152);
+        let pad = if info.register_pad { 16 } else { 0 };
+        assert_eq!(info.local_mem_size, 49152 - pad);
         assert_eq!(info.preferred_work_group_size_multiple, 32);
         assert!(!info.host_unified_memory);
         assert!(info.has_extension("cl_khr_pci_bus_info"));
@@ -1308,6 +1340,16 @@ mod tests {
         if std::env::var_os("FERROCL_FUNNEL").is_none() {
             assert!(derive_target_caps(&h100_like()).funnel_shift64);
             assert!(!derive_target_caps(&lavapipe_like()).funnel_shift64);
+        }
+    }
+
+    #[test]
+    fn only_nvidia_pads_registers() {
+        if std::env::var_os("FERROCL_REGISTER_PAD").is_none() {
+            assert!(derive_target_caps(&h100_like()).register_pad);
+            assert!(derive_device_info(&h100_like()).register_pad);
+            assert!(!derive_target_caps(&lavapipe_like()).register_pad);
+            assert!(!derive_device_info(&lavapipe_like()).register_pad);
         }
     }
 

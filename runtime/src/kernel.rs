@@ -23,7 +23,8 @@ pub use ferrocl_compiler::{AccessQualifier, AddressQualifier, ArgKind, KernelArg
 use ferrocl_compiler::{
     ArgBlock, CompiledProgram, KernelInfo, ARGS_OFFSET, HEADER_BUFFER_ADDRESS,
     HEADER_GLOBAL_OFFSET, HEADER_GLOBAL_SIZE, HEADER_GROUP_BASE, HEADER_WORK_DIM,
-    PUSHED_HEADER_WORDS, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_WORK_GROUP_SIZE,
+    PUSHED_HEADER_WORDS, SPEC_ID_ENQUEUED_LOCAL_SIZE, SPEC_ID_REGISTER_PAD,
+    SPEC_ID_WORK_GROUP_SIZE,
 };
 use ferrocl_vk::{Pipeline, PipelineOptions};
 use parking_lot::Mutex;
@@ -62,6 +63,8 @@ struct PipelineKey {
     work_group_size: [u32; 3],
     /// `local_work_size` as enqueued.
     enqueued_local_size: [u32; 3],
+    /// The register pad is sized ([`pads_registers`]).
+    register_pad: bool,
 }
 
 /// A cached pipeline: its key, the `__local` argument sizes, and the
@@ -413,6 +416,9 @@ impl Kernel {
                 spec.push((id, locals.next().copied().unwrap_or(0)));
             }
         }
+        if key.register_pad {
+            spec.push((SPEC_ID_REGISTER_PAD, REGISTER_PAD_BYTES / 4));
+        }
         // Built outside the lock: pipeline creation is slow, and a racing
         // launch that builds the same one only wastes time.
         let backend = device.backend()?;
@@ -709,6 +715,19 @@ pub fn enqueue_nd_range(
         .and_then(|_| migrate::prepare_launch(queue, &launch.mems, &launch.read_only, &mut waits));
     let (global, local) = dispatch_shape(kernel, &queue.device, range);
     let enqueued_local_size = local.map(|l| l as u32);
+    let device_info = queue.device.info();
+    let register_pad = device_info.register_pad
+        && pads_registers(
+            global,
+            device_info.max_compute_units as usize,
+            info.static_local_mem_size
+                + launch
+                    .local_sizes
+                    .iter()
+                    .map(|&b| u64::from(b))
+                    .sum::<u64>(),
+            u64::from(queue.device.vk_info().limits.max_compute_shared_memory_size),
+        );
     let launch_pipelines = filled.and_then(|_| {
         launch.pipelines.clear();
         for region in regions(global, local).as_slice() {
@@ -716,6 +735,7 @@ pub fn enqueue_nd_range(
                 device_index,
                 work_group_size: region.work_group_size,
                 enqueued_local_size,
+                register_pad,
             };
             let pipeline = kernel.pipeline(key, &queue.device, &launch.local_sizes)?;
             launch.pipelines.push((*region, pipeline));
@@ -780,6 +800,35 @@ fn dispatch_shape(kernel: &Kernel, device: &Device, range: &NdRange) -> ([usize;
         }
         _ => (range.global, range.local),
     }
+}
+
+/// Bytes of the register pad a small launch's pipeline declares: with 8
+/// KiB NVIDIA's driver gave a probe of hashcat's scrypt loop 255 registers,
+/// with 4 KiB 166, with none 74 (compiler lower/register_pad.rs).
+const REGISTER_PAD_BYTES: u32 = 8192;
+
+/// The most work-items per compute unit a launch may have for its pipeline
+/// to size the register pad: 8 warps of 32, all that fit on an NVIDIA
+/// multiprocessor (65,536 registers) at 255 registers each, so the pad
+/// takes away no occupancy the launch could use.
+pub const REGISTER_PAD_ITEMS_PER_UNIT: usize = 256;
+
+/// Whether a launch of `global` work-items on `compute_units` gets the
+/// register pad: few enough work-items ([`REGISTER_PAD_ITEMS_PER_UNIT`]
+/// per unit), and room for the pad beside the `local_bytes` of `__local`
+/// memory the launch uses, within the device's `local_limit`.
+fn pads_registers(
+    global: [usize; 3],
+    compute_units: usize,
+    local_bytes: u64,
+    local_limit: u64,
+) -> bool {
+    let items = global
+        .iter()
+        .try_fold(1usize, |n, &g| n.checked_mul(g))
+        .unwrap_or(usize::MAX);
+    items <= compute_units.saturating_mul(REGISTER_PAD_ITEMS_PER_UNIT)
+        && local_bytes + u64::from(REGISTER_PAD_BYTES) <= local_limit
 }
 
 /// The narrow shared work-group width: one warp of NVIDIA's, the fewest
@@ -1047,6 +1096,22 @@ fn record_launch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_launches_too_small_for_more_occupancy_size_the_register_pad() {
+        let limit = 49152;
+        // The H200: 132 multiprocessors, 256 work-items each at most.
+        assert!(pads_registers([4224, 1, 1], 132, 0, limit));
+        assert!(pads_registers([132 * 256, 1, 1], 132, 0, limit));
+        assert!(!pads_registers([132 * 256 + 1, 1, 1], 132, 0, limit));
+        assert!(pads_registers([64, 4, 2], 132, 0, limit));
+        assert!(!pads_registers([1 << 20, 1, 1], 132, 0, limit));
+        // Room for the 8 KiB pad beside the launch's own `__local` memory.
+        assert!(pads_registers([4224, 1, 1], 132, 40960, limit));
+        assert!(!pads_registers([4224, 1, 1], 132, 40961, limit));
+        // Sizes whose product passes `usize` do not pad.
+        assert!(!pads_registers([usize::MAX, 2, 1], 132, 0, limit));
+    }
 
     #[test]
     fn small_ndranges_of_shared_width_kernels_reach_every_compute_unit() {

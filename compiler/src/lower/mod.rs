@@ -36,6 +36,7 @@ mod majority;
 mod outline;
 pub use outline::MIN_NODES as OUTLINE_MIN_NODES;
 mod program_data;
+mod register_pad;
 mod reinterpret;
 mod rotate;
 mod split_pool;
@@ -489,6 +490,9 @@ pub(crate) struct Lowerer<'a> {
     /// (root, pool slot): the constant, which reads of them give
     /// ([`Lowerer::note_constant_local`]).
     constant_locals: HashMap<(Word, Option<Word>), Word>,
+    /// The module's register pad, once a kernel has declared it
+    /// ([`register_pad`]).
+    register_pad_var: Option<Word>,
     /// `Private` copies of `__constant` tables read by name, by offset in
     /// the data buffer (see [`constant_table`]).
     constant_tables: HashMap<u32, constant_table::ConstantTable>,
@@ -726,6 +730,7 @@ fn lower_once(
         generic_vars: HashSet::default(),
         const_vars: HashSet::default(),
         constant_locals: HashMap::default(),
+        register_pad_var: None,
         image_functions: HashMap::default(),
         constant_tables: HashMap::default(),
         call_graph: outline::CallGraph::of(tu),
@@ -2416,6 +2421,9 @@ impl<'a> Lowerer<'a> {
         let ignores_work_groups = work_groups::ignores_work_groups(f, &self.funcs);
         if ignores_work_groups {
             self.return_past_global_size();
+        }
+        if self.caps.register_pad {
+            self.register_pad();
         }
         self.stmt(body);
         if self.f.is_open() {
