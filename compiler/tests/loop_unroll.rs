@@ -406,7 +406,12 @@ fn the_loop_of_the_iterations_left_is_not_unrolled_by_the_driver() {
 
 /// The loop controls of each loop, in order.
 fn loop_controls(src: &str) -> Vec<String> {
-    let p = build_cl20(src);
+    loop_controls_with(src, &common::caps())
+}
+
+/// [`loop_controls`] of a build for `caps`.
+fn loop_controls_with(src: &str, caps: &TargetCaps) -> Vec<String> {
+    let p = build_cl20_caps(src, caps);
     let text = common::disassemble(&p.spirv);
     text.lines()
         .filter(|l| l.contains("OpLoopMerge"))
@@ -608,18 +613,14 @@ fn loops_of_constant_trips_over_a_private_array_are_copied_out() {
     }
 }
 
-/// `build_cl20` with `const` locals kept as variables, as
+/// [`loop_controls`] with `const` locals kept as variables, as
 /// `FERROCL_CONST_LOCALS=keep` does.
 fn loop_controls_keeping_const_locals(src: &str) -> Vec<String> {
     let caps = TargetCaps {
         const_locals_as_constants: false,
         ..common::caps()
     };
-    let text = common::disassemble(&build_cl20_caps(src, &caps).spirv);
-    text.lines()
-        .filter(|l| l.contains("OpLoopMerge"))
-        .map(|l| l.split_whitespace().skip(3).collect::<Vec<_>>().join(" "))
-        .collect()
+    loop_controls_with(src, &caps)
 }
 
 #[test]

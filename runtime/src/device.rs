@@ -693,12 +693,13 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_constant_args: (MAX_PARAMETER_SIZE / 8) as u32,
         local_mem_type: CL_LOCAL,
         // The register pad's word takes work-group memory in every kernel.
-        local_mem_size: u64::from(limits.max_compute_shared_memory_size)
-            - if register_pad(vk) {
+        local_mem_size: u64::from(limits.max_compute_shared_memory_size).saturating_sub(
+            if register_pad(vk) {
                 REGISTER_PAD_RESERVED
             } else {
                 0
             },
+        ),
         host_unified_memory: vk.unified_memory,
         profiling_timer_resolution: (limits.timestamp_period.ceil() as usize).max(1),
         // Out of order: commands without dependencies overlap on the GPU.
