@@ -544,6 +544,7 @@ fn cl_vendor_id(vendor_id: u32) -> u32 {
 /// backend found.
 pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
     let limits = &vk.limits;
+    let register_pad = register_pad(vk);
     let device_type = match vk.device_type {
         DeviceType::Cpu => CL_DEVICE_TYPE_CPU,
         DeviceType::DiscreteGpu | DeviceType::IntegratedGpu | DeviceType::VirtualGpu => {
@@ -660,7 +661,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         max_work_group_size: max_work_group_size as usize,
         shared_group_width: code_shape("FERROCL_GROUP_SIZE", ["shared", "enqueued"], true)
             .then(|| SHARED_GROUP_WIDTH.min(max_work_item_sizes[0])),
-        register_pad: register_pad(vk),
+        register_pad,
         preferred_vector_widths: vector_widths,
         native_vector_widths: vector_widths,
         max_clock_frequency: vk.max_clock_mhz,
@@ -694,7 +695,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         local_mem_type: CL_LOCAL,
         // The register pad's word takes work-group memory in every kernel.
         local_mem_size: u64::from(limits.max_compute_shared_memory_size).saturating_sub(
-            if register_pad(vk) {
+            if register_pad {
                 REGISTER_PAD_RESERVED
             } else {
                 0

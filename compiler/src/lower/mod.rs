@@ -876,8 +876,8 @@ impl<'a> Lowerer<'a> {
             (Op::SConvert | Op::UConvert, [a]) => {
                 let (from, v) = self.m.int_constant(*a)?;
                 let v = mask(v, from);
-                if op == Op::SConvert && from < 64 && v >> (from - 1) & 1 == 1 {
-                    v | !((1u64 << from) - 1)
+                if op == Op::SConvert {
+                    sign_extended(v, from) as u64
                 } else {
                     v
                 }
@@ -939,8 +939,7 @@ impl<'a> Lowerer<'a> {
                     Op::UDiv => x.checked_div(y)?,
                     Op::UMod => x.checked_rem(y)?,
                     _ => {
-                        let signed = |v: u64| ((v << (64 - width)) as i64) >> (64 - width);
-                        let (x, y) = (signed(x), signed(y));
+                        let (x, y) = (sign_extended(x, width), sign_extended(y, width));
                         let min = i64::MIN >> (64 - width);
                         if y == 0 || (x == min && y == -1) {
                             return None;
@@ -962,11 +961,7 @@ impl<'a> Lowerer<'a> {
                 match op {
                     Op::ShiftLeftLogical => x << y,
                     Op::ShiftRightLogical => x >> y,
-                    _ => {
-                        // Sign-extended from `width` bits, then shifted.
-                        let signed = ((x << (64 - width)) as i64) >> (64 - width);
-                        (signed >> y) as u64
-                    }
+                    _ => (sign_extended(x, width) >> y) as u64,
                 }
             }
             _ => return None,
@@ -5463,6 +5458,12 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The low `bits` bits of `v`: an integer constant of that width.
+/// The low `bits` bits of `v` (1 to 64) as a signed value.
+fn sign_extended(v: u64, bits: u32) -> i64 {
+    let shift = 64 - bits.clamp(1, 64);
+    ((v << shift) as i64) >> shift
+}
+
 fn low_bits(v: u64, bits: u32) -> u64 {
     if bits >= 64 {
         v
