@@ -34,10 +34,13 @@
  * read as NVIDIA runs them.
  */
 
+/* dladdr and RTLD_NODELETE */
+#define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_layer.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -503,6 +506,21 @@ clGetLayerInfo(cl_layer_info name, size_t size, void *value, size_t *size_ret)
     return CL_SUCCESS;
 }
 
+/*
+ * The report at exit calls through `next`, into the loader (or the next
+ * layer). An application may unload the loader before it exits: hashcat
+ * dlcloses libOpenCL.so.1 and, when it skipped a device, leaves its queue
+ * unreleased, so the exit report would jump into unmapped code. Marking
+ * the library behind `next` RTLD_NODELETE keeps it mapped until exit.
+ */
+static void pin_next(void)
+{
+    Dl_info info;
+    if (next.clGetEventProfilingInfo &&
+        dladdr((void *)next.clGetEventProfilingInfo, &info) && info.dli_fname)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL
 clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_entries_ret,
             const cl_icd_dispatch **layer_ret)
@@ -513,6 +531,7 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_ent
     /* A shorter table than this header's leaves the rest unset. */
     memset(&next, 0, sizeof next);
     memcpy(&next, target, (num_entries < entries ? num_entries : entries) * sizeof(void *));
+    pin_next();
     layer = next;
     layer.clCreateCommandQueue = create_queue;
     layer.clCreateCommandQueueWithProperties = create_queue_with_properties;

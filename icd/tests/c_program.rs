@@ -118,6 +118,9 @@ fn output_within(mut command: Command, limit: Duration) -> Result<Output, String
 enum Linkage {
     IcdLoader,
     Direct,
+    /// The program dlopens the ICD loader (libOpenCL.so.1) itself; it is
+    /// run with the same vendors directory as `IcdLoader`.
+    LoaderAtRunTime,
 }
 
 /// Builds and runs `source`; its stdout, or None when the test is skipped.
@@ -139,7 +142,7 @@ fn build_and_run_with(
             return None;
         }
     };
-    if matches!(linkage, Linkage::IcdLoader) && !loader_available(&cc) {
+    if !matches!(linkage, Linkage::Direct) && !loader_available(&cc) {
         eprintln!("skipping {source} through the ICD loader: libOpenCL.so is not installed");
         return None;
     }
@@ -152,6 +155,7 @@ fn build_and_run_with(
         match linkage {
             Linkage::IcdLoader => "icd",
             Linkage::Direct => "direct",
+            Linkage::LoaderAtRunTime => "dlopen",
         }
     );
     let tmp = TempDir::new(&tag);
@@ -173,6 +177,9 @@ fn build_and_run_with(
                 .arg("-lferrocl")
                 .arg(format!("-Wl,-rpath,{}", lib_dir.display()));
         }
+        Linkage::LoaderAtRunTime => {
+            compile.arg("-ldl");
+        }
     }
     let out = compile.output().expect("run the C compiler");
     assert!(
@@ -183,7 +190,7 @@ fn build_and_run_with(
 
     let mut run = Command::new(&exe);
     run.env("FERROCL_VALIDATION", "1");
-    if let Linkage::IcdLoader = linkage {
+    if !matches!(linkage, Linkage::Direct) {
         let vendors = tmp.0.join("vendors");
         std::fs::create_dir_all(&vendors).unwrap();
         let absolute = lib.canonicalize().expect("absolute library path");
@@ -286,20 +293,19 @@ fn queries_linked_directly() {
     build_and_run("queries.c", Linkage::Direct);
 }
 
-/// tools/cl_profile_layer.c, built as a loader layer, times vecadd.c's
-/// kernel and transfers through the ICD loader and leaves its result
-/// alone (vecadd.c still checks it and prints PASS).
-#[test]
-fn profile_layer_reports_vecadd() {
+/// tools/cl_profile_layer.c built as a loader layer in a fresh directory
+/// (kept alive by the returned TempDir), or None when this machine cannot
+/// build or load layers.
+fn profile_layer(tag: &str) -> Option<(TempDir, PathBuf)> {
     let Ok(cc) = toolchain() else {
         eprintln!("skipping the profile layer: no C compiler or headers");
-        return;
+        return None;
     };
     if !Path::new("/usr/include/CL/cl_layer.h").exists() || !loader_available(&cc) {
         eprintln!("skipping the profile layer: no cl_layer.h or ICD loader");
-        return;
+        return None;
     }
-    let tmp = TempDir::new("profile-layer");
+    let tmp = TempDir::new(tag);
     let layer = tmp.0.join("libcl_profile_layer.so");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/cl_profile_layer.c");
     let out = Command::new(&cc)
@@ -316,6 +322,29 @@ fn profile_layer_reports_vecadd() {
         "compiling the layer failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    Some((tmp, layer))
+}
+
+/// The count column of the layer report's row for `name`.
+fn layer_row(stderr: &str, name: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
+        .unwrap_or_else(|| panic!("no row for {name}\n{stderr}"))
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no count for {name}\n{stderr}"))
+}
+
+/// tools/cl_profile_layer.c, built as a loader layer, times vecadd.c's
+/// kernel and transfers through the ICD loader and leaves its result
+/// alone (vecadd.c still checks it and prints PASS).
+#[test]
+fn profile_layer_reports_vecadd() {
+    let Some((tmp, layer)) = profile_layer("profile-layer") else {
+        return;
+    };
     let Some((_, stderr)) = build_and_run_with("vecadd.c", Linkage::IcdLoader, Some(&layer)) else {
         return;
     };
@@ -324,16 +353,7 @@ fn profile_layer_reports_vecadd() {
         eprintln!("skipping: the loader did not load the layer\n{stderr}");
         return;
     }
-    let row = |name: &str| {
-        stderr
-            .lines()
-            .find_map(|l| l.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
-            .unwrap_or_else(|| panic!("no row for {name}\n{stderr}"))
-            .split_whitespace()
-            .next()
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or_else(|| panic!("no count for {name}\n{stderr}"))
-    };
+    let row = |name: &str| layer_row(&stderr, name);
     assert_eq!(row("vecadd"), 1, "{stderr}");
     assert_eq!(row("(read buffer)"), 1, "{stderr}");
     assert!(row("(write buffer)") >= 1, "{stderr}");
@@ -341,4 +361,34 @@ fn profile_layer_reports_vecadd() {
     let saved = std::fs::read(tmp.0.join("binaries/0000-vecadd-0.bin"))
         .unwrap_or_else(|e| panic!("no saved binary ({e})\n{stderr}"));
     assert!(!saved.is_empty());
+}
+
+/// A program that unloads the ICD loader before it exits, with its queue
+/// and buffer never released (hashcat, when it skips a device), exits 0:
+/// ferrocl's threads and exit handlers never call into the loader.
+#[test]
+fn loader_unloaded_before_exit() {
+    build_and_run("unload_loader.c", Linkage::LoaderAtRunTime);
+}
+
+/// The same program under the profile layer: the layer reports the
+/// unreleased queue at exit through the loader's entry points, so it must
+/// keep the loader mapped after the application's dlclose (it used to
+/// jump into unmapped code there).
+#[test]
+fn profile_layer_outlives_unloaded_loader() {
+    let Some((_tmp, layer)) = profile_layer("profile-layer-unload") else {
+        return;
+    };
+    let Some((_, stderr)) =
+        build_and_run_with("unload_loader.c", Linkage::LoaderAtRunTime, Some(&layer))
+    else {
+        return;
+    };
+    if !stderr.contains("cl_profile_layer") {
+        eprintln!("skipping: the loader did not load the layer\n{stderr}");
+        return;
+    }
+    assert!(stderr.contains("cl_profile_layer (exit)"), "{stderr}");
+    assert_eq!(layer_row(&stderr, "(write buffer)"), 1, "{stderr}");
 }
