@@ -22,9 +22,9 @@
  *
  * With CL_PROFILE_TRACE set it also writes, as they happen, each buffer
  * created (flags and size) and each kernel launch (name, global and local
- * sizes, offset), to the same place as the report: where an
- * application's launches or buffers differ between platforms, this
- * shows it.
+ * sizes, offset), each after the wall-clock time in seconds, to the same
+ * place as the report: where an application's launches or buffers differ
+ * between platforms, this shows it.
  *
  * With CL_PROFILE_BINARIES=DIR it also writes the binary of every program
  * that clBuildProgram or clLinkProgram made, one file per device, named
@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The next layer's (or the ICD's) entry points, and this layer's. */
 static cl_icd_dispatch next;
@@ -432,7 +433,8 @@ static cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devic
 }
 
 /* Appends one line to the report's destination, if CL_PROFILE_TRACE is
- * set. */
+ * set, after the wall-clock time in seconds (so that the lines can be
+ * lined up with samples taken outside the process, e.g. nvidia-smi's). */
 static void trace(const char *fmt, ...)
 {
     static int on = -1;
@@ -443,6 +445,9 @@ static void trace(const char *fmt, ...)
     const char *path = getenv("CL_PROFILE_OUT");
     FILE *out = path ? fopen(path, "a") : NULL;
     FILE *f = out ? out : stderr;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    fprintf(f, "%lld.%03ld ", (long long)now.tv_sec, now.tv_nsec / 1000000);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(f, fmt, ap);
