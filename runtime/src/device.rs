@@ -85,6 +85,11 @@ pub struct DeviceInfo {
     /// launches of at most [`crate::kernel::REGISTER_PAD_ITEMS_PER_UNIT`]
     /// work-items per compute unit size it ([`register_pad`]).
     pub register_pad: bool,
+    /// Kernels that ignore their work-groups have their pipelines created
+    /// on background threads when the kernel is created
+    /// (runtime/src/kernel.rs `Kernel::create_pipelines_ahead`), see
+    /// [`pipelines_ahead`].
+    pub pipelines_ahead: bool,
     pub preferred_vector_widths: VectorWidths,
     pub native_vector_widths: VectorWidths,
     /// MHz; 0 where the driver does not tell.
@@ -662,6 +667,7 @@ pub fn derive_device_info(vk: &PhysicalDeviceInfo) -> DeviceInfo {
         shared_group_width: code_shape("FERROCL_GROUP_SIZE", ["shared", "enqueued"], true)
             .then(|| SHARED_GROUP_WIDTH.min(max_work_item_sizes[0])),
         register_pad,
+        pipelines_ahead: pipelines_ahead(vk),
         preferred_vector_widths: vector_widths,
         native_vector_widths: vector_widths,
         max_clock_frequency: vk.max_clock_mhz,
@@ -805,6 +811,20 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
 /// to compare the two and to test both on any device.
 fn register_pad(vk: &PhysicalDeviceInfo) -> bool {
     code_shape("FERROCL_REGISTER_PAD", ["on", "off"], nvidia_driver(vk))
+}
+
+/// Pipelines created when their kernel is created, before its first
+/// launch. NVIDIA's driver takes seconds for a large kernel (hashcat's
+/// scrypt `init` and `comp`: 2.4-2.7 s each on an H200), and its OpenCL
+/// compiles at `clBuildProgram`, before an application times anything;
+/// with the compile at the first launch, hashcat's scrypt benchmark
+/// measured 704 H/s on a first run where the next run, its pipelines in
+/// the cache, measured 10,934 (NVIDIA's OpenCL 11,649). Other drivers go
+/// without: llvmpipe's compiles take the CPU the tests run on.
+/// `FERROCL_PIPELINES_AHEAD=on` or `=off` chooses, to compare the two and
+/// to test both on any device.
+fn pipelines_ahead(vk: &PhysicalDeviceInfo) -> bool {
+    code_shape("FERROCL_PIPELINES_AHEAD", ["on", "off"], nvidia_driver(vk))
 }
 
 /// Bytes of work-group memory held back from `CL_DEVICE_LOCAL_MEM_SIZE`
@@ -1352,6 +1372,14 @@ mod tests {
             assert!(derive_device_info(&h100_like()).register_pad);
             assert!(!derive_target_caps(&lavapipe_like()).register_pad);
             assert!(!derive_device_info(&lavapipe_like()).register_pad);
+        }
+    }
+
+    #[test]
+    fn only_nvidia_creates_pipelines_ahead() {
+        if std::env::var_os("FERROCL_PIPELINES_AHEAD").is_none() {
+            assert!(derive_device_info(&h100_like()).pipelines_ahead);
+            assert!(!derive_device_info(&lavapipe_like()).pipelines_ahead);
         }
     }
 

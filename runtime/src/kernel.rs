@@ -13,6 +13,7 @@ use crate::device::Device;
 use crate::event::Event;
 use crate::memory::Mem;
 use crate::migrate;
+use crate::pipeline_jobs;
 use crate::printf;
 use crate::program::{Program, ProgramSource};
 use crate::queue::{memory_key, Access, Queue, Recorder, UseList};
@@ -70,6 +71,158 @@ struct PipelineKey {
 /// A cached pipeline: its key, the `__local` argument sizes, and the
 /// pipeline. Searched linearly: a kernel has few.
 type CachedPipeline = (PipelineKey, Vec<u32>, Arc<Pipeline>);
+
+/// A pipeline being created: its key, `__local` argument sizes, and the
+/// lock its creator holds while it works.
+type PipelineInProgress = (PipelineKey, Vec<u32>, Arc<Mutex<()>>);
+
+/// A kernel's pipelines, shared with its other kernel objects
+/// ([`SharedPipelines`]) and with the jobs that create pipelines ahead of
+/// a launch ([`Kernel::create_pipelines_ahead`]).
+#[derive(Default)]
+struct KernelPipelines {
+    ready: Mutex<Vec<CachedPipeline>>,
+    /// Per pipeline being created, the lock its creator holds: a launch
+    /// that needs the pipeline a job is creating waits for it rather than
+    /// creating it a second time.
+    creating: Mutex<Vec<PipelineInProgress>>,
+}
+
+impl KernelPipelines {
+    fn find(&self, key: PipelineKey, local_sizes: &[u32]) -> Option<Arc<Pipeline>> {
+        find_pipeline(&self.ready.lock(), key, local_sizes)
+    }
+
+    /// The pipeline of `key` and `local_sizes`: made before, or being made
+    /// by another thread (then this one waits for it), or made here by
+    /// `create`.
+    fn get_or_create(
+        &self,
+        key: PipelineKey,
+        local_sizes: &[u32],
+        create: impl FnOnce() -> Result<Pipeline, cl_int>,
+    ) -> Result<Arc<Pipeline>, cl_int> {
+        if let Some(p) = self.find(key, local_sizes) {
+            return Ok(p);
+        }
+        let lock = {
+            let mut creating = self.creating.lock();
+            match creating
+                .iter()
+                .find(|(k, s, _)| *k == key && s.as_slice() == local_sizes)
+            {
+                Some((_, _, lock)) => lock.clone(),
+                None => {
+                    let lock = Arc::new(Mutex::new(()));
+                    creating.push((key, local_sizes.to_vec(), lock.clone()));
+                    lock
+                }
+            }
+        };
+        // In a child made by `fork` a job's lock is never released: there
+        // the pipeline is made without waiting for it.
+        let _held = if pipeline_jobs::in_forked_child() {
+            lock.try_lock()
+        } else {
+            Some(lock.lock())
+        };
+        let made = match self.find(key, local_sizes) {
+            Some(p) => Ok(p),
+            None => create().map(|pipeline| {
+                let pipeline = Arc::new(pipeline);
+                let mut ready = self.ready.lock();
+                // Only a forked child gets here with the pipeline made.
+                if let Some(p) = find_pipeline(&ready, key, local_sizes) {
+                    return p;
+                }
+                ready.push((key, local_sizes.to_vec(), pipeline.clone()));
+                pipeline
+            }),
+        };
+        self.creating
+            .lock()
+            .retain(|(_, _, other)| !Arc::ptr_eq(other, &lock));
+        made
+    }
+}
+
+/// The pipelines of one kernel of a program, which every kernel object of
+/// that name made from the same executables shares: an application that
+/// makes a kernel object per call (or several, one per thread) compiles
+/// each pipeline once, and those made ahead of the first launch
+/// ([`Kernel::create_pipelines_ahead`]) are queued once. Kept by the
+/// program until it is built again or released.
+pub struct SharedPipelines {
+    name: String,
+    executables: Vec<Option<Weak<CompiledProgram>>>,
+    pipelines: Arc<KernelPipelines>,
+}
+
+impl SharedPipelines {
+    fn made_from(&self, executables: &[Option<Arc<CompiledProgram>>]) -> bool {
+        self.executables.len() == executables.len()
+            && self
+                .executables
+                .iter()
+                .zip(executables)
+                .all(|(had, has)| match (had, has) {
+                    (Some(had), Some(has)) => std::ptr::eq(had.as_ptr(), Arc::as_ptr(has)),
+                    (None, None) => true,
+                    _ => false,
+                })
+    }
+}
+
+/// The pipelines kernel `name` of `program` shares with its other kernel
+/// objects, and whether they are new (none was made before).
+fn shared_pipelines(
+    program: &Program,
+    name: &str,
+    executables: &[Option<Arc<CompiledProgram>>],
+) -> (Arc<KernelPipelines>, bool) {
+    let mut shared = program.kernel_pipelines.lock();
+    // Those of an earlier build go.
+    shared.retain(|s| s.made_from(executables));
+    if let Some(s) = shared.iter().find(|s| s.name == name) {
+        return (s.pipelines.clone(), false);
+    }
+    let pipelines = Arc::new(KernelPipelines::default());
+    shared.push(SharedPipelines {
+        name: name.to_string(),
+        executables: executables
+            .iter()
+            .map(|e| e.as_ref().map(Arc::downgrade))
+            .collect(),
+        pipelines: pipelines.clone(),
+    });
+    (pipelines, true)
+}
+
+fn find_pipeline(
+    list: &[CachedPipeline],
+    key: PipelineKey,
+    local_sizes: &[u32],
+) -> Option<Arc<Pipeline>> {
+    list.iter()
+        .find(|(k, s, _)| *k == key && s.as_slice() == local_sizes)
+        .map(|c| c.2.clone())
+}
+
+/// A device's module for a kernel: its own cut, or the whole executable's.
+#[derive(Clone)]
+enum KernelModule {
+    Entry(Arc<[u32]>),
+    Whole(Arc<CompiledProgram>),
+}
+
+impl KernelModule {
+    fn words(&self) -> &[u32] {
+        match self {
+            KernelModule::Entry(words) => words,
+            KernelModule::Whole(exe) => &exe.spirv,
+        }
+    }
+}
 
 /// The buffers one launch fills, reused from launch to launch.
 struct LaunchData {
@@ -177,7 +330,7 @@ pub struct Kernel {
     /// the device has no executable, and the whole module serves.
     entry_modules: EntryModules,
     args: Mutex<Vec<Option<ArgValue>>>,
-    pipelines: Mutex<Vec<CachedPipeline>>,
+    pipelines: Arc<KernelPipelines>,
     /// Launch buffers kept for the next launch; boxed, as a launch moves
     /// through several hands (this list, the recording closure, the queue)
     /// and each move of the whole struct was a copy.
@@ -215,13 +368,19 @@ impl Kernel {
             .ok_or(CL_INVALID_KERNEL_NAME)?
             .clone();
         let modules = Kernel::cut_and_analyse(&executables, &info);
-        Ok(Kernel::from_parts(
+        let (pipelines, new) = shared_pipelines(program, name, &executables);
+        let kernel = Kernel::from_parts(
             program.clone(),
             info,
             executables,
             modules,
             None,
-        ))
+            pipelines,
+        );
+        if new {
+            kernel.create_pipelines_ahead();
+        }
+        Ok(kernel)
     }
 
     /// Per device, the kernel's own module, and which arguments it may
@@ -271,6 +430,7 @@ impl Kernel {
         executables: Vec<Option<Arc<CompiledProgram>>>,
         (entry_modules, written): (EntryModules, Vec<bool>),
         args: Option<Vec<Option<ArgValue>>>,
+        pipelines: Arc<KernelPipelines>,
     ) -> Arc<Kernel> {
         program.kernel_count.fetch_add(1, Ordering::AcqRel);
         let args = args.unwrap_or_else(|| vec![None; info.args.len()]);
@@ -286,7 +446,7 @@ impl Kernel {
             entry_modules,
             executables,
             args: Mutex::new(args),
-            pipelines: Mutex::new(Vec::new()),
+            pipelines,
             spare_launches: Mutex::new(Vec::new()),
             exec_addresses: Mutex::new(ExecAddresses::default()),
         })
@@ -296,13 +456,15 @@ impl Kernel {
     /// of the execution information.
     pub fn clone_kernel(&self) -> Arc<Kernel> {
         let args = self.args.lock().clone();
-        // The same executables: the cuts and the analysis are shared.
+        // The same executables: the cuts, the analysis and the pipelines
+        // (those of every kernel object of this name) are shared.
         let clone = Kernel::from_parts(
             self.program.clone(),
             self.info.clone(),
             self.executables.clone(),
             (self.entry_modules.clone(), self.written.clone()),
             Some(args),
+            self.pipelines.clone(),
         );
         *clone.exec_addresses.lock() = self.exec_addresses.lock().clone();
         clone
@@ -388,95 +550,191 @@ impl Kernel {
         device: &Device,
         local_sizes: &[u32],
     ) -> Result<Arc<Pipeline>, cl_int> {
-        let cached = |list: &[CachedPipeline]| {
-            list.iter()
-                .find(|(k, s, _)| *k == key && s.as_slice() == local_sizes)
-                .map(|c| c.2.clone())
-        };
-        if let Some(p) = cached(&self.pipelines.lock()) {
+        if let Some(p) = self.pipelines.find(key, local_sizes) {
             return Ok(p);
         }
-        let exe = self.executables[key.device_index]
-            .as_ref()
-            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-        let mut spec: Vec<(u32, u32)> = SPEC_ID_WORK_GROUP_SIZE
+        let module = self.module(key.device_index)?;
+        self.pipelines.get_or_create(key, local_sizes, || {
+            let spec = specialization(&self.info, key, local_sizes);
+            let source = PipelineSource {
+                module: module.words(),
+                name: &self.info.name,
+                push_size: push_size(&self.info),
+                ahead: false,
+            };
+            create_pipeline(device, source, key, &spec)
+        })
+    }
+
+    /// The module pipelines of this kernel on device `index` are made from.
+    fn module(&self, index: usize) -> Result<KernelModule, cl_int> {
+        if let Some(words) = &self.entry_modules[index] {
+            return Ok(KernelModule::Entry(words.clone()));
+        }
+        self.executables[index]
+            .clone()
+            .map(KernelModule::Whole)
+            .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)
+    }
+
+    /// Queues the creation of the pipelines this kernel's launches will
+    /// take, on the pipeline jobs' threads (runtime/src/pipeline_jobs.rs),
+    /// on each device that asks for it ([`crate::device::DeviceInfo::pipelines_ahead`]):
+    /// the driver's compile then runs while the application prepares its
+    /// launches, where otherwise its first launch waits for it (hashcat's
+    /// scrypt: 2.4-2.7 s for each of two kernels, inside the batch hashcat
+    /// times). Only a kernel that ignores its work-groups and has no
+    /// `__local` pointer argument has pipelines known in advance: each of
+    /// its launches takes the narrow work-group pipeline (with the register
+    /// pad where the device sizes it) or the wide one ([`dispatch_shape`]).
+    fn create_pipelines_ahead(&self) {
+        let local_args = self
+            .info
+            .args
             .iter()
-            .copied()
-            .zip(key.work_group_size)
-            .chain(
-                SPEC_ID_ENQUEUED_LOCAL_SIZE
-                    .iter()
-                    .copied()
-                    .zip(key.enqueued_local_size),
-            )
-            .collect();
-        let mut locals = local_sizes.iter();
-        for arg in &self.info.args {
-            if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
-                spec.push((id, locals.next().copied().unwrap_or(0)));
-            }
+            .any(|a| matches!(a.kind, ArgKind::LocalPointer));
+        if !self.info.ignores_work_groups || local_args {
+            return;
         }
-        if key.register_pad {
-            spec.push((SPEC_ID_REGISTER_PAD, REGISTER_PAD_BYTES / 4));
-        }
-        // Built outside the lock: pipeline creation is slow, and a racing
-        // launch that builds the same one only wastes time.
-        let backend = device.backend()?;
-        let report = pipeline_report_level().filter(|_| {
-            let offered = backend.info().features.pipeline_statistics;
-            if !offered && !NO_STATISTICS_TOLD.swap(true, Ordering::Relaxed) {
-                eprintln!(
-                    "ferrocl: FERROCL_PIPELINE_STATS: {} does not offer \
-                     VK_KHR_pipeline_executable_properties",
-                    backend.info().name
+        for (index, device) in self.program.devices.iter().enumerate() {
+            let info = device.info();
+            let (true, Some(wide)) = (info.pipelines_ahead, info.shared_group_width) else {
+                continue;
+            };
+            let Ok(module) = self.module(index) else {
+                continue;
+            };
+            let narrow = NARROW_GROUP_WIDTH.min(wide);
+            let local_limit = u64::from(device.vk_info().limits.max_compute_shared_memory_size);
+            let small_pad = info.register_pad
+                && pads_registers(
+                    [narrow, 1, 1],
+                    info.max_compute_units as usize,
+                    self.info.static_local_mem_size,
+                    local_limit,
                 );
-            }
-            offered
-        });
-        let options = PipelineOptions {
-            capture_statistics: report.is_some(),
-            ..PipelineOptions::default()
-        };
-        let spirv: &[u32] = self.entry_modules[key.device_index]
-            .as_deref()
-            .unwrap_or(&exe.spirv);
-        let started = std::time::Instant::now();
-        let pipeline = backend
-            .create_pipeline_with_options(
-                spirv,
-                &self.info.name,
-                push_size(&self.info),
-                &spec,
-                &options,
-            )
-            .map_err(vk_error)?;
-        let created = started.elapsed();
-        if device.unsaved_pipelines.add(created) {
-            let writing = std::time::Instant::now();
-            if let (Some(path), Ok(data)) =
-                (device.pipeline_cache_path(), backend.pipeline_cache_data())
-            {
-                crate::pipeline_cache::save(&path, &data);
-                device.unsaved_pipelines.written(writing.elapsed());
+            let key = |width: usize, register_pad: bool| PipelineKey {
+                device_index: index,
+                work_group_size: [width as u32, 1, 1],
+                enqueued_local_size: [width as u32, 1, 1],
+                register_pad,
+            };
+            let small = key(narrow, small_pad);
+            let large = key(wide, false);
+            for key in [small, large] {
+                let pipelines = Arc::downgrade(&self.pipelines);
+                let device = device.clone();
+                let module = module.clone();
+                let name = self.info.name.clone();
+                let push = push_size(&self.info);
+                let spec = specialization(&self.info, key, &[]);
+                pipeline_jobs::submit(Box::new(move || {
+                    // A program released or built again before the job
+                    // starts needs no pipeline.
+                    let Some(pipelines) = pipelines.upgrade() else {
+                        return;
+                    };
+                    // A failure here is the first launch's to report: it
+                    // tries again.
+                    let _ = pipelines.get_or_create(key, &[], || {
+                        let source = PipelineSource {
+                            module: module.words(),
+                            name: &name,
+                            push_size: push,
+                            ahead: true,
+                        };
+                        create_pipeline(&device, source, key, &spec)
+                    });
+                }));
+                // Where the widths agree, one pipeline serves both.
+                if small == large {
+                    break;
+                }
             }
         }
-        if let Some(level) = report {
-            report_pipeline(
-                &self.info.name,
-                key.work_group_size,
-                &pipeline,
-                created,
-                level,
+    }
+}
+
+/// The specialization constants of the pipeline of `key` for a kernel
+/// whose `__local` pointer arguments have `local_sizes` bytes.
+fn specialization(info: &KernelInfo, key: PipelineKey, local_sizes: &[u32]) -> Vec<(u32, u32)> {
+    let mut spec: Vec<(u32, u32)> = SPEC_ID_WORK_GROUP_SIZE
+        .iter()
+        .copied()
+        .zip(key.work_group_size)
+        .chain(
+            SPEC_ID_ENQUEUED_LOCAL_SIZE
+                .iter()
+                .copied()
+                .zip(key.enqueued_local_size),
+        )
+        .collect();
+    let mut locals = local_sizes.iter();
+    for arg in &info.args {
+        if let (ArgKind::LocalPointer, Some(id)) = (arg.kind, arg.local_size_spec_id) {
+            spec.push((id, locals.next().copied().unwrap_or(0)));
+        }
+    }
+    if key.register_pad {
+        spec.push((SPEC_ID_REGISTER_PAD, REGISTER_PAD_BYTES / 4));
+    }
+    spec
+}
+
+/// What a pipeline is compiled from, and whether it is made ahead of its
+/// first launch (for the report).
+struct PipelineSource<'a> {
+    module: &'a [u32],
+    name: &'a str,
+    push_size: u32,
+    ahead: bool,
+}
+
+/// Has the driver compile the pipeline of `source` for `key`, writes the
+/// device's pipeline cache when enough compile time has gone unsaved, and
+/// reports the pipeline where `FERROCL_PIPELINE_STATS` asks.
+fn create_pipeline(
+    device: &Device,
+    source: PipelineSource<'_>,
+    key: PipelineKey,
+    spec: &[(u32, u32)],
+) -> Result<Pipeline, cl_int> {
+    let backend = device.backend()?;
+    let level = pipeline_report_level();
+    let statistics = level.is_some() && {
+        let offered = backend.info().features.pipeline_statistics;
+        if !offered && !NO_STATISTICS_TOLD.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "ferrocl: FERROCL_PIPELINE_STATS: {} does not offer \
+                 VK_KHR_pipeline_executable_properties",
+                backend.info().name
             );
         }
-        let pipeline = Arc::new(pipeline);
-        let mut list = self.pipelines.lock();
-        if let Some(p) = cached(&list) {
-            return Ok(p);
+        offered
+    };
+    let options = PipelineOptions {
+        capture_statistics: statistics,
+        ..PipelineOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let pipeline = backend
+        .create_pipeline_with_options(source.module, source.name, source.push_size, spec, &options)
+        .map_err(vk_error)?;
+    let created = started.elapsed();
+    if device.unsaved_pipelines.add(created) {
+        let writing = std::time::Instant::now();
+        if let (Some(path), Ok(data)) =
+            (device.pipeline_cache_path(), backend.pipeline_cache_data())
+        {
+            crate::pipeline_cache::save(&path, &data);
+            device.unsaved_pipelines.written(writing.elapsed());
         }
-        list.push((key, local_sizes.to_vec(), pipeline.clone()));
-        Ok(pipeline)
     }
+    if let Some(level) = level {
+        let detail = statistics.then_some(level);
+        report_pipeline(&source, key.work_group_size, &pipeline, created, detail);
+    }
+    Ok(pipeline)
 }
 
 impl Drop for Kernel {
@@ -503,20 +761,31 @@ fn pipeline_report_level() -> Option<u32> {
 static NO_STATISTICS_TOLD: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// Writes what the driver made of a kernel's pipeline, and how long
-/// `vkCreateComputePipelines` took, to stderr.
+/// Writes how long `vkCreateComputePipelines` took for a kernel's
+/// pipeline, and whether ahead of its first launch, to stderr; with
+/// `level` (where the driver gives statistics), also what the driver made
+/// of it.
 fn report_pipeline(
-    name: &str,
+    source: &PipelineSource<'_>,
     work_group_size: [u32; 3],
     pipeline: &Pipeline,
     created: std::time::Duration,
-    level: u32,
+    level: Option<u32>,
 ) {
+    let name = source.name;
     let [x, y, z] = work_group_size;
+    let ahead = if source.ahead {
+        " ahead of its launch"
+    } else {
+        ""
+    };
     eprintln!(
-        "ferrocl: kernel {name} ({x}x{y}x{z}): pipeline created in {:.3} ms",
+        "ferrocl: kernel {name} ({x}x{y}x{z}): pipeline created{ahead} in {:.3} ms",
         created.as_secs_f64() * 1e3
     );
+    let Some(level) = level else {
+        return;
+    };
     let executables = match pipeline.executables() {
         Ok(executables) => executables,
         Err(e) => {

@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod memory;
 pub mod migrate;
 pub mod pipeline_cache;
+pub mod pipeline_jobs;
 pub mod platform;
 pub mod printf;
 pub mod program;

@@ -89,6 +89,9 @@ pub struct Program {
     /// Kernel objects alive for this program (`clBuildProgram` is
     /// `CL_INVALID_OPERATION` while any is).
     pub kernel_count: AtomicUsize,
+    /// Per kernel name, the pipelines all its kernel objects share
+    /// (runtime/src/kernel.rs `SharedPipelines`).
+    pub kernel_pipelines: Mutex<Vec<crate::kernel::SharedPipelines>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Program.
@@ -138,6 +141,7 @@ impl Program {
             headers: Mutex::new(Vec::new()),
             builds: Mutex::new(builds),
             kernel_count: AtomicUsize::new(0),
+            kernel_pipelines: Mutex::new(Vec::new()),
         })
     }
 
