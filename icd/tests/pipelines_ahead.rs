@@ -115,6 +115,12 @@ fn pipelines_made_ahead_or_at_launch() {
     if std::env::var_os(CHILD).is_some() {
         return;
     }
+    // Launches as enqueued take a pipeline per local size: none is known
+    // ahead.
+    if std::env::var("FERROCL_GROUP_SIZE").as_deref() == Ok("enqueued") {
+        eprintln!("skipping: FERROCL_GROUP_SIZE=enqueued");
+        return;
+    }
     assert_eq!(
         pipelines_in_child(&[(AHEAD, "on")], 2),
         (2, 0),

@@ -2,9 +2,9 @@
 //! (runtime/src/kernel.rs `Kernel::create_pipelines_ahead`), started on
 //! first use and kept for the process.
 //!
-//! A job that has not started when the process exits is dropped unrun;
-//! exit waits for the ones running, so that no thread is inside the
-//! driver while the driver's libraries run their destructors.
+//! A job that has not started when the process exits never runs; exit
+//! waits for the ones running, so that no thread is inside the driver
+//! while the driver's libraries run their destructors.
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
