@@ -216,6 +216,12 @@ pub struct TargetCaps {
     /// than once are SPIR-V functions instead (lower/outline.rs); 0
     /// outlines every function it can, `usize::MAX` none.
     pub outline_min_nodes: usize,
+    /// A `__private` pointer argument of an outlined call that names a
+    /// struct inside a variable by constant indices (`&ctx->ipad`) passes
+    /// a copy of the struct, copied back after the call, so that one copy
+    /// of the function serves every member of that type
+    /// (lower/outline.rs), rather than one copy per member.
+    pub outline_member_copies: bool,
     /// A kernel's private word pool is one `Function` array per variable
     /// where the compiler knows which variable every access reaches
     /// (lower/split_pool.rs), rather than one array for them all.
@@ -270,6 +276,7 @@ impl Default for TargetCaps {
             funnel_shift64: false,
             header_buffer: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
+            outline_member_copies: true,
             split_private_pool: true,
             hoist_loop_invariants: true,
             split_loop_addresses: true,

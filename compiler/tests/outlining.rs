@@ -303,3 +303,46 @@ fn a_function_whose_copies_would_be_large_stays_a_call_for_the_driver_too() {
     assert_eq!(kept_as_calls(&m), ["big"]);
     assert_eq!(calls(&m), 80);
 }
+
+/// A struct member passed by pointer (`&hm.ipad`, `&hm.opad`) goes as a
+/// copy of the member, so the two calls share one copy of `update`
+/// (`TargetCaps::outline_member_copies`); without it each member has its
+/// copy. Two pointers into one variable in one call keep the members.
+#[test]
+fn struct_members_share_one_copy_of_an_outlined_function() {
+    let src = r#"
+        typedef struct { uint h[4]; uint len; } ctx_t;
+        typedef struct { ctx_t ipad; ctx_t opad; } hmac_t;
+        void update(ctx_t *ctx, uint v) {
+            for (int i = 0; i < 4; i++) ctx->h[i] = rotate(ctx->h[i] ^ v, 5u) + (uint)i;
+            ctx->len += 1u;
+        }
+        void both(ctx_t *a, ctx_t *b) {
+            b->h[0] ^= a->h[1];
+            a->len += b->len;
+        }
+        __kernel void k(__global uint *out) {
+            hmac_t hm = {{{1u, 2u, 3u, 4u}, 0u}, {{5u, 6u, 7u, 8u}, 0u}};
+            update(&hm.ipad, 9u);
+            update(&hm.opad, 10u);
+            both(&hm.ipad, &hm.opad);
+            both(&hm.opad, &hm.ipad);
+            out[0] = hm.ipad.h[2] + hm.opad.len;
+        }"#;
+    let build = |copies: bool| {
+        let caps = TargetCaps {
+            outline_member_copies: copies,
+            ..caps_with(0)
+        };
+        let p = common::build_caps(src, &caps);
+        rspirv::dr::load_words(&p.spirv).expect("the module parses")
+    };
+    let count = |m: &Module, f: &str| functions(m).iter().filter(|n| *n == f).count();
+    let copied = build(true);
+    assert_eq!(count(&copied, "update"), 1, "{:?}", functions(&copied));
+    // `both` takes two members of one variable: one copy per shape.
+    assert_eq!(count(&copied, "both"), 2, "{:?}", functions(&copied));
+    let chained = build(false);
+    assert_eq!(count(&chained, "update"), 2, "{:?}", functions(&chained));
+    assert_eq!(count(&chained, "both"), 2, "{:?}", functions(&chained));
+}

@@ -4808,6 +4808,87 @@ fn outlined_functions_take_private_pointers_as_their_variable() {
     assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
 }
 
+/// A struct member passed to an outlined function (`&hm.ipad`, as
+/// hashcat's HMAC contexts are) goes as a copy, copied back after the call,
+/// so one copy of `update` serves both members (compiler/src/lower/
+/// outline.rs `member_copy`); a call with two pointers into one variable
+/// (`both`) keeps the members themselves. Checked in a process with
+/// `FERROCL_OUTLINE_MEMBERS=copy` and one with `=chain`.
+#[test]
+fn outlined_functions_take_struct_members() {
+    let gpu = Gpu::new();
+    let src = format!(
+        "{COMPRESS_AND_UPDATE}{}",
+        r#"
+        typedef struct { ctx_t ipad; ctx_t opad; } hmac_t;
+        uint both(ctx_t *a, ctx_t *b, const uint *w) {
+            compress(a->h, w);
+            b->h[2] ^= a->h[1];
+            compress(b->h, w);
+            b->len += a->len;
+            return a->h[0] ^ b->h[3];
+        }
+        __kernel void hashes(__global const uint *in, __global uint *out) {
+            int i = get_global_id(0);
+            uint w[16];
+            for (int k = 0; k < 16; k++) w[k] = in[16 * i + k];
+            hmac_t hm = {{{ 1u, 2u, 3u, 4u }, 0u}, {{ 5u, 6u, 7u, 8u }, 3u}};
+            uint l = update(&hm.ipad, w, i & 3);
+            w[2] ^= l;
+            l += update(&hm.opad, w, 1 + (i & 1));
+            l += both(&hm.ipad, &hm.opad, w);
+            w[3] ^= hm.opad.h[1];
+            l += update(&hm.ipad, w, 2);
+            for (int k = 0; k < 4; k++) out[9 * i + k] = hm.ipad.h[k];
+            for (int k = 0; k < 4; k++) out[9 * i + 4 + k] = hm.opad.h[k];
+            out[9 * i + 8] = l + hm.ipad.len * 16u + hm.opad.len * 256u;
+        }"#
+    );
+    let n = 128usize;
+    let input = XorShift::new(53).u32s(16 * n);
+    let k = gpu.kernel(&src, "hashes");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(9 * n));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[n], None, None);
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
+            let (mut ih, mut ilen) = ([1u32, 2, 3, 4], 0u32);
+            let (mut oh, mut olen) = ([5u32, 6, 7, 8], 3u32);
+            let mut l = update(&mut ih, &mut ilen, &w, i as u32 & 3);
+            w[2] ^= l;
+            l = l.wrapping_add(update(&mut oh, &mut olen, &w, 1 + (i as u32 & 1)));
+            // both(&hm.ipad, &hm.opad, w)
+            compress(&mut ih, &w);
+            oh[2] ^= ih[1];
+            compress(&mut oh, &w);
+            olen = olen.wrapping_add(ilen);
+            l = l.wrapping_add(ih[0] ^ oh[3]);
+            w[3] ^= oh[1];
+            l = l.wrapping_add(update(&mut ih, &mut ilen, &w, 2));
+            let mut row = Vec::with_capacity(9);
+            row.extend(ih);
+            row.extend(oh);
+            row.push(l.wrapping_add(ilen * 16).wrapping_add(olen * 256));
+            row
+        })
+        .collect();
+    assert_same(
+        &gpu.read::<u32>(&dout),
+        &want,
+        "struct members to outlined functions",
+    );
+}
+
+#[test]
+fn outlined_functions_take_struct_members_both_ways() {
+    common::rerun_with_each(
+        "FERROCL_OUTLINE_MEMBERS",
+        &["copy", "chain"],
+        "outlined_functions_take_struct_members",
+    );
+}
+
 /// The private pool gives the slots of returned calls and left blocks
 /// back, but never those of an outlined function, which may run under any
 /// caller: here `scramble` (outlined: large, called twice) is called

@@ -789,6 +789,7 @@ pub fn derive_target_caps(vk: &PhysicalDeviceInfo) -> TargetCaps {
         funnel_shift64: funnel_shift64(vk),
         header_buffer: header_buffer(),
         outline_min_nodes: outline_min_nodes_setting(),
+        outline_member_copies: outline_member_copies(),
         split_private_pool: split_private_pool(),
         hoist_loop_invariants: hoist_loop_invariants(),
         split_loop_addresses: split_loop_addresses(),
@@ -825,6 +826,15 @@ fn register_pad(vk: &PhysicalDeviceInfo) -> bool {
 /// to test both on any device.
 fn pipelines_ahead(vk: &PhysicalDeviceInfo) -> bool {
     code_shape("FERROCL_PIPELINES_AHEAD", ["on", "off"], nvidia_driver(vk))
+}
+
+/// A struct member passed to an outlined function as a copy of it
+/// (compiler lower/outline.rs `member_copy`), so that one copy of the
+/// function serves every member. `FERROCL_OUTLINE_MEMBERS=copy` or
+/// `=chain` (a copy of the function per member) chooses, to compare the
+/// two and to test both on any device.
+fn outline_member_copies() -> bool {
+    code_shape("FERROCL_OUTLINE_MEMBERS", ["copy", "chain"], true)
 }
 
 /// Bytes of work-group memory held back from `CL_DEVICE_LOCAL_MEM_SIZE`

@@ -369,14 +369,8 @@ impl Kernel {
             .clone();
         let modules = Kernel::cut_and_analyse(&executables, &info);
         let (pipelines, new) = shared_pipelines(program, name, &executables);
-        let kernel = Kernel::from_parts(
-            program.clone(),
-            info,
-            executables,
-            modules,
-            None,
-            pipelines,
-        );
+        let kernel =
+            Kernel::from_parts(program.clone(), info, executables, modules, None, pipelines);
         if new {
             kernel.create_pipelines_ahead();
         }

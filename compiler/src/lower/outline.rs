@@ -255,7 +255,11 @@ impl<'a> Lowerer<'a> {
     /// the call must be inlined: an argument is a `__local` or `__private`
     /// pointer into a space without a word pool whose target is not a
     /// variable the callee can be handed.
-    pub(super) fn outlined_params(&self, f: &FuncDef, args: &[Val]) -> Option<Vec<OutlinedParam>> {
+    pub(super) fn outlined_params(
+        &mut self,
+        f: &FuncDef,
+        args: &[Val],
+    ) -> Option<Vec<OutlinedParam>> {
         if args.len() != f.params.len() {
             return None;
         }
@@ -263,7 +267,11 @@ impl<'a> Lowerer<'a> {
         for (p, a) in f.params.iter().zip(args) {
             let ty = self.bound_param_type(p, a);
             if let Some(base) = &a.base {
-                params.push(self.typed_pointer_param(ty, base)?);
+                let param = match self.member_copy(base, args) {
+                    true => self.copied_member_param(ty, base),
+                    false => self.typed_pointer_param(ty, base)?,
+                };
+                params.push(param);
                 continue;
             }
             if let Type::Pointer(_, sp @ (AddrSpace::Private | AddrSpace::Local), _) = ty {
@@ -302,6 +310,44 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Whether a pointer argument with target `base` is passed as a copy
+    /// of its target (`TargetCaps::outline_member_copies`): a struct (not
+    /// an array element) inside a `__private` variable, reached by
+    /// constant indices only, whose variable no other argument of the
+    /// call points into. The callee can reach the variable through that
+    /// argument alone (a private variable a pointer stored in memory could
+    /// reach is in the private pool, and has no compile-time target), so
+    /// copying the struct in and back out is the same as passing it.
+    /// hashcat's HMAC contexts pass `&ctx->ipad` and `&ctx->opad` to one
+    /// `sha256_update_64`: two copies of 19,952 SPIR-V lines in scrypt's
+    /// `m08900_init` where one serves.
+    fn member_copy(&self, base: &LBase, args: &[Val]) -> bool {
+        let same_root = args
+            .iter()
+            .filter(|a| a.base.as_ref().is_some_and(|b| b.root == base.root))
+            .count();
+        self.caps.outline_member_copies
+            && base.sc == StorageClass::Function
+            && !base.path.is_empty()
+            && !base.saved.iter().any(|&s| s)
+            && !base.is_array
+            && matches!(base.elem, Type::Struct(_))
+            && same_root == 1
+    }
+
+    /// The parameter of a pointer argument passed as a copy of its target
+    /// ([`Self::member_copy`]): a variable of the target's type.
+    fn copied_member_param(&mut self, ty: Type, base: &LBase) -> OutlinedParam {
+        OutlinedParam::Pointer {
+            ty,
+            root_ty: self.ptr_ty(StorageClass::Function, &base.elem),
+            sc: StorageClass::Function,
+            path: Vec::new(),
+            elem: base.elem.clone(),
+            is_array: false,
+        }
+    }
+
     /// Calls the kernel's SPIR-V function for `f` with parameters
     /// `params`, emitting it first if this kernel has not called it yet.
     pub(super) fn call_outlined(
@@ -321,9 +367,27 @@ impl<'a> Lowerer<'a> {
             }
         };
         let mut operands = vec![id];
+        // Targets passed as copies: (the target, the copy, the type).
+        let mut copies = Vec::new();
         for (param, a) in key.1.iter().zip(args) {
             match param {
                 OutlinedParam::Value(ty) => operands.push(self.convert(a, ty, span, false)?.id),
+                OutlinedParam::Pointer { path, elem, .. }
+                    if path.is_empty() && a.base.as_ref().is_some_and(|b| !b.path.is_empty()) =>
+                {
+                    let base = a.base.as_ref()?;
+                    let p = self.ptr_ty(StorageClass::Function, elem);
+                    let mut chain = vec![base.root];
+                    chain.extend(&base.path);
+                    let target = self.op(Op::AccessChain, p, &chain);
+                    let t = self.sty(elem);
+                    let value = self.op(Op::Load, t, &[target]);
+                    let copy = self.new_function_var(elem);
+                    self.op_void(Op::Store, &[copy, value]);
+                    operands.push(copy);
+                    operands.push(a.id);
+                    copies.push((target, copy, t));
+                }
                 OutlinedParam::Pointer { .. } => {
                     let base = a.base.as_ref()?;
                     operands.push(base.root);
@@ -337,6 +401,10 @@ impl<'a> Lowerer<'a> {
         }
         let ret = self.sty(&f.ret);
         let result = self.op(Op::FunctionCall, ret, &operands);
+        for (target, copy, t) in copies {
+            let value = self.op(Op::Load, t, &[copy]);
+            self.op_void(Op::Store, &[target, value]);
+        }
         Some(Val::new(result, f.ret.clone()))
     }
 
