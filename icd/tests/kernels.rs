@@ -4705,6 +4705,22 @@ fn update(h: &mut [u32; 4], len: &mut u32, w: &[u32; 16], n: u32) -> u32 {
     *len
 }
 
+/// Work-items of the `hashes` kernels below.
+const HASH_ITEMS: usize = 128;
+
+/// Runs kernel `hashes` of `src` over [`HASH_ITEMS`] work-items, each
+/// reading 16 words of input (made from `seed`) and writing `row` words:
+/// the input and the output.
+fn run_hashes(gpu: &Gpu, src: &str, seed: u32, row: usize) -> (Vec<u32>, Vec<u32>) {
+    let input = XorShift::new(seed).u32s(16 * HASH_ITEMS);
+    let k = gpu.kernel(src, "hashes");
+    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(row * HASH_ITEMS));
+    k.arg_buffer(0, &din).arg_buffer(1, &dout);
+    gpu.run(&k, &[HASH_ITEMS], None, None);
+    let got = gpu.read::<u32>(&dout);
+    (input, got)
+}
+
 /// Large functions a kernel would inline several times are SPIR-V
 /// functions of their own (compiler/src/lower/outline.rs): here `update`
 /// (called twice by the kernel) and `compress` (called by the kernel and
@@ -4733,12 +4749,8 @@ fn outlined_functions_with_private_pointers_into_the_pool() {
             out[5 * i + 4] = l;
         }"#
     );
-    let n = 128usize;
-    let input = XorShift::new(43).u32s(16 * n);
-    let k = gpu.kernel(&src, "hashes");
-    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(5 * n));
-    k.arg_buffer(0, &din).arg_buffer(1, &dout);
-    gpu.run(&k, &[n], None, None);
+    let n = HASH_ITEMS;
+    let (input, got) = run_hashes(&gpu, &src, 43, 5);
     let want: Vec<u32> = (0..n)
         .flat_map(|i| {
             let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
@@ -4751,7 +4763,7 @@ fn outlined_functions_with_private_pointers_into_the_pool() {
             [h[0], h[1], h[2], h[3], l]
         })
         .collect();
-    assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
+    assert_same(&got, &want, "outlined functions");
 }
 
 /// Without casts or unions in private memory, private pointers name
@@ -4781,12 +4793,8 @@ fn outlined_functions_take_private_pointers_as_their_variable() {
             out[9 * i + 8] = l + ctxs[0].len * 16u + ctxs[1].len * 256u;
         }"#
     );
-    let n = 128usize;
-    let input = XorShift::new(47).u32s(16 * n);
-    let k = gpu.kernel(&src, "hashes");
-    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(9 * n));
-    k.arg_buffer(0, &din).arg_buffer(1, &dout);
-    gpu.run(&k, &[n], None, None);
+    let n = HASH_ITEMS;
+    let (input, got) = run_hashes(&gpu, &src, 47, 9);
     let want: Vec<u32> = (0..n)
         .flat_map(|i| {
             let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
@@ -4805,7 +4813,7 @@ fn outlined_functions_take_private_pointers_as_their_variable() {
             row
         })
         .collect();
-    assert_same(&gpu.read::<u32>(&dout), &want, "outlined functions");
+    assert_same(&got, &want, "outlined functions");
 }
 
 /// A struct member passed to an outlined function (`&hm.ipad`, as
@@ -4844,12 +4852,8 @@ fn outlined_functions_take_struct_members() {
             out[9 * i + 8] = l + hm.ipad.len * 16u + hm.opad.len * 256u;
         }"#
     );
-    let n = 128usize;
-    let input = XorShift::new(53).u32s(16 * n);
-    let k = gpu.kernel(&src, "hashes");
-    let (din, dout) = (gpu.buffer(&input), gpu.zeroed::<u32>(9 * n));
-    k.arg_buffer(0, &din).arg_buffer(1, &dout);
-    gpu.run(&k, &[n], None, None);
+    let n = HASH_ITEMS;
+    let (input, got) = run_hashes(&gpu, &src, 53, 9);
     let want: Vec<u32> = (0..n)
         .flat_map(|i| {
             let mut w: [u32; 16] = input[16 * i..16 * i + 16].try_into().unwrap();
@@ -4873,11 +4877,7 @@ fn outlined_functions_take_struct_members() {
             row
         })
         .collect();
-    assert_same(
-        &gpu.read::<u32>(&dout),
-        &want,
-        "struct members to outlined functions",
-    );
+    assert_same(&got, &want, "struct members to outlined functions");
 }
 
 #[test]
