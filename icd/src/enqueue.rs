@@ -121,7 +121,7 @@ unsafe fn launch_target(
         .program
         .device_index(&queue.device)
         .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
-    if kernel.program.executable(index).is_none() {
+    if !kernel.has_executable(index) {
         return Err(CL_INVALID_PROGRAM_EXECUTABLE);
     }
     // CL_INVALID_CONTEXT if the context associated with command_queue and

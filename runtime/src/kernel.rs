@@ -322,8 +322,13 @@ pub struct Kernel {
     /// Per device of the program: NDRanges must have uniform work-groups.
     uniform_work_groups: Vec<bool>,
     /// The executable per device of the program (None where the program is
-    /// not built for that device).
+    /// not built for that device). A program cannot be built again while
+    /// it has kernel objects, so these stay its executables.
     executables: Vec<Option<Arc<CompiledProgram>>>,
+    /// Per device of the program: the buffer of its program-scope
+    /// `__global` variables, if any, read once here rather than under the
+    /// program's lock at every launch.
+    global_data: Vec<Option<Arc<Mem>>>,
     /// Per device of the program: the kernel's own module, cut from the
     /// executable's when the kernel is created
     /// (`ferrocl_compiler::entry_module`); `None` where the cut failed or
@@ -431,6 +436,9 @@ impl Kernel {
         let uniform_work_groups = (0..program.devices.len())
             .map(|i| Kernel::uniform_work_groups_of(&program, i))
             .collect();
+        let global_data = (0..program.devices.len())
+            .map(|i| program.global_data(i))
+            .collect();
         Arc::new(Kernel {
             header: ApiHeader::new(Tag::Kernel),
             program,
@@ -439,6 +447,7 @@ impl Kernel {
             uniform_work_groups,
             entry_modules,
             executables,
+            global_data,
             args: Mutex::new(args),
             pipelines,
             spare_launches: Mutex::new(Vec::new()),
@@ -558,6 +567,11 @@ impl Kernel {
             };
             create_pipeline(device, source, key, &spec)
         })
+    }
+
+    /// Whether the program has an executable for device `index`.
+    pub fn has_executable(&self, index: usize) -> bool {
+        self.executables.get(index).is_some_and(Option::is_some)
     }
 
     /// The module pipelines of this kernel on device `index` are made from.
@@ -1249,7 +1263,7 @@ fn set_global_data_address(
     context_index: usize,
     launch: &mut LaunchData,
 ) -> Result<(), cl_int> {
-    let Some(mem) = kernel.program.global_data(device_index) else {
+    let Some(mem) = kernel.global_data.get(device_index).cloned().flatten() else {
         return Ok(());
     };
     let info = &kernel.info;
