@@ -137,3 +137,41 @@ fn pipelines_made_ahead_or_at_launch() {
         "(ahead, at launch) with {AHEAD}=off"
     );
 }
+
+/// Kernel objects of one name share their pipelines, and a program built
+/// again gets new ones: here the build options change what the kernel
+/// writes.
+#[test]
+fn a_program_built_again_drops_its_shared_pipelines() {
+    let gpu = Gpu::new();
+    let src =
+        "__kernel void k(__global uint *o) { o[get_global_id(0)] = V + (uint)get_global_id(0); }";
+    let program = gpu.program(src, "-DV=10u");
+    let out = gpu.zeroed::<u32>(64);
+    let run = |want: u32| {
+        let k = program.kernel("k");
+        k.arg_buffer(0, &out);
+        gpu.run(&k, &[64], None, None);
+        let expected: Vec<u32> = (0..64).map(|i| want + i).collect();
+        assert_same(&gpu.read::<u32>(&out), &expected, &format!("V = {want}"));
+    };
+    // Two kernel objects, one after the other: the second shares the
+    // first's pipeline.
+    run(10);
+    run(10);
+    let options = std::ffi::CString::new("-DV=20u").unwrap();
+    // SAFETY: the program, device and options are valid; no kernel object
+    // of the program is alive.
+    let status = unsafe {
+        (gpu.api.clBuildProgram)(
+            program.handle,
+            1,
+            &gpu.device,
+            options.as_ptr(),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    check(status, "clBuildProgram again");
+    run(20);
+}

@@ -147,52 +147,26 @@ impl KernelPipelines {
 }
 
 /// The pipelines of one kernel of a program, which every kernel object of
-/// that name made from the same executables shares: an application that
-/// makes a kernel object per call (or several, one per thread) compiles
-/// each pipeline once, and those made ahead of the first launch
-/// ([`Kernel::create_pipelines_ahead`]) are queued once. Kept by the
-/// program until it is built again or released.
+/// that name shares: an application that makes a kernel object per call
+/// (or several, one per thread) compiles each pipeline once, and those
+/// made ahead of the first launch ([`Kernel::create_pipelines_ahead`])
+/// are queued once. Kept by the program until it is built again
+/// (`Program::compile_for` clears them) or released.
 pub struct SharedPipelines {
     name: String,
-    executables: Vec<Option<Weak<CompiledProgram>>>,
     pipelines: Arc<KernelPipelines>,
-}
-
-impl SharedPipelines {
-    fn made_from(&self, executables: &[Option<Arc<CompiledProgram>>]) -> bool {
-        self.executables.len() == executables.len()
-            && self
-                .executables
-                .iter()
-                .zip(executables)
-                .all(|(had, has)| match (had, has) {
-                    (Some(had), Some(has)) => std::ptr::eq(had.as_ptr(), Arc::as_ptr(has)),
-                    (None, None) => true,
-                    _ => false,
-                })
-    }
 }
 
 /// The pipelines kernel `name` of `program` shares with its other kernel
 /// objects, and whether they are new (none was made before).
-fn shared_pipelines(
-    program: &Program,
-    name: &str,
-    executables: &[Option<Arc<CompiledProgram>>],
-) -> (Arc<KernelPipelines>, bool) {
+fn shared_pipelines(program: &Program, name: &str) -> (Arc<KernelPipelines>, bool) {
     let mut shared = program.kernel_pipelines.lock();
-    // Those of an earlier build go.
-    shared.retain(|s| s.made_from(executables));
     if let Some(s) = shared.iter().find(|s| s.name == name) {
         return (s.pipelines.clone(), false);
     }
     let pipelines = Arc::new(KernelPipelines::default());
     shared.push(SharedPipelines {
         name: name.to_string(),
-        executables: executables
-            .iter()
-            .map(|e| e.as_ref().map(Arc::downgrade))
-            .collect(),
         pipelines: pipelines.clone(),
     });
     (pipelines, true)
@@ -373,7 +347,7 @@ impl Kernel {
             .ok_or(CL_INVALID_KERNEL_NAME)?
             .clone();
         let modules = Kernel::cut_and_analyse(&executables, &info);
-        let (pipelines, new) = shared_pipelines(program, name, &executables);
+        let (pipelines, new) = shared_pipelines(program, name);
         let kernel =
             Kernel::from_parts(program.clone(), info, executables, modules, None, pipelines);
         if new {
@@ -553,11 +527,8 @@ impl Kernel {
         device: &Device,
         local_sizes: &[u32],
     ) -> Result<Arc<Pipeline>, cl_int> {
-        if let Some(p) = self.pipelines.find(key, local_sizes) {
-            return Ok(p);
-        }
-        let module = self.module(key.device_index)?;
         self.pipelines.get_or_create(key, local_sizes, || {
+            let module = self.module(key.device_index)?;
             let spec = specialization(&self.info, key, local_sizes);
             let source = PipelineSource {
                 module: module.words(),

@@ -80,20 +80,20 @@ extern "C" {
 
 /// Queues `job`, unless jobs cannot run here (no worker started, the
 /// process is exiting, or it is a child made by `fork`, which has no
-/// workers): then it is dropped and false returned.
-pub fn submit(job: Job) -> bool {
+/// workers): then it is dropped, and the launch that needs its pipeline
+/// makes it.
+pub fn submit(job: Job) {
     let jobs = jobs();
     if in_forked_child() {
-        return false;
+        return;
     }
     let mut state = jobs.state.lock();
     if state.closing {
-        return false;
+        return;
     }
     state.queue.push_back(job);
     drop(state);
     jobs.work.notify_one();
-    true
 }
 
 /// Whether this process is a child made by `fork` after the workers

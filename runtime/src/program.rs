@@ -90,7 +90,7 @@ pub struct Program {
     /// `CL_INVALID_OPERATION` while any is).
     pub kernel_count: AtomicUsize,
     /// Per kernel name, the pipelines all its kernel objects share
-    /// (runtime/src/kernel.rs `SharedPipelines`).
+    /// (runtime/src/kernel.rs `SharedPipelines`), for the current build.
     pub kernel_pipelines: Mutex<Vec<crate::kernel::SharedPipelines>>,
 }
 
@@ -284,6 +284,9 @@ impl Program {
             for &i in indices {
                 builds[i].status = CL_BUILD_IN_PROGRESS;
             }
+            // Pipelines shared by kernel objects belong to the executables
+            // this build replaces.
+            self.kernel_pipelines.lock().clear();
         }
         let mut result = Ok(());
         for &i in indices {

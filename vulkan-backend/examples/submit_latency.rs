@@ -13,6 +13,11 @@
 //! (VK_EXT_calibrated_timestamps) split the round trip: the submit call,
 //! from the call's return to the kernel's start, the kernel, and from its
 //! end until the host sees the counter.
+//! - `recording`: what the host spends recording one such dispatch (push
+//!   constants and a dispatch, the pipeline bound once, as the runtime
+//!   records a launch), in rounds of 1,000 recorded into one stream, and
+//!   the one submission of each round; to set beside `ferrocl bench`'s
+//!   "of which clEnqueueNDRangeKernel calls" row.
 //!
 //! cargo run --release -p ferrocl-vk --example submit_latency
 
@@ -121,6 +126,41 @@ fn dispatch_round_trip(device: &Device, how: Wait) -> (f64, f64, Option<[f64; 3]
     (median(&mut round_trip), median(&mut submit_call), split)
 }
 
+/// Dispatches recorded per round of [`recording_cost`].
+const RECORDED: usize = 1000;
+
+/// Medians of (recording one dispatch, submitting [`RECORDED`] of them),
+/// in µs.
+fn recording_cost(device: &Device) -> (f64, f64) {
+    device.set_copy_engine(CopyEngine::Compute);
+    let buffer = Arc::new(
+        device
+            .create_buffer(4096, MemoryLocation::DeviceLocal)
+            .unwrap(),
+    );
+    let timeline = device.create_timeline(0).unwrap();
+    let mut stream = device.create_command_stream().unwrap();
+    let rounds = 50;
+    let (mut record, mut submit) = (Vec::new(), Vec::new());
+    for round in 1..=(5 + rounds) as u64 {
+        let start = Instant::now();
+        for i in 0..RECORDED {
+            let offset = 16 * (i as u64 % 256);
+            stream.fill_buffer(&buffer, offset, 16, i as u32).unwrap();
+        }
+        let recorded = Instant::now();
+        stream.submit(&[], (&timeline, round)).unwrap();
+        let submitted = Instant::now();
+        wait(&timeline, round, Wait::Spin);
+        if round > 5 {
+            let us = |a: Instant, b: Instant| (b - a).as_nanos() as f64 / 1e3;
+            record.push(us(start, recorded) / RECORDED as f64);
+            submit.push(us(recorded, submitted));
+        }
+    }
+    (median(&mut record), median(&mut submit))
+}
+
 fn main() {
     let instance = Instance::new();
     for note in instance.notes() {
@@ -144,5 +184,10 @@ fn main() {
             }
             println!(")");
         }
+        let (record, submit) = recording_cost(&device);
+        println!(
+            "  recording:                {record:7.3} µs per dispatch \
+             (submitting {RECORDED}: {submit:.2} µs)"
+        );
     }
 }
