@@ -50,7 +50,7 @@ use crate::printf::PrintfPool;
 use crate::staging::StagingPool;
 use crate::vk_error;
 use ferrocl_vk::{Buffer, CommandStream, MemoryLocation, Timeline, Timestamp};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::any::Any;
 use std::cell::Cell;
 use std::collections::{HashSet, VecDeque};
@@ -489,28 +489,12 @@ impl Queue {
             .map_err(vk_error)?;
         let timeline = Arc::new(backend.create_timeline(0).map_err(vk_error)?);
         let pool = Arc::new(Mutex::new(Vec::new()));
-        let completion = Arc::new(Completion {
-            timeline: timeline.clone(),
-            pending: Mutex::new(Pending {
-                batches: VecDeque::with_capacity(BATCHES_ALIVE),
-                ..Pending::default()
-            }),
-            arrived: Condvar::new(),
-            retiring: Mutex::new(Retiring {
-                current: None,
-                previous_end: 0,
-                clock: DeviceClock {
-                    device: backend.clone(),
-                    period_ns: backend.info().limits.timestamp_period as f64,
-                },
-            }),
-            ring_pool: pool.clone(),
-            graveyard: Mutex::new(Vec::new()),
-            spare_batches: Mutex::new((1..BATCHES_ALIVE).map(|_| Batch::with_room()).collect()),
-            retired: AtomicU64::new(0),
-            spare_events: Mutex::new(Vec::with_capacity(SPARE_EVENTS)),
-            spin: completion_poll(backend.info().device_type),
-        });
+        let completion = Arc::new(Completion::new(
+            &backend,
+            timeline.clone(),
+            pool.clone(),
+            completion_poll(backend.info().device_type),
+        ));
         let thread = {
             let completion = completion.clone();
             std::thread::Builder::new()
@@ -1198,6 +1182,36 @@ thread_local! {
 }
 
 impl Completion {
+    fn new(
+        backend: &ferrocl_vk::Device,
+        timeline: Arc<Timeline>,
+        ring_pool: Arc<Mutex<Vec<Arc<Buffer>>>>,
+        spin: Poll,
+    ) -> Completion {
+        Completion {
+            timeline,
+            pending: Mutex::new(Pending {
+                batches: VecDeque::with_capacity(BATCHES_ALIVE),
+                ..Pending::default()
+            }),
+            arrived: Condvar::new(),
+            retiring: Mutex::new(Retiring {
+                current: None,
+                previous_end: 0,
+                clock: DeviceClock {
+                    device: backend.clone(),
+                    period_ns: backend.info().limits.timestamp_period as f64,
+                },
+            }),
+            ring_pool,
+            graveyard: Mutex::new(Vec::new()),
+            spare_batches: Mutex::new((1..BATCHES_ALIVE).map(|_| Batch::with_room()).collect()),
+            retired: AtomicU64::new(0),
+            spare_events: Mutex::new(Vec::with_capacity(SPARE_EVENTS)),
+            spin,
+        }
+    }
+
     /// Retires, on the application thread that waits for the batch that
     /// signals `value` (reached, or lost when `!ok`), every batch reached so
     /// far; false when another thread holds the lock and `nested` forbade
@@ -1381,11 +1395,17 @@ fn run_completion_thread(c: &Completion) {
     loop {
         let notify = {
             let mut pending = c.pending.lock();
+            let mut idle_since = None;
             while pending.notify.is_empty() && pending.batches.is_empty() {
                 if pending.closed {
                     return;
                 }
-                c.arrived.wait(&mut pending);
+                let idle = idle_since.get_or_insert_with(std::time::Instant::now);
+                if idle.elapsed() < c.spin.idle_watch {
+                    MutexGuard::unlocked(&mut pending, || std::thread::sleep(IDLE_WATCH_SLEEP));
+                } else {
+                    c.arrived.wait(&mut pending);
+                }
             }
             std::mem::take(&mut pending.notify)
         };
@@ -1410,7 +1430,19 @@ pub(crate) struct Poll {
     /// After that, go on reading the counter between sleeps instead of
     /// blocking in `vkWaitSemaphores`.
     sleeps: bool,
+    /// How long the completion thread, having retired every batch, looks
+    /// for the next one between sleeps ([`IDLE_WATCH_SLEEP`]) before it
+    /// parks until a submission wakes it. While it watches, a submission
+    /// need not wake it: on an H200 host (a virtual machine) the futex
+    /// call of that wake-up cost the enqueue that submitted a batch
+    /// several microseconds, once every 2 to 32 launches of a pipelined
+    /// stream whose device kept up.
+    idle_watch: Duration,
 }
+
+/// The completion thread's sleep between two looks at the submitted
+/// batches while it watches for them ([`Poll::idle_watch`]).
+const IDLE_WATCH_SLEEP: Duration = Duration::from_micros(50);
 
 /// The shortest and longest sleep between two reads of the counter: a
 /// wait sleeps a sixteenth of what it has waited so far, so it notices
@@ -1445,7 +1477,8 @@ const HELD_BACK_SLEEP: Duration = Duration::from_micros(50);
 /// waiter polls only briefly and yields between reads, which still saves
 /// the futex sleep and wake-up of the common case (a short command on an
 /// otherwise idle queue ends within a few microseconds of the submit)
-/// without taking a core from the threads running the command.
+/// without taking a core from the threads running the command, and its
+/// completion thread parks as soon as it is idle.
 ///
 /// On a GPU the waiter never blocks in `vkWaitSemaphores`: on an H100
 /// (driver 580) a host thread blocked there while the queue ran further
@@ -1461,11 +1494,13 @@ pub(crate) fn completion_poll(device_type: ferrocl_vk::DeviceType) -> Poll {
             limit: Duration::from_micros(20),
             yields: true,
             sleeps: false,
+            idle_watch: Duration::ZERO,
         },
         _ => Poll {
             limit: Duration::from_micros(200),
             yields: false,
             sleeps: true,
+            idle_watch: Duration::from_millis(2),
         },
     }
 }
@@ -1644,6 +1679,54 @@ mod tests {
                 wait_timeline(&timeline, 3, poll, Waiter::Application),
                 "{kind:?}: reached already"
             );
+        }
+    }
+
+    /// Once it has retired every batch, a GPU queue's completion thread
+    /// watches for the next one for `idle_watch` (a submission then wakes
+    /// no thread) and parks after that (the next submission wakes it); a
+    /// CPU device's parks at once.
+    #[test]
+    fn an_idle_completion_thread_watches_before_it_parks() {
+        let instance = ferrocl_vk::Instance::new();
+        if instance.devices().is_empty() {
+            return;
+        }
+        let device = instance.open_device(0).expect("open the Vulkan device");
+        let gpu = completion_poll(ferrocl_vk::DeviceType::DiscreteGpu);
+        assert!(gpu.idle_watch > Duration::ZERO);
+        let cpu = completion_poll(ferrocl_vk::DeviceType::Cpu);
+        assert_eq!(cpu.idle_watch, Duration::ZERO);
+        // A watch far longer than the test, and one that ends at once.
+        for (watch, parks) in [(Duration::from_secs(30), false), (Duration::ZERO, true)] {
+            let timeline = Arc::new(device.create_timeline(0).expect("timeline"));
+            let poll = Poll {
+                idle_watch: watch,
+                ..gpu
+            };
+            let c = Arc::new(Completion::new(&device, timeline, Arc::default(), poll));
+            let thread = {
+                let c = c.clone();
+                std::thread::spawn(move || run_completion_thread(&c))
+            };
+            c.pending.lock().batches.push_back(Submitted {
+                value: 1,
+                batch: Batch::with_room(),
+            });
+            c.arrived.notify_one();
+            c.timeline.signal(1).expect("host signal");
+            let start = std::time::Instant::now();
+            while c.retired_value() < 1 {
+                assert!(start.elapsed() < Duration::from_secs(10), "never retired");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(c.arrived.notify_one(), parks, "watch {watch:?}");
+            c.pending.lock().closed = true;
+            c.arrived.notify_one();
+            thread
+                .join()
+                .expect("the completion thread ends once closed");
         }
     }
 
