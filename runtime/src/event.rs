@@ -155,10 +155,14 @@ impl Event {
         })
     }
 
-    /// The event of a command enqueued on `queue`: a recycled one of the
-    /// queue's when it has one.
-    pub fn new_command(queue: &Arc<Queue>, command_type: cl_uint) -> Arc<Event> {
-        if let Some(mut event) = queue.take_spare_event() {
+    /// The event of a command enqueued on `queue`: `spare`, a completed
+    /// one of the queue's, where there is one.
+    pub(crate) fn new_command(
+        queue: &Arc<Queue>,
+        spare: Option<Arc<Event>>,
+        command_type: cl_uint,
+    ) -> Arc<Event> {
+        if let Some(mut event) = spare {
             if let Some(e) = Arc::get_mut(&mut event) {
                 e.command_type = command_type;
                 if let Some(link) = &mut e.queue {

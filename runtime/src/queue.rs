@@ -444,6 +444,11 @@ struct QueueState {
     /// Out of order: the latest barrier command, which every later command
     /// waits for.
     last_barrier: Weak<Event>,
+    /// Completed command events the next commands of this queue reuse,
+    /// taken from [`Completion::spare_events`] all at once when this runs
+    /// out: one lock of the list the completion thread fills per refill,
+    /// not per command.
+    spare_events: Vec<Arc<Event>>,
 }
 
 /// A `cl_command_queue`.
@@ -525,6 +530,7 @@ impl Queue {
                 hazards: Hazards::default(),
                 hazard_barriers: 0,
                 last_barrier: Weak::new(),
+                spare_events: Vec::with_capacity(SPARE_EVENTS),
             }),
             completion,
             completion_thread: Mutex::new(Some(thread)),
@@ -606,12 +612,23 @@ impl Queue {
     /// ([`SPARE_EVENTS`]), so that no later command allocates one
     /// however many are pending; a queue that never runs a command makes
     /// none (each holds the context, which its reference count shows).
-    pub(crate) fn take_spare_event(self: &Arc<Queue>) -> Option<Arc<Event>> {
-        let mut spare = self.completion.spare_events.lock();
-        if spare.is_empty() && !self.spare_events_made.swap(true, Ordering::Relaxed) {
-            spare.extend((0..SPARE_EVENTS).map(|_| Event::new_spare(self)));
+    fn take_spare_event(self: &Arc<Queue>, state: &mut QueueState) -> Option<Arc<Event>> {
+        let spare = &mut state.spare_events;
+        if spare.is_empty() {
+            // Both lists keep their capacity of SPARE_EVENTS.
+            std::mem::swap(spare, &mut *self.completion.spare_events.lock());
+            if spare.is_empty() && !self.spare_events_made.swap(true, Ordering::Relaxed) {
+                spare.extend((0..SPARE_EVENTS).map(|_| Event::new_spare(self)));
+            }
         }
         spare.pop()
+    }
+
+    /// The event of a command enqueued now, a spare one where there is one
+    /// ([`Event::new_command`]).
+    fn new_event(self: &Arc<Queue>, state: &mut QueueState, command_type: cl_uint) -> Arc<Event> {
+        let spare = self.take_spare_event(state);
+        Event::new_command(self, spare, command_type)
     }
 
     /// Waits until the command of `event`, whose batch signals `value`, is
@@ -661,7 +678,6 @@ impl Queue {
         F: FnOnce(&mut Recorder<'_>) -> Result<(), cl_int> + Send + 'static,
     {
         self.bury();
-        let event = Event::new_command(self, command_type);
         // Commands of other queues that are recorded but not submitted are
         // submitted now, so this queue's batch can wait for them on the GPU.
         // Done before taking this queue's lock: two queues never hold each
@@ -677,8 +693,10 @@ impl Queue {
         // The batch to wait for before returning, when too many are in
         // flight (0: none).
         let mut throttle = 0;
+        let event;
         {
             let mut state = self.state.lock();
+            event = self.new_event(&mut state, command_type);
             let ooo = self.out_of_order();
             let mut deps = wait_list.to_vec();
             if ooo {
@@ -1002,7 +1020,7 @@ impl Queue {
             return None;
         }
         let event = {
-            let state = self.state.lock();
+            let mut state = self.state.lock();
             // Batches retire in order, post-actions first: the latest one
             // retired means every earlier command is done.
             let idle = state.held.is_empty()
@@ -1012,7 +1030,7 @@ impl Queue {
             if !idle {
                 return None;
             }
-            let event = Event::new_command(self, command_type);
+            let event = self.new_event(&mut state, command_type);
             transfer();
             event
         };
@@ -1365,21 +1383,18 @@ impl Completion {
         // a weak link still names waits in the graveyard; one someone else
         // holds is let go here (its reference count is the application's
         // again).
+        // One lock of the spare list per batch: the enqueue thread takes
+        // from it too.
+        let mut spare = self.spare_events.lock();
         for e in batch.events.drain(..) {
             match e.into_spare() {
-                Ok(e) => {
-                    let mut spare = self.spare_events.lock();
-                    if spare.len() < SPARE_EVENTS {
-                        spare.push(e);
-                    } else {
-                        drop(spare);
-                        self.graveyard.lock().push(e);
-                    }
-                }
+                Ok(e) if spare.len() < SPARE_EVENTS => spare.push(e),
+                Ok(e) => self.graveyard.lock().push(e),
                 Err(e) if Arc::strong_count(&e) == 1 => self.graveyard.lock().push(e),
                 Err(_) => {}
             }
         }
+        drop(spare);
         // The emptied vectors serve a later batch.
         let mut spare = self.spare_batches.lock();
         if spare.len() < BATCHES_ALIVE {

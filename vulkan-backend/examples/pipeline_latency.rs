@@ -9,6 +9,7 @@
 //! - `name`: the module differs by an `OpName` of the entry point.
 //!
 //! Prints the first creation and the median and minimum of the rest, in ms.
+//! `PIPELINE_COUNT` sets how many are made per file and mode (default 24).
 //!
 //! cargo run --release -p ferrocl-vk --example pipeline_latency -- a.spv:main:0
 
@@ -16,6 +17,16 @@ use ferrocl_vk::Instance;
 use std::time::Instant;
 
 const PIPELINES: u32 = 24;
+
+/// `PIPELINE_COUNT`, else [`PIPELINES`]: large kernels take a second or
+/// more each.
+fn pipeline_count() -> u32 {
+    std::env::var("PIPELINE_COUNT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n >= 2)
+        .unwrap_or(PIPELINES)
+}
 
 /// Opcodes that come before the debug names in a module's layout.
 const BEFORE_NAMES: [u32; 11] = [17, 10, 11, 14, 15, 16, 331, 7, 3, 4, 2];
@@ -94,7 +105,7 @@ fn main() {
                 continue;
             }
             let mut times = Vec::new();
-            for i in 0..PIPELINES {
+            for i in 0..pipeline_count() {
                 let (module, spec) = match mode {
                     "spec" => (
                         words.clone(),
