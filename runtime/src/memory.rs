@@ -720,6 +720,27 @@ pub fn enqueue_write(
     let mut waits = Cow::Borrowed(wait_list);
     let buffer = migrate::prepare(queue, mem, Use::Update, &mut waits)?;
     let wait_list = &*waits;
+    // A large write into device memory from pageable memory: staged in
+    // host memory chunk by chunk, the host copying one while the device
+    // copies the one before (pinned sources go by DMA below).
+    let linear = region[1] == 1 && region[2] == 1;
+    if linear
+        && region[0] >= 2 * WRITE_CHUNK
+        && !queue.out_of_order()
+        && !staging::host_import_requested()
+        && writes_in_chunks(buffer.host_cached())
+        && mapped_staging_region(queue, src_ptr, src, region).is_none()
+    {
+        let write = HostWrite {
+            mem: mem.clone(),
+            buffer: buffer.clone(),
+            dst,
+            src_ptr,
+            src,
+            len: region[0],
+        };
+        return write_in_chunks(queue, &write, wait_list, command_type);
+    }
     // Large regions into memory the host cannot write at memory speed
     // (device-local, or write-combined over PCIe): the GPU copies from the
     // application's own pages by DMA, with no host copy (the application
@@ -799,6 +820,142 @@ pub fn enqueue_write(
             }
         }
         Ok(())
+    };
+    queue.enqueue_with_access(command_type, wait_list, access, record)
+}
+
+/// A linear write of twice this many bytes or more into memory the host
+/// cannot write at memory speed runs as chunks of this size: the host
+/// copies a chunk into host-memory staging while the device copies the
+/// one before into the buffer.
+const WRITE_CHUNK: usize = 16 << 20;
+/// Chunks of one write the device may still be copying: the staging
+/// memory a write holds.
+const WRITE_CHUNKS_IN_FLIGHT: usize = 3;
+
+/// Whether a large linear write into a buffer goes in chunks
+/// ([`write_in_chunks`]): where the buffer's memory is not host-cached
+/// (device memory, written by the host over PCIe at about 32 GB/s on an
+/// H200, where its DMA reads host memory at 51). `FERROCL_WRITE_CHUNKS=on`
+/// or `=off` chooses for every buffer, to compare the two and to test the
+/// path on a device whose memory is all host memory.
+fn writes_in_chunks(host_cached: bool) -> bool {
+    static CHOICE: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    let choice = CHOICE.get_or_init(|| match std::env::var("FERROCL_WRITE_CHUNKS").as_deref() {
+        Ok("on") => Some(true),
+        Ok("off") => Some(false),
+        _ => None,
+    });
+    choice.unwrap_or(!host_cached)
+}
+
+/// Writes that went in chunks so far in this process (a diagnostic: tests
+/// check which path a write took).
+static CHUNKED_WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many writes [`write_in_chunks`] has run in this process.
+pub fn chunked_writes() -> u64 {
+    CHUNKED_WRITES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// What a write moves: `len` bytes from the application's memory at
+/// `src_ptr` (rectangle `src`) into `mem` (its device copy `buffer`) at
+/// `dst`.
+struct HostWrite {
+    mem: Arc<Mem>,
+    buffer: Arc<Buffer>,
+    dst: Rect,
+    src_ptr: usize,
+    src: Rect,
+    len: usize,
+}
+
+/// A linear write as commands of [`WRITE_CHUNK`] bytes, each copied by the
+/// host (`staging::host_copy`, up to sixteen threads) into staging in host
+/// memory and submitted at once, with at most [`WRITE_CHUNKS_IN_FLIGHT`]
+/// on the device; the bytes are all copied when this returns, as for any
+/// write. The returned event is the last chunk's, carrying the first
+/// chunk's queued, submit and start times.
+fn write_in_chunks(
+    queue: &Arc<Queue>,
+    write: &HostWrite,
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    CHUNKED_WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut pending = std::collections::VecDeque::with_capacity(WRITE_CHUNKS_IN_FLIGHT + 1);
+    let mut first: Option<Arc<Event>> = None;
+    let mut result = Ok(());
+    for at in (0..write.len).step_by(WRITE_CHUNK) {
+        if pending.len() >= WRITE_CHUNKS_IN_FLIGHT {
+            if let Some(oldest) = pending.pop_front() {
+                result = wait_blocking(&oldest);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        let len = WRITE_CHUNK.min(write.len - at);
+        let waits = if at == 0 { wait_list } else { &[] };
+        let event = match write_chunk(queue, write, at, len, waits, command_type) {
+            Ok(event) => event,
+            Err(code) => {
+                result = Err(code);
+                break;
+            }
+        };
+        queue.flush();
+        first.get_or_insert_with(|| event.clone());
+        pending.push_back(event);
+    }
+    // A failed chunk leaves the buffer's bytes undefined, but none of the
+    // application's memory is read once this returns.
+    let last = pending.back().cloned();
+    if result.is_err() {
+        for event in pending {
+            let _ = wait_blocking(&event);
+        }
+    }
+    result?;
+    let (Some(first), Some(last)) = (first, last) else {
+        return Err(CL_OUT_OF_RESOURCES);
+    };
+    last.take_start_from(&first);
+    Ok(last)
+}
+
+/// One chunk of [`write_in_chunks`]: `len` bytes at `at`.
+fn write_chunk(
+    queue: &Arc<Queue>,
+    write: &HostWrite,
+    at: usize,
+    len: usize,
+    wait_list: &[Arc<Event>],
+    command_type: cl_uint,
+) -> Result<Arc<Event>, cl_int> {
+    let stage = create_staging(queue, len, MemoryLocation::DeviceToHost)?;
+    // SAFETY: the application gives `write.len` readable bytes at the
+    // source, of which this chunk is a part; the staging buffer holds
+    // `len` bytes.
+    unsafe {
+        staging::host_copy(
+            (write.src_ptr as *const u8).add(write.src.shifted(at).offset(0, 0, 0)),
+            mapped(&stage)?,
+            len,
+        )
+    };
+    let (mem, buffer) = (write.mem.clone(), write.buffer.clone());
+    let to = (mem.offset + write.dst.shifted(at).offset(0, 0, 0)) as u64;
+    let access = Access::Buffers {
+        reads: Vec::new(),
+        writes: vec![memory_key(&mem.buffer)],
+    };
+    let record = move |r: &mut Recorder<'_>| {
+        r.keep(mem.clone());
+        r.keep(stage.clone());
+        r.stream
+            .copy_buffer(stage.buffer(), 0, &buffer, to, len as u64)
+            .map_err(vk_error)
     };
     queue.enqueue_with_access(command_type, wait_list, access, record)
 }

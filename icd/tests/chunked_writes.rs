@@ -1,0 +1,197 @@
+//! Large writes from pageable memory into a buffer whose memory the host
+//! cannot write at memory speed go in chunks through host-memory staging
+//! (runtime/src/memory.rs `write_in_chunks`). lavapipe's memory is all
+//! host memory, so this process sets `FERROCL_WRITE_CHUNKS=on`, which takes
+//! that path for every buffer, before its first OpenCL call.
+//!
+//! The Vulkan validation layer is on for the whole process; each test ends
+//! by checking that it reported nothing.
+
+use ferrocl::context::*;
+use ferrocl::device::*;
+use ferrocl::enqueue::*;
+use ferrocl::event::*;
+use ferrocl::kernel::*;
+use ferrocl::memory::*;
+use ferrocl::platform::*;
+use ferrocl::program::*;
+use ferrocl::queue::*;
+use ferrocl_runtime::cl::*;
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+use std::sync::Once;
+
+type H = *mut c_void;
+
+static SETUP: Once = Once::new();
+
+fn ok(code: cl_int) {
+    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
+}
+
+fn device() -> H {
+    SETUP.call_once(|| {
+        if std::env::var_os("FERROCL_VALIDATION").is_none() {
+            std::env::set_var("FERROCL_VALIDATION", "1");
+        }
+        std::env::set_var("FERROCL_WRITE_CHUNKS", "on");
+    });
+    unsafe {
+        let mut platform = null_mut();
+        ok(clGetPlatformIDs(1, &mut platform, null_mut()));
+        let mut dev = null_mut();
+        ok(clGetDeviceIDs(
+            platform,
+            CL_DEVICE_TYPE_ALL,
+            1,
+            &mut dev,
+            null_mut(),
+        ));
+        dev
+    }
+}
+
+/// Five chunks and part of a sixth, at an odd offset into the buffer.
+const SIZE: usize = (80 << 20) + 12_345;
+const AT: usize = 4_099;
+
+/// A write of SIZE bytes lands whole, after the kernel enqueued before it
+/// and before the read after it, leaving the bytes around it alone; its
+/// event completes with the write's command type, and the profiling times
+/// it reports (the first chunk's start, the last one's end) are in order.
+#[test]
+fn chunked_writes_arrive_whole_and_in_order() {
+    let dev = device();
+    let before = ferrocl_runtime::memory::chunked_writes();
+    let mut err = 0;
+    unsafe {
+        let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
+        ok(err);
+        let queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &mut err);
+        ok(err);
+        let source = CString::new(
+            "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }",
+        )
+        .unwrap();
+        let ptr = source.as_ptr();
+        let program = clCreateProgramWithSource(ctx, 1, &ptr, null(), &mut err);
+        ok(err);
+        ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
+        let set = clCreateKernel(program, c"set".as_ptr(), &mut err);
+        ok(err);
+        let total = (SIZE + 2 * AT).next_multiple_of(4);
+        let buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, null_mut(), &mut err);
+        ok(err);
+        // Still queued or running when the write comes: the write's chunks
+        // must land after it.
+        let value = 0xeeee_eeeeu32;
+        ok(clSetKernelArg(
+            set,
+            0,
+            std::mem::size_of::<H>(),
+            (&buf as *const H).cast(),
+        ));
+        ok(clSetKernelArg(set, 1, 4, (&value as *const u32).cast()));
+        let global = total / 4;
+        ok(clEnqueueNDRangeKernel(
+            queue,
+            set,
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        let data: Vec<u8> = (0..SIZE).map(|i| (i * 31 % 253) as u8).collect();
+        let mut event: H = null_mut();
+        ok(clEnqueueWriteBuffer(
+            queue,
+            buf,
+            CL_FALSE,
+            AT,
+            SIZE,
+            data.as_ptr().cast(),
+            0,
+            null(),
+            &mut event,
+        ));
+        assert_eq!(
+            ferrocl_runtime::memory::chunked_writes(),
+            before + 1,
+            "the write went in chunks"
+        );
+        let mut out = vec![0u8; total];
+        ok(clEnqueueReadBuffer(
+            queue,
+            buf,
+            CL_TRUE,
+            0,
+            total,
+            out.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        let mut status: cl_int = 0;
+        ok(clGetEventInfo(
+            event,
+            CL_EVENT_COMMAND_EXECUTION_STATUS,
+            4,
+            (&mut status as *mut cl_int).cast(),
+            null_mut(),
+        ));
+        assert_eq!(status, CL_COMPLETE as cl_int);
+        let mut kind: cl_uint = 0;
+        ok(clGetEventInfo(
+            event,
+            CL_EVENT_COMMAND_TYPE,
+            4,
+            (&mut kind as *mut cl_uint).cast(),
+            null_mut(),
+        ));
+        assert_eq!(kind, CL_COMMAND_WRITE_BUFFER);
+        let time = |param: cl_uint| -> cl_ulong {
+            let mut t: cl_ulong = 0;
+            ok(clGetEventProfilingInfo(
+                event,
+                param,
+                8,
+                (&mut t as *mut cl_ulong).cast(),
+                null_mut(),
+            ));
+            t
+        };
+        let times = [
+            time(CL_PROFILING_COMMAND_QUEUED),
+            time(CL_PROFILING_COMMAND_SUBMIT),
+            time(CL_PROFILING_COMMAND_START),
+            time(CL_PROFILING_COMMAND_END),
+        ];
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+        let mismatch = out[AT..AT + SIZE]
+            .iter()
+            .zip(&data)
+            .position(|(a, b)| a != b);
+        assert_eq!(mismatch, None, "first byte written wrong");
+        assert!(
+            out[..AT]
+                .iter()
+                .chain(&out[AT + SIZE..])
+                .all(|&b| b == 0xee),
+            "the bytes around the write"
+        );
+        ok(clReleaseEvent(event));
+        ok(clReleaseMemObject(buf));
+        ok(clReleaseKernel(set));
+        ok(clReleaseProgram(program));
+        ok(clReleaseCommandQueue(queue));
+        ok(clReleaseContext(ctx));
+    }
+    assert_eq!(
+        ferrocl_vk::validation_message_count(),
+        0,
+        "Vulkan validation messages"
+    );
+}
