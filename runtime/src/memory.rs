@@ -509,51 +509,87 @@ fn read_in_chunks(
     wait_list: &[Arc<Event>],
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
-    let size = read.region[0];
-    let mut pending = std::collections::VecDeque::with_capacity(READ_CHUNKS_IN_FLIGHT + 1);
-    let mut first: Option<Arc<Event>> = None;
-    let mut result = Ok(());
-    for at in (0..size).step_by(READ_CHUNK) {
+    // Every chunk writes into `dst` when it completes, so none may be left
+    // running when this call returns, even on an error.
+    let chunks = Chunks {
+        len: read.region[0],
+        size: READ_CHUNK,
+        in_flight: READ_CHUNKS_IN_FLIGHT,
+        wait_for_all: true,
+    };
+    chunks.run(queue, wait_list, |at, len, waits| {
         let chunk = HostRead {
             src: read.src.shifted(at),
             dst: read.dst.shifted(at),
-            region: [READ_CHUNK.min(size - at), 1, 1],
+            region: [len, 1, 1],
             ..read.clone()
         };
-        let waits = if at == 0 { wait_list } else { &[] };
-        let event = match staged_read(queue, chunk, waits, command_type) {
-            Ok(event) => event,
-            Err(code) => {
-                result = Err(code);
-                break;
-            }
-        };
-        queue.flush();
-        first.get_or_insert_with(|| event.clone());
-        pending.push_back(event);
-        if pending.len() > READ_CHUNKS_IN_FLIGHT {
-            if let Some(oldest) = pending.pop_front() {
-                result = wait_blocking(&oldest);
-                if result.is_err() {
+        staged_read(queue, chunk, waits, command_type)
+    })
+}
+
+/// A transfer of `len` bytes as commands of `size` bytes, each submitted
+/// as it is made: once more than `in_flight` are pending, the oldest is
+/// waited for before the next is made. With `wait_for_all`, every chunk
+/// is waited for before this returns; otherwise only on an error (after
+/// which none may still be running).
+struct Chunks {
+    len: usize,
+    size: usize,
+    in_flight: usize,
+    wait_for_all: bool,
+}
+
+impl Chunks {
+    /// Runs `chunk(at, len, waits)` for each chunk (the first waits for
+    /// `wait_list`, the rest follow it on the in-order queue). Returns the
+    /// last chunk's event, carrying the first chunk's queued, submit and
+    /// start times.
+    fn run(
+        &self,
+        queue: &Arc<Queue>,
+        wait_list: &[Arc<Event>],
+        mut chunk: impl FnMut(usize, usize, &[Arc<Event>]) -> Result<Arc<Event>, cl_int>,
+    ) -> Result<Arc<Event>, cl_int> {
+        let mut pending = std::collections::VecDeque::with_capacity(self.in_flight + 1);
+        let mut first: Option<Arc<Event>> = None;
+        let mut last: Option<Arc<Event>> = None;
+        let mut result = Ok(());
+        for at in (0..self.len).step_by(self.size) {
+            let waits = if at == 0 { wait_list } else { &[] };
+            let event = match chunk(at, self.size.min(self.len - at), waits) {
+                Ok(event) => event,
+                Err(code) => {
+                    result = Err(code);
                     break;
+                }
+            };
+            queue.flush();
+            first.get_or_insert_with(|| event.clone());
+            last = Some(event.clone());
+            pending.push_back(event);
+            if pending.len() > self.in_flight {
+                if let Some(oldest) = pending.pop_front() {
+                    result = wait_blocking(&oldest);
+                    if result.is_err() {
+                        break;
+                    }
                 }
             }
         }
+        if self.wait_for_all || result.is_err() {
+            for event in pending {
+                let waited = wait_blocking(&event);
+                result = result.and(waited);
+            }
+        }
+        result?;
+        let (Some(first), Some(last)) = (first, last) else {
+            return Err(CL_OUT_OF_RESOURCES);
+        };
+        last.take_start_from(&first);
+        Ok(last)
     }
-    // Every chunk already enqueued writes into `dst` when it completes, so
-    // none may be left running when this call returns, even on an error.
-    let mut last = None;
-    for event in pending {
-        let waited = wait_blocking(&event);
-        result = result.and(waited);
-        last = Some(event);
-    }
-    result?;
-    let (Some(first), Some(last)) = (first, last) else {
-        return Err(CL_OUT_OF_RESOURCES);
-    };
-    last.take_start_from(&first);
-    Ok(last)
 }
 
 /// A read through a staging buffer: the device copies the region into it,
@@ -829,8 +865,8 @@ pub fn enqueue_write(
 /// copies a chunk into host-memory staging while the device copies the
 /// one before into the buffer.
 const WRITE_CHUNK: usize = 16 << 20;
-/// Chunks of one write the device may still be copying: the staging
-/// memory a write holds.
+/// Chunks of one write left pending before the oldest is waited for: the
+/// staging memory a write holds.
 const WRITE_CHUNKS_IN_FLIGHT: usize = 3;
 
 /// Whether a large linear write into a buffer goes in chunks
@@ -872,10 +908,9 @@ struct HostWrite {
 
 /// A linear write as commands of [`WRITE_CHUNK`] bytes, each copied by the
 /// host (`staging::host_copy`, up to sixteen threads) into staging in host
-/// memory and submitted at once, with at most [`WRITE_CHUNKS_IN_FLIGHT`]
-/// on the device; the bytes are all copied when this returns, as for any
-/// write. The returned event is the last chunk's, carrying the first
-/// chunk's queued, submit and start times.
+/// memory and submitted at once ([`Chunks`]); the bytes are all copied
+/// when this returns, as for any write. The returned event is the last
+/// chunk's, carrying the first chunk's queued, submit and start times.
 fn write_in_chunks(
     queue: &Arc<Queue>,
     write: &HostWrite,
@@ -883,45 +918,17 @@ fn write_in_chunks(
     command_type: cl_uint,
 ) -> Result<Arc<Event>, cl_int> {
     CHUNKED_WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut pending = std::collections::VecDeque::with_capacity(WRITE_CHUNKS_IN_FLIGHT + 1);
-    let mut first: Option<Arc<Event>> = None;
-    let mut result = Ok(());
-    for at in (0..write.len).step_by(WRITE_CHUNK) {
-        if pending.len() >= WRITE_CHUNKS_IN_FLIGHT {
-            if let Some(oldest) = pending.pop_front() {
-                result = wait_blocking(&oldest);
-                if result.is_err() {
-                    break;
-                }
-            }
-        }
-        let len = WRITE_CHUNK.min(write.len - at);
-        let waits = if at == 0 { wait_list } else { &[] };
-        let event = match write_chunk(queue, write, at, len, waits, command_type) {
-            Ok(event) => event,
-            Err(code) => {
-                result = Err(code);
-                break;
-            }
-        };
-        queue.flush();
-        first.get_or_insert_with(|| event.clone());
-        pending.push_back(event);
-    }
-    // A failed chunk leaves the buffer's bytes undefined, but none of the
-    // application's memory is read once this returns.
-    let last = pending.back().cloned();
-    if result.is_err() {
-        for event in pending {
-            let _ = wait_blocking(&event);
-        }
-    }
-    result?;
-    let (Some(first), Some(last)) = (first, last) else {
-        return Err(CL_OUT_OF_RESOURCES);
+    // The bytes are all copied when the last chunk is made: the chunks
+    // need not be waited for (after an error, none is left running).
+    let chunks = Chunks {
+        len: write.len,
+        size: WRITE_CHUNK,
+        in_flight: WRITE_CHUNKS_IN_FLIGHT,
+        wait_for_all: false,
     };
-    last.take_start_from(&first);
-    Ok(last)
+    chunks.run(queue, wait_list, |at, len, waits| {
+        write_chunk(queue, write, at, len, waits, command_type)
+    })
 }
 
 /// One chunk of [`write_in_chunks`]: `len` bytes at `at`.
