@@ -25,29 +25,70 @@ struct Piece {
 
 /// Counts the pieces of one copy that are not done yet.
 struct Latch {
-    left: Mutex<usize>,
+    left: AtomicUsize,
+    /// Held to sleep on `zero` and to wake its sleeper, so that no wake-up
+    /// falls between the sleeper's last look at `left` and its sleep.
+    lock: Mutex<()>,
     zero: Condvar,
 }
 
 impl Latch {
+    fn new(count: usize) -> Latch {
+        Latch {
+            left: AtomicUsize::new(count),
+            lock: Mutex::new(()),
+            zero: Condvar::new(),
+        }
+    }
+
     fn count_down(&self) {
-        let mut left = self.left.lock();
-        *left -= 1;
-        if *left == 0 {
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _held = self.lock.lock();
             self.zero.notify_all();
         }
     }
 
+    /// Spins for [`SPIN`] (the other pieces usually end within it), then
+    /// sleeps.
     fn wait(&self) {
-        let mut left = self.left.lock();
-        while *left > 0 {
-            self.zero.wait(&mut left);
+        if spin_until(|| self.left.load(Ordering::Acquire) == 0) {
+            return;
+        }
+        let mut held = self.lock.lock();
+        while self.left.load(Ordering::Acquire) > 0 {
+            self.zero.wait(&mut held);
+        }
+    }
+}
+
+/// How long a worker looks for the next piece, and a copy's caller for its
+/// last piece to end, before sleeping. On the GPU machines (virtual
+/// machines) waking a sleeping thread costs a futex call and the wake-up
+/// of an idle virtual CPU; the chunks of a large transfer follow one
+/// another within tens of microseconds, so workers that keep looking
+/// take the next chunk's pieces without being woken.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// Spins until `done` or [`SPIN`] has passed; whether `done` held.
+fn spin_until(mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        for _ in 0..64 {
+            if done() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= SPIN {
+            return done();
         }
     }
 }
 
 struct Pool {
     queue: Mutex<VecDeque<Piece>>,
+    /// Pieces in `queue`, read without its lock by spinning workers.
+    queued: AtomicUsize,
     work: Condvar,
     /// Workers that started; with none, copies run on their calling
     /// thread.
@@ -77,6 +118,7 @@ fn pool() -> &'static Pool {
         let workers = max_threads() - 1;
         let pool: &'static Pool = Box::leak(Box::new(Pool {
             queue: Mutex::new(VecDeque::new()),
+            queued: AtomicUsize::new(0),
             work: Condvar::new(),
             workers: AtomicUsize::new(0),
             pid: std::process::id(),
@@ -94,17 +136,28 @@ fn pool() -> &'static Pool {
     })
 }
 
+/// The next piece: looked for for [`SPIN`], then slept for.
+fn next_piece(pool: &Pool) -> Piece {
+    let mut taken = None;
+    spin_until(|| {
+        if pool.queued.load(Ordering::Acquire) > 0 {
+            taken = pool.queue.lock().pop_front();
+        }
+        taken.is_some()
+    });
+    let mut queue = pool.queue.lock();
+    loop {
+        if let Some(piece) = taken.take().or_else(|| queue.pop_front()) {
+            pool.queued.fetch_sub(1, Ordering::AcqRel);
+            return piece;
+        }
+        pool.work.wait(&mut queue);
+    }
+}
+
 fn work(pool: &'static Pool) {
     loop {
-        let piece = {
-            let mut queue = pool.queue.lock();
-            loop {
-                if let Some(piece) = queue.pop_front() {
-                    break piece;
-                }
-                pool.work.wait(&mut queue);
-            }
-        };
+        let piece = next_piece(pool);
         // SAFETY: `copy` waits for this piece before it returns, and its
         // caller keeps both ranges valid and disjoint until then.
         unsafe {
@@ -139,10 +192,8 @@ pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize, threads: usize) {
         return;
     }
     let (src, dst) = (src as usize, dst as usize);
-    let done = Arc::new(Latch {
-        left: Mutex::new(len.div_ceil(per) - 1),
-        zero: Condvar::new(),
-    });
+    let pieces = len.div_ceil(per) - 1;
+    let done = Arc::new(Latch::new(pieces));
     {
         let mut queue = pool.queue.lock();
         for start in (per..len).step_by(per) {
@@ -154,6 +205,7 @@ pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize, threads: usize) {
                 done: done.clone(),
             });
         }
+        pool.queued.fetch_add(pieces, Ordering::AcqRel);
     }
     pool.work.notify_all();
     // SAFETY: the first piece, on the calling thread; the caller's contract.
