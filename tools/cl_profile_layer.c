@@ -21,8 +21,9 @@
  * sees the calls it made. docs/performance.md says what it was used for.
  *
  * With CL_PROFILE_TRACE set it also writes, as they happen, each buffer
- * created (flags and size) and each kernel launch (name, global and local
- * sizes, offset), each after the wall-clock time in seconds, to the same
+ * created (flags and size), each kernel launch (name, global and local
+ * sizes, offset), each kernel created and when each clBuildProgram starts
+ * and ends, each after the wall-clock time in seconds, to the same
  * place as the report: where an application's launches or buffers differ
  * between platforms, this shows it.
  *
@@ -409,11 +410,21 @@ static cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices,
                                         void(CL_CALLBACK *notify)(cl_program, void *),
                                         void *user_data)
 {
+    trace("cl_profile_layer: build starts\n");
     cl_int err = next.clBuildProgram(program, num_devices, device_list, options, notify, user_data);
+    trace("cl_profile_layer: build ends (%d)\n", err);
     /* With a callback the build may still run: its binary is not there yet. */
     if (err == CL_SUCCESS && !notify)
         save_binaries(program);
     return err;
+}
+
+static cl_kernel CL_API_CALL create_kernel(cl_program program, const char *name,
+                                           cl_int *errcode_ret)
+{
+    cl_kernel kernel = next.clCreateKernel(program, name, errcode_ret);
+    trace("cl_profile_layer: kernel %s%s\n", name ? name : "(null)", kernel ? "" : " failed");
+    return kernel;
 }
 
 static cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devices,
@@ -548,6 +559,7 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch *target, cl_uint *num_ent
     layer.clEnqueueCopyBuffer = enqueue_copy;
     layer.clEnqueueFillBuffer = enqueue_fill;
     layer.clBuildProgram = build_program;
+    layer.clCreateKernel = create_kernel;
     layer.clLinkProgram = link_program;
     atexit(at_exit);
     *num_entries_ret = entries;

@@ -207,11 +207,13 @@ fn build_and_run_with(
             .env_remove("OPENCL_VENDOR_PATH");
     }
     if let Some(layer) = layer {
-        // The layer also saves each built program's binary, next to itself.
+        // The layer also saves each built program's binary, next to itself,
+        // and traces the calls it sees.
         let binaries = layer.with_file_name("binaries");
         std::fs::create_dir_all(&binaries).unwrap();
         run.env("OPENCL_LAYERS", layer)
             .env("CL_PROFILE_BINARIES", &binaries)
+            .env("CL_PROFILE_TRACE", "1")
             .env_remove("CL_PROFILE_OUT");
     }
     let out = output_within(run, RUN_LIMIT).unwrap_or_else(|e| panic!("{tag}: {e}"));
@@ -357,6 +359,22 @@ fn profile_layer_reports_vecadd() {
     assert_eq!(row("vecadd"), 1, "{stderr}");
     assert_eq!(row("(read buffer)"), 1, "{stderr}");
     assert!(row("(write buffer)") >= 1, "{stderr}");
+    // The trace, in the order the calls came.
+    let traced: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split_once(" cl_profile_layer: ").map(|(_, what)| what))
+        .filter(|what| !what.starts_with("buffer"))
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            "build starts",
+            "build ends (0)",
+            "kernel vecadd",
+            "launch vecadd global 100032 local 64 offset -"
+        ],
+        "{stderr}"
+    );
     // The program's binary, as clGetProgramInfo gives it.
     let saved = std::fs::read(tmp.0.join("binaries/0000-vecadd-0.bin"))
         .unwrap_or_else(|e| panic!("no saved binary ({e})\n{stderr}"));
