@@ -25,6 +25,9 @@ type H = *mut c_void;
 
 static SETUP: Once = Once::new();
 
+/// One test at a time: they read the process's count of chunked writes.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn ok(code: cl_int) {
     assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
 }
@@ -61,6 +64,7 @@ const AT: usize = 4_099;
 /// it reports (the first chunk's start, the last one's end) are in order.
 #[test]
 fn chunked_writes_arrive_whole_and_in_order() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dev = device();
     let before = ferrocl_runtime::memory::chunked_writes();
     let mut err = 0;
@@ -186,6 +190,85 @@ fn chunked_writes_arrive_whole_and_in_order() {
         ok(clReleaseMemObject(buf));
         ok(clReleaseKernel(set));
         ok(clReleaseProgram(program));
+        ok(clReleaseCommandQueue(queue));
+        ok(clReleaseContext(ctx));
+    }
+    assert_eq!(
+        ferrocl_vk::validation_message_count(),
+        0,
+        "Vulkan validation messages"
+    );
+}
+
+/// Handles and pointers moved to the thread that makes a call which may
+/// not return.
+struct Sent<T>(T);
+// SAFETY: OpenCL handles may be used from any thread; the data pointer
+// stays valid until the call returns (the test waits for it).
+unsafe impl<T> Send for Sent<T> {}
+
+/// A write as large as the chunked ones, behind a user event the
+/// application has not set, returns at once (the chunked path would wait
+/// in the call for its first chunks, which wait for the event) and lands
+/// once the event is set.
+#[test]
+fn a_large_write_behind_a_user_event_returns_at_once() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dev = device();
+    let before = ferrocl_runtime::memory::chunked_writes();
+    let mut err = 0;
+    unsafe {
+        let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
+        ok(err);
+        let queue = clCreateCommandQueue(ctx, dev, 0, &mut err);
+        ok(err);
+        let buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SIZE, null_mut(), &mut err);
+        ok(err);
+        let gate = clCreateUserEvent(ctx, &mut err);
+        ok(err);
+        let data: Vec<u8> = (0..SIZE).map(|i| (i * 7 % 251) as u8).collect();
+        let call = Sent((queue, buf, gate, data.as_ptr()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let call = call;
+            let (queue, buf, gate, data) = call.0;
+            let mut event: H = null_mut();
+            let status = clEnqueueWriteBuffer(
+                queue,
+                buf,
+                CL_FALSE,
+                0,
+                SIZE,
+                data.cast(),
+                1,
+                &gate,
+                &mut event,
+            );
+            let _ = tx.send(Sent((status, event)));
+        });
+        let Sent((status, event)) = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the write returned before its user event was set");
+        ok(status);
+        assert_eq!(ferrocl_runtime::memory::chunked_writes(), before);
+        ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));
+        ok(clWaitForEvents(1, &event));
+        let mut out = vec![0u8; SIZE];
+        ok(clEnqueueReadBuffer(
+            queue,
+            buf,
+            CL_TRUE,
+            0,
+            SIZE,
+            out.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        assert!(out == data, "the bytes written");
+        ok(clReleaseEvent(event));
+        ok(clReleaseEvent(gate));
+        ok(clReleaseMemObject(buf));
         ok(clReleaseCommandQueue(queue));
         ok(clReleaseContext(ctx));
     }

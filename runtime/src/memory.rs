@@ -758,7 +758,9 @@ pub fn enqueue_write(
     let wait_list = &*waits;
     // A large write into device memory from pageable memory: staged in
     // host memory chunk by chunk, the host copying one while the device
-    // copies the one before (pinned sources go by DMA below).
+    // copies the one before (pinned sources go by DMA below). The call
+    // waits for its early chunks, so only where nothing it follows waits
+    // for the application (a user event): a non-blocking write returns.
     let linear = region[1] == 1 && region[2] == 1;
     if linear
         && region[0] >= 2 * WRITE_CHUNK
@@ -766,6 +768,7 @@ pub fn enqueue_write(
         && !staging::host_import_requested()
         && writes_in_chunks(buffer.host_cached())
         && mapped_staging_region(queue, src_ptr, src, region).is_none()
+        && queue.runs_unheld(wait_list)
     {
         let write = HostWrite {
             mem: mem.clone(),

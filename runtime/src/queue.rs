@@ -769,6 +769,18 @@ impl Queue {
         Ok(event)
     }
 
+    /// Whether a command enqueued now after `wait_list` is recorded and
+    /// can run without the host: no command of this queue is held, and
+    /// every event waited for is complete or submitted. A caller that
+    /// waits for such a command in the enqueue call cannot wait for an
+    /// event the application has yet to set.
+    pub fn runs_unheld(&self, wait_list: &[Arc<Event>]) -> bool {
+        self.state.lock().held.is_empty()
+            && wait_list
+                .iter()
+                .all(|e| e.is_done() || (!e.is_user() && e.timeline_value().is_some()))
+    }
+
     /// True when the device has finished every batch this queue submitted.
     fn caught_up(&self, state: &QueueState) -> bool {
         self.timeline
