@@ -841,10 +841,7 @@ pub fn enqueue_write(
         }
     }
     let mem = mem.clone();
-    let access = Access::Buffers {
-        reads: Vec::new(),
-        writes: vec![memory_key(&mem.buffer)],
-    };
+    let access = Access::writes_to(&mem.buffer);
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(stage.clone());
@@ -956,10 +953,7 @@ fn write_chunk(
     };
     let (mem, buffer) = (write.mem.clone(), write.buffer.clone());
     let to = (mem.offset + write.dst.shifted(at).offset(0, 0, 0)) as u64;
-    let access = Access::Buffers {
-        reads: Vec::new(),
-        writes: vec![memory_key(&mem.buffer)],
-    };
+    let access = Access::writes_to(&mem.buffer);
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(stage.clone());
@@ -1049,10 +1043,7 @@ pub fn enqueue_fill(
         ])),
         _ => None,
     };
-    let access = Access::Buffers {
-        reads: Vec::new(),
-        writes: vec![memory_key(&mem.buffer)],
-    };
+    let access = Access::writes_to(&mem.buffer);
     let record: RecordFn = match word {
         Some(value) if start.is_multiple_of(4) && size.is_multiple_of(4) => {
             Box::new(move |r: &mut Recorder<'_>| {

@@ -34,7 +34,7 @@
 use crate::cl::*;
 use crate::event::Event;
 use crate::memory::Mem;
-use crate::queue::{memory_key, no_work, Access, Queue, Recorder};
+use crate::queue::{no_work, Access, Queue, Recorder};
 use crate::vk_error;
 use ferrocl_vk::{Buffer, MemoryLocation};
 use parking_lot::Mutex;
@@ -334,10 +334,7 @@ fn enqueue_copy_from_owner(
     let Migration { owner, source, .. } = migration;
     let size = source.size().min(target.size()) as usize;
     let context = queue.context.clone();
-    let access = Access::Buffers {
-        reads: Vec::new(),
-        writes: vec![memory_key(&root.buffer)],
-    };
+    let access = Access::writes_to(&root.buffer);
     let record = move |r: &mut Recorder<'_>| {
         let stage = Arc::new(r.staging.take(size, MemoryLocation::HostToDevice)?);
         r.keep(stage.clone());

@@ -209,6 +209,16 @@ pub enum Access {
     Uses(UseList),
 }
 
+impl Access {
+    /// A command that writes `buffer` and uses no other device memory.
+    pub fn writes_to(buffer: &Arc<Buffer>) -> Access {
+        Access::Buffers {
+            reads: Vec::new(),
+            writes: vec![memory_key(buffer)],
+        }
+    }
+}
+
 /// Memory objects a command reads or writes, by [`memory_key`], stored
 /// inline. A command that uses more than [`UseList::CAPACITY`] of them is
 /// given [`Access::Unknown`] instead.

@@ -388,10 +388,7 @@ pub fn enqueue_fill(
     allocation.mem.check_device(queue)?;
     let mem = allocation.mem.clone();
     let start = (mem.offset + offset) as u64;
-    let access = Access::Buffers {
-        reads: Vec::new(),
-        writes: vec![memory_key(&mem.buffer)],
-    };
+    let access = Access::writes_to(&mem.buffer);
     // A pattern that repeats every 4 bytes over a 4-byte aligned range is
     // one vkCmdFillBuffer; any other is copied from a staging buffer that
     // holds the whole range, filled now.
@@ -516,10 +513,7 @@ pub fn enqueue_unmap(
         SvmHostView::Shared => {
             // Host writes made before this call reach the device with the
             // submission of the commands after it.
-            let access = Access::Buffers {
-                reads: Vec::new(),
-                writes: vec![memory_key(&mem.buffer)],
-            };
+            let access = Access::writes_to(&mem.buffer);
             let record = move |r: &mut Recorder<'_>| {
                 r.keep(mem);
                 Ok(())
