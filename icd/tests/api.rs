@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::rlib::{check_validation, device, ok};
+use common::rlib::{check_validation, device, event_u32, ok, profiling_times};
 use ferrocl::context::*;
 use ferrocl::device::*;
 use ferrocl::enqueue::*;
@@ -3628,36 +3628,13 @@ fn large_reads_arrive_whole() {
         .iter()
         .chain(&out[AT + SIZE..])
         .all(|&b| b == 0xee));
-    let time = |param: cl_uint| -> cl_ulong {
-        let mut t: cl_ulong = 0;
-        unsafe {
-            ok(clGetEventProfilingInfo(
-                event,
-                param,
-                8,
-                (&mut t as *mut cl_ulong).cast(),
-                null_mut(),
-            ));
-        }
-        t
-    };
-    let times = [
-        time(CL_PROFILING_COMMAND_QUEUED),
-        time(CL_PROFILING_COMMAND_SUBMIT),
-        time(CL_PROFILING_COMMAND_START),
-        time(CL_PROFILING_COMMAND_END),
-    ];
+    let times = profiling_times(event);
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
-    let mut kind: cl_uint = 0;
+    assert_eq!(
+        event_u32(event, CL_EVENT_COMMAND_TYPE),
+        CL_COMMAND_READ_BUFFER
+    );
     unsafe {
-        ok(clGetEventInfo(
-            event,
-            CL_EVENT_COMMAND_TYPE,
-            4,
-            (&mut kind as *mut cl_uint).cast(),
-            null_mut(),
-        ));
-        assert_eq!(kind, CL_COMMAND_READ_BUFFER);
         ok(clReleaseEvent(event));
         ok(clReleaseMemObject(buf));
     }

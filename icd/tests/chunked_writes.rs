@@ -7,15 +7,14 @@
 //! The Vulkan validation layer is on for the whole process; each test ends
 //! by checking that it reported nothing.
 
-use ferrocl::context::*;
-use ferrocl::device::*;
+mod common;
+
+use common::rlib::{check_validation, event_u32, ok, profiling_times, Env};
 use ferrocl::enqueue::*;
 use ferrocl::event::*;
 use ferrocl::kernel::*;
 use ferrocl::memory::*;
-use ferrocl::platform::*;
 use ferrocl::program::*;
-use ferrocl::queue::*;
 use ferrocl_runtime::cl::*;
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
@@ -23,35 +22,15 @@ use std::sync::Once;
 
 type H = *mut c_void;
 
-static SETUP: Once = Once::new();
-
 /// One test at a time: they read the process's count of chunked writes.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn ok(code: cl_int) {
-    assert_eq!(code, CL_SUCCESS, "expected CL_SUCCESS");
-}
-
-fn device() -> H {
-    SETUP.call_once(|| {
-        if std::env::var_os("FERROCL_VALIDATION").is_none() {
-            std::env::set_var("FERROCL_VALIDATION", "1");
-        }
-        std::env::set_var("FERROCL_WRITE_CHUNKS", "on");
-    });
-    unsafe {
-        let mut platform = null_mut();
-        ok(clGetPlatformIDs(1, &mut platform, null_mut()));
-        let mut dev = null_mut();
-        ok(clGetDeviceIDs(
-            platform,
-            CL_DEVICE_TYPE_ALL,
-            1,
-            &mut dev,
-            null_mut(),
-        ));
-        dev
-    }
+/// A context and queue, with `FERROCL_WRITE_CHUNKS=on` set before the
+/// first OpenCL call of the process.
+fn env(properties: cl_bitfield) -> Env {
+    static CHUNKS: Once = Once::new();
+    CHUNKS.call_once(|| std::env::set_var("FERROCL_WRITE_CHUNKS", "on"));
+    Env::with_queue_properties(properties)
 }
 
 /// Five chunks and part of a sixth, at an odd offset into the buffer.
@@ -65,14 +44,12 @@ const AT: usize = 4_099;
 #[test]
 fn chunked_writes_arrive_whole_and_in_order() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dev = device();
+    let env = env(CL_QUEUE_PROFILING_ENABLE);
+    let (ctx, queue) = (env.ctx, env.queue);
+    let dev = common::rlib::device();
     let before = ferrocl_runtime::memory::chunked_writes();
     let mut err = 0;
     unsafe {
-        let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
-        ok(err);
-        let queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &mut err);
-        ok(err);
         let source = CString::new(
             "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }",
         )
@@ -138,41 +115,15 @@ fn chunked_writes_arrive_whole_and_in_order() {
             null(),
             null_mut(),
         ));
-        let mut status: cl_int = 0;
-        ok(clGetEventInfo(
-            event,
-            CL_EVENT_COMMAND_EXECUTION_STATUS,
-            4,
-            (&mut status as *mut cl_int).cast(),
-            null_mut(),
-        ));
-        assert_eq!(status, CL_COMPLETE as cl_int);
-        let mut kind: cl_uint = 0;
-        ok(clGetEventInfo(
-            event,
-            CL_EVENT_COMMAND_TYPE,
-            4,
-            (&mut kind as *mut cl_uint).cast(),
-            null_mut(),
-        ));
-        assert_eq!(kind, CL_COMMAND_WRITE_BUFFER);
-        let time = |param: cl_uint| -> cl_ulong {
-            let mut t: cl_ulong = 0;
-            ok(clGetEventProfilingInfo(
-                event,
-                param,
-                8,
-                (&mut t as *mut cl_ulong).cast(),
-                null_mut(),
-            ));
-            t
-        };
-        let times = [
-            time(CL_PROFILING_COMMAND_QUEUED),
-            time(CL_PROFILING_COMMAND_SUBMIT),
-            time(CL_PROFILING_COMMAND_START),
-            time(CL_PROFILING_COMMAND_END),
-        ];
+        assert_eq!(
+            event_u32(event, CL_EVENT_COMMAND_EXECUTION_STATUS) as cl_int,
+            CL_COMPLETE as cl_int
+        );
+        assert_eq!(
+            event_u32(event, CL_EVENT_COMMAND_TYPE),
+            CL_COMMAND_WRITE_BUFFER
+        );
+        let times = profiling_times(event);
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
         let mismatch = out[AT..AT + SIZE]
             .iter()
@@ -190,14 +141,9 @@ fn chunked_writes_arrive_whole_and_in_order() {
         ok(clReleaseMemObject(buf));
         ok(clReleaseKernel(set));
         ok(clReleaseProgram(program));
-        ok(clReleaseCommandQueue(queue));
-        ok(clReleaseContext(ctx));
     }
-    assert_eq!(
-        ferrocl_vk::validation_message_count(),
-        0,
-        "Vulkan validation messages"
-    );
+    drop(env);
+    check_validation();
 }
 
 /// Handles and pointers moved to the thread that makes a call which may
@@ -214,14 +160,11 @@ unsafe impl<T> Send for Sent<T> {}
 #[test]
 fn a_large_write_behind_a_user_event_returns_at_once() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dev = device();
+    let env = env(0);
+    let (ctx, queue) = (env.ctx, env.queue);
     let before = ferrocl_runtime::memory::chunked_writes();
     let mut err = 0;
     unsafe {
-        let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
-        ok(err);
-        let queue = clCreateCommandQueue(ctx, dev, 0, &mut err);
-        ok(err);
         let buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SIZE, null_mut(), &mut err);
         ok(err);
         let gate = clCreateUserEvent(ctx, &mut err);
@@ -269,12 +212,7 @@ fn a_large_write_behind_a_user_event_returns_at_once() {
         ok(clReleaseEvent(event));
         ok(clReleaseEvent(gate));
         ok(clReleaseMemObject(buf));
-        ok(clReleaseCommandQueue(queue));
-        ok(clReleaseContext(ctx));
     }
-    assert_eq!(
-        ferrocl_vk::validation_message_count(),
-        0,
-        "Vulkan validation messages"
-    );
+    drop(env);
+    check_validation();
 }

@@ -355,7 +355,7 @@ const SHARED_GROUP_WIDTH: usize = 256;
 /// Which of two ways to compile or run something: `on` or `off` where the
 /// environment variable `var` names one (to compare the two and to test
 /// both on any device), `default` otherwise.
-fn code_shape(var: &str, [on, off]: [&str; 2], default: bool) -> bool {
+pub(crate) fn code_shape(var: &str, [on, off]: [&str; 2], default: bool) -> bool {
     match std::env::var(var).as_deref() {
         Ok(v) if v == on => true,
         Ok(v) if v == off => false,

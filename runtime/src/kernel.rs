@@ -584,14 +584,8 @@ impl Kernel {
                 continue;
             };
             let narrow = NARROW_GROUP_WIDTH.min(wide);
-            let local_limit = u64::from(device.vk_info().limits.max_compute_shared_memory_size);
-            let small_pad = info.register_pad
-                && pads_registers(
-                    [narrow, 1, 1],
-                    info.max_compute_units as usize,
-                    self.info.static_local_mem_size,
-                    local_limit,
-                );
+            let small_pad =
+                launch_pads_registers(device, [narrow, 1, 1], self.info.static_local_mem_size);
             let key = |width: usize, register_pad: bool| PipelineKey {
                 device_index: index,
                 work_group_size: [width as u32, 1, 1],
@@ -963,19 +957,13 @@ pub fn enqueue_nd_range(
         .and_then(|_| migrate::prepare_launch(queue, &launch.mems, &launch.read_only, &mut waits));
     let (global, local) = dispatch_shape(kernel, &queue.device, range);
     let enqueued_local_size = local.map(|l| l as u32);
-    let device_info = queue.device.info();
-    let register_pad = device_info.register_pad
-        && pads_registers(
-            global,
-            device_info.max_compute_units as usize,
-            info.static_local_mem_size
-                + launch
-                    .local_sizes
-                    .iter()
-                    .map(|&b| u64::from(b))
-                    .sum::<u64>(),
-            u64::from(queue.device.vk_info().limits.max_compute_shared_memory_size),
-        );
+    let local_bytes = info.static_local_mem_size
+        + launch
+            .local_sizes
+            .iter()
+            .map(|&b| u64::from(b))
+            .sum::<u64>();
+    let register_pad = launch_pads_registers(&queue.device, global, local_bytes);
     let launch_pipelines = filled.and_then(|_| {
         launch.pipelines.clear();
         for region in regions(global, local).as_slice() {
@@ -1060,6 +1048,22 @@ const REGISTER_PAD_BYTES: u32 = 8192;
 /// multiprocessor (65,536 registers) at 255 registers each, so the pad
 /// takes away no occupancy the launch could use.
 pub const REGISTER_PAD_ITEMS_PER_UNIT: usize = 256;
+
+/// Whether a launch of `global` work-items using `local_bytes` of
+/// `__local` memory gets the register pad on `device`: where the device
+/// sizes one at all ([`crate::device::DeviceInfo::register_pad`]), as
+/// [`pads_registers`] says. The launch and the pipelines made ahead of it
+/// ask the same question.
+fn launch_pads_registers(device: &Device, global: [usize; 3], local_bytes: u64) -> bool {
+    let info = device.info();
+    info.register_pad
+        && pads_registers(
+            global,
+            info.max_compute_units as usize,
+            local_bytes,
+            u64::from(device.vk_info().limits.max_compute_shared_memory_size),
+        )
+}
 
 /// Whether a launch of `global` work-items on `compute_units` gets the
 /// register pad: few enough work-items ([`REGISTER_PAD_ITEMS_PER_UNIT`]

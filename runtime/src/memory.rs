@@ -761,13 +761,18 @@ pub fn enqueue_write(
     // copies the one before (pinned sources go by DMA below). The call
     // waits for its early chunks, so only where nothing it follows waits
     // for the application (a user event): a non-blocking write returns.
+    // The mapped ALLOC_HOST_PTR staging buffer (pinned memory) that holds
+    // a large linear source.
+    let pinned = (region[0] >= staging::IMPORT_MIN_BYTES)
+        .then(|| mapped_staging_region(queue, src_ptr, src, region))
+        .flatten();
     let linear = region[1] == 1 && region[2] == 1;
     if linear
         && region[0] >= 2 * WRITE_CHUNK
         && !queue.out_of_order()
         && !staging::host_import_requested()
         && writes_in_chunks(buffer.host_cached())
-        && mapped_staging_region(queue, src_ptr, src, region).is_none()
+        && pinned.is_none()
         && queue.runs_unheld(wait_list)
     {
         let write = HostWrite {
@@ -793,11 +798,9 @@ pub fn enqueue_write(
     let in_place = buffer.mapped_ptr().is_some() && !staging::host_import_requested();
     let imported = if buffer.host_cached() {
         None
-    } else if in_place {
+    } else if in_place || pinned.is_some() {
         // Only linear regions lie in a mapping, so the row is the size.
-        (region[0] >= staging::IMPORT_MIN_BYTES)
-            .then(|| mapped_staging_region(queue, src_ptr, src, region))
-            .flatten()
+        pinned
     } else {
         imported_host_region(queue, src_ptr, src, region)?
     };
@@ -876,13 +879,7 @@ const WRITE_CHUNKS_IN_FLIGHT: usize = 3;
 /// or `=off` chooses for every buffer, to compare the two and to test the
 /// path on a device whose memory is all host memory.
 fn writes_in_chunks(host_cached: bool) -> bool {
-    static CHOICE: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    let choice = CHOICE.get_or_init(|| match std::env::var("FERROCL_WRITE_CHUNKS").as_deref() {
-        Ok("on") => Some(true),
-        Ok("off") => Some(false),
-        _ => None,
-    });
-    choice.unwrap_or(!host_cached)
+    crate::device::code_shape("FERROCL_WRITE_CHUNKS", ["on", "off"], !host_cached)
 }
 
 /// Writes that went in chunks so far in this process (a diagnostic: tests

@@ -21,7 +21,7 @@
 //!
 //! cargo run --release -p ferrocl-vk --example submit_latency
 
-use ferrocl_vk::{CopyEngine, Device, Instance, MemoryLocation, Timeline};
+use ferrocl_vk::{Buffer, CommandStream, CopyEngine, Device, Instance, MemoryLocation, Timeline};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -52,6 +52,20 @@ fn host_ns(epoch: Instant) -> f64 {
     epoch.elapsed().as_nanos() as f64
 }
 
+/// What the dispatch lines record: a 4 KiB buffer that the fill kernel
+/// (the compute copy engine) writes, a timeline and a command stream.
+fn fill_setup(device: &Device) -> (Arc<Buffer>, Timeline, CommandStream) {
+    device.set_copy_engine(CopyEngine::Compute);
+    let buffer = Arc::new(
+        device
+            .create_buffer(4096, MemoryLocation::DeviceLocal)
+            .unwrap(),
+    );
+    let timeline = device.create_timeline(0).unwrap();
+    let stream = device.create_command_stream().unwrap();
+    (buffer, timeline, stream)
+}
+
 fn empty_round_trip(device: &Device) -> f64 {
     let timeline = device.create_timeline(0).unwrap();
     let mut stream = device.create_command_stream().unwrap();
@@ -71,14 +85,7 @@ fn empty_round_trip(device: &Device) -> f64 {
 /// kernel end to host seeing it), in µs; the last three are `None` without
 /// calibrated timestamps.
 fn dispatch_round_trip(device: &Device, how: Wait) -> (f64, f64, Option<[f64; 3]>) {
-    device.set_copy_engine(CopyEngine::Compute);
-    let buffer = Arc::new(
-        device
-            .create_buffer(4096, MemoryLocation::DeviceLocal)
-            .unwrap(),
-    );
-    let timeline = device.create_timeline(0).unwrap();
-    let mut stream = device.create_command_stream().unwrap();
+    let (buffer, timeline, mut stream) = fill_setup(device);
     let period = f64::from(device.info().limits.timestamp_period);
     // The device clock as host CLOCK_MONOTONIC nanoseconds, and Instant's
     // offset from CLOCK_MONOTONIC (Instant reads that clock on Linux).
@@ -132,14 +139,7 @@ const RECORDED: usize = 1000;
 /// Medians of (recording one dispatch, submitting [`RECORDED`] of them),
 /// in µs.
 fn recording_cost(device: &Device) -> (f64, f64) {
-    device.set_copy_engine(CopyEngine::Compute);
-    let buffer = Arc::new(
-        device
-            .create_buffer(4096, MemoryLocation::DeviceLocal)
-            .unwrap(),
-    );
-    let timeline = device.create_timeline(0).unwrap();
-    let mut stream = device.create_command_stream().unwrap();
+    let (buffer, timeline, mut stream) = fill_setup(device);
     let rounds = 50;
     let (mut record, mut submit) = (Vec::new(), Vec::new());
     for round in 1..=(5 + rounds) as u64 {

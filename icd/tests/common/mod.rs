@@ -942,6 +942,7 @@ impl Mode {
 pub mod rlib {
     use ferrocl::context::{clCreateContext, clReleaseContext};
     use ferrocl::device::clGetDeviceIDs;
+    use ferrocl::event::{clGetEventInfo, clGetEventProfilingInfo};
     use ferrocl::platform::clGetPlatformIDs;
     use ferrocl::queue::{clCreateCommandQueue, clReleaseCommandQueue};
     use ferrocl_runtime::cl::*;
@@ -997,6 +998,39 @@ pub mod rlib {
             .0
     }
 
+    /// A 4-byte property of `event` (`CL_EVENT_COMMAND_TYPE`,
+    /// `CL_EVENT_COMMAND_EXECUTION_STATUS`, ...).
+    pub fn event_u32(event: H, param: cl_uint) -> u32 {
+        let mut value: u32 = 0;
+        // SAFETY: `value` holds the 4 bytes asked for.
+        ok(unsafe { clGetEventInfo(event, param, 4, (&mut value as *mut u32).cast(), null_mut()) });
+        value
+    }
+
+    /// The queued, submit, start and end times of a profiled `event`.
+    pub fn profiling_times(event: H) -> [cl_ulong; 4] {
+        [
+            CL_PROFILING_COMMAND_QUEUED,
+            CL_PROFILING_COMMAND_SUBMIT,
+            CL_PROFILING_COMMAND_START,
+            CL_PROFILING_COMMAND_END,
+        ]
+        .map(|param| {
+            let mut t: cl_ulong = 0;
+            // SAFETY: `t` holds the 8 bytes asked for.
+            ok(unsafe {
+                clGetEventProfilingInfo(
+                    event,
+                    param,
+                    8,
+                    (&mut t as *mut cl_ulong).cast(),
+                    null_mut(),
+                )
+            });
+            t
+        })
+    }
+
     /// A context and an in-order queue on the first device, released on
     /// drop.
     pub struct Env {
@@ -1006,12 +1040,18 @@ pub mod rlib {
 
     impl Env {
         pub fn new() -> Env {
+            Env::with_queue_properties(0)
+        }
+
+        /// The queue made with `properties` (`CL_QUEUE_PROFILING_ENABLE`,
+        /// ...).
+        pub fn with_queue_properties(properties: cl_bitfield) -> Env {
             let dev = device();
             let mut err = 0;
             unsafe {
                 let ctx = clCreateContext(null(), 1, &dev, None, null_mut(), &mut err);
                 ok(err);
-                let queue = clCreateCommandQueue(ctx, dev, 0, &mut err);
+                let queue = clCreateCommandQueue(ctx, dev, properties, &mut err);
                 ok(err);
                 Env { ctx, queue }
             }
