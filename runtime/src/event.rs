@@ -75,6 +75,18 @@ fn set_end_times(times: &mut [u64; 4], measured: Option<(u64, u64)>) {
     }
 }
 
+/// The queued, submit and start times of `first` as those of `times`, a
+/// later command's, whose end they may not pass.
+fn spread_start(times: &mut [u64; 4], first: [u64; 4]) {
+    let end = times[3];
+    for (time, first) in times.iter_mut().zip(first).take(3) {
+        *time = first.min(end);
+    }
+}
+
+/// The command type of [`Event::new_gate`]'s events: none of the API's.
+const GATE: cl_uint = 0;
+
 type Listener = Box<dyn FnOnce() + Send>;
 
 struct Registered {
@@ -94,6 +106,10 @@ struct EventState {
     listeners: Vec<Listener>,
     /// Queued, submit, start, end (ns, host clock); 0 until reached.
     times: [u64; 4],
+    /// The first command of an operation this command ends (a read run as
+    /// several commands): its queued, submit and start times become this
+    /// one's when this one completes ([`Event::span_from`]).
+    span_from: Option<Arc<Event>>,
 }
 
 /// What an event knows of its queue.
@@ -150,6 +166,7 @@ impl Event {
                 callbacks: Vec::new(),
                 listeners: Vec::new(),
                 times: [queued, 0, 0, 0],
+                span_from: None,
             }),
             changed: Condvar::new(),
         })
@@ -217,6 +234,18 @@ impl Event {
     /// `clCreateUserEvent`: starts as `CL_SUBMITTED`.
     pub fn new_user(context: Arc<Context>) -> Arc<Event> {
         Event::new(context, None, CL_COMMAND_USER, CL_SUBMITTED as cl_int)
+    }
+
+    /// An event of no queue that the runtime completes itself, never seen
+    /// by the application: a command that waits for it is held until then
+    /// ([`Queue::runs_unheld`] counts on it to complete).
+    pub(crate) fn new_gate(context: Arc<Context>) -> Arc<Event> {
+        Event::new(context, None, GATE, CL_SUBMITTED as cl_int)
+    }
+
+    /// Made by [`Event::new_gate`].
+    pub(crate) fn is_gate(&self) -> bool {
+        self.queue.is_none() && self.command_type == GATE
     }
 
     pub fn is_user(&self) -> bool {
@@ -348,7 +377,7 @@ impl Event {
     /// event was already complete or failed.
     fn set_final_status(&self, status: cl_int, measured: Option<(u64, u64)>) -> bool {
         let profiled = self.profiled();
-        {
+        let first = {
             let mut state = self.state.lock();
             if state.status <= CL_COMPLETE as cl_int {
                 return false;
@@ -357,7 +386,18 @@ impl Event {
             if profiled {
                 set_end_times(&mut state.times, measured);
             }
-        }
+            let first = state.span_from.take();
+            if let Some(first) = &first {
+                // `first` completed before this command (an earlier one of
+                // the same in-order queue), so its times are final; nothing
+                // locks the two the other way round.
+                let from = first.state.lock().times;
+                spread_start(&mut state.times, from);
+            }
+            first
+        };
+        // Dropped outside the lock: it may be the last reference.
+        drop(first);
         self.changed.notify_all();
         true
     }
@@ -457,11 +497,23 @@ impl Event {
             return;
         }
         let from = first.state.lock().times;
-        let mut state = self.state.lock();
-        let end = state.times[3];
-        for (time, first) in state.times.iter_mut().zip(from).take(3) {
-            *time = first.min(end);
+        spread_start(&mut self.state.lock().times, from);
+    }
+
+    /// [`Event::take_start_from`] for a command that may not have
+    /// completed yet: done as it completes. Only for a profiled command
+    /// whose `first` completes before it.
+    pub(crate) fn span_from(&self, first: &Arc<Event>) {
+        if !self.profiled() || std::ptr::eq(self, &**first) {
+            return;
         }
+        let mut state = self.state.lock();
+        if state.status > CL_COMPLETE as cl_int {
+            state.span_from = Some(first.clone());
+            return;
+        }
+        drop(state);
+        self.take_start_from(first);
     }
 
     /// `CL_PROFILING_COMMAND_*` times: queued, submit, start, end.

@@ -779,16 +779,27 @@ impl Queue {
         Ok(event)
     }
 
-    /// Whether a command enqueued now after `wait_list` is recorded and
-    /// can run without the host: no command of this queue is held, and
-    /// every event waited for is complete or submitted. A caller that
-    /// waits for such a command in the enqueue call cannot wait for an
-    /// event the application has yet to set.
+    /// Whether a command enqueued now after `wait_list` runs without the
+    /// application: every event it or a held command of this queue waits
+    /// for is complete, submitted, a command of this queue (held ones are
+    /// asked the same of), or a gate the runtime opens itself
+    /// ([`Event::new_gate`]). A caller that waits for such a command in
+    /// the enqueue call cannot wait for an event the application has yet
+    /// to set.
     pub fn runs_unheld(&self, wait_list: &[Arc<Event>]) -> bool {
-        self.state.lock().held.is_empty()
-            && wait_list
+        let runs = |e: &Arc<Event>| {
+            e.is_done()
+                || e.is_gate()
+                || e.is_on(self)
+                || (!e.is_user() && e.timeline_value().is_some())
+        };
+        wait_list.iter().all(runs)
+            && self
+                .state
+                .lock()
+                .held
                 .iter()
-                .all(|e| e.is_done() || (!e.is_user() && e.timeline_value().is_some()))
+                .all(|h| h.deps.iter().all(runs))
     }
 
     /// True when the device has finished every batch this queue submitted.
