@@ -423,31 +423,34 @@ pub fn transfers(t: &Target<'_>) -> Vec<Row> {
         *b = (i % 251) as u8;
     }
     let host = pageable.as_mut_ptr().cast::<c_void>();
-    rows.push(row(
-        "transfer",
-        format!("clEnqueueWriteBuffer pageable {mb} MiB"),
-        "GB/s",
-        measured(write_or_read(t, host, bytes, true)),
-    ));
-    rows.push(row(
-        "transfer",
-        format!("clEnqueueReadBuffer pageable {mb} MiB"),
-        "GB/s",
-        measured(write_or_read(t, host, bytes, false)),
-    ));
+    for blocking in [true, false] {
+        let how = if blocking { "" } else { " non-blocking" };
+        rows.push(row(
+            "transfer",
+            format!("clEnqueueWriteBuffer pageable{how} {mb} MiB"),
+            "GB/s",
+            measured(write_or_read(t, host, bytes, true, blocking)),
+        ));
+        rows.push(row(
+            "transfer",
+            format!("clEnqueueReadBuffer pageable{how} {mb} MiB"),
+            "GB/s",
+            measured(write_or_read(t, host, bytes, false, blocking)),
+        ));
+    }
     match Pinned::new(t.ctx, bytes) {
         Ok(pinned) => {
             rows.push(row(
                 "transfer",
                 format!("clEnqueueWriteBuffer pinned {mb} MiB"),
                 "GB/s",
-                measured(write_or_read(t, pinned.ptr, bytes, true)),
+                measured(write_or_read(t, pinned.ptr, bytes, true, true)),
             ));
             rows.push(row(
                 "transfer",
                 format!("clEnqueueReadBuffer pinned {mb} MiB"),
                 "GB/s",
-                measured(write_or_read(t, pinned.ptr, bytes, false)),
+                measured(write_or_read(t, pinned.ptr, bytes, false, true)),
             ));
         }
         Err(e) => {
@@ -477,13 +480,15 @@ pub fn transfers(t: &Target<'_>) -> Vec<Row> {
     rows
 }
 
-/// A blocking write from (or read into) `host`, checked once by a round
-/// trip through the device.
+/// A write from (or read into) `host`, checked once by a blocking round
+/// trip through the device. A non-blocking one is timed like the others:
+/// calls back to back, then `clFinish`.
 fn write_or_read(
     t: &Target<'_>,
     host: *mut c_void,
     bytes: usize,
     write: bool,
+    blocking: bool,
 ) -> Result<f64, String> {
     let ctx = t.ctx;
     let api = ctx.api;
@@ -493,15 +498,16 @@ fn write_or_read(
     for (i, b) in host_bytes.iter_mut().enumerate() {
         *b = (i % 251) as u8;
     }
-    let op = |write: bool| {
-        // SAFETY: blocking transfer of `bytes` bytes between `host` and a
-        // buffer of that size.
+    let op = |write: bool, blocking: bool| {
+        let blocking = if blocking { CL_TRUE } else { CL_FALSE };
+        // SAFETY: a transfer of `bytes` bytes between `host` and a buffer
+        // of that size; `host` outlives the `clFinish` that ends the timing.
         let status = unsafe {
             if write {
                 (api.clEnqueueWriteBuffer)(
                     ctx.queue,
                     dev.handle,
-                    CL_TRUE,
+                    blocking,
                     0,
                     bytes,
                     host,
@@ -513,7 +519,7 @@ fn write_or_read(
                 (api.clEnqueueReadBuffer)(
                     ctx.queue,
                     dev.handle,
-                    CL_TRUE,
+                    blocking,
                     0,
                     bytes,
                     host,
@@ -532,9 +538,9 @@ fn write_or_read(
             },
         )
     };
-    op(true)?;
+    op(true, true)?;
     host_bytes.fill(0);
-    op(false)?;
+    op(false, true)?;
     if let Some(i) = host_bytes
         .iter()
         .enumerate()
@@ -542,7 +548,7 @@ fn write_or_read(
     {
         return Err(format!("byte {i} came back wrong"));
     }
-    let seconds = time_per_call(t, || op(write))?;
+    let seconds = time_per_call(t, || op(write, blocking))?;
     Ok(bytes as f64 / seconds / 1e9)
 }
 
