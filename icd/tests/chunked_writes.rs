@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::rlib::{check_validation, event_u32, ok, profiling_times, Env};
+use common::rlib::{check_validation, event_u32, ok, profiling_times, returns_at_once, Env};
 use ferrocl::enqueue::*;
 use ferrocl::event::*;
 use ferrocl::kernel::*;
@@ -146,13 +146,6 @@ fn chunked_writes_arrive_whole_and_in_order() {
     check_validation();
 }
 
-/// Handles and pointers moved to the thread that makes a call which may
-/// not return.
-struct Sent<T>(T);
-// SAFETY: OpenCL handles may be used from any thread; the data pointer
-// stays valid until the call returns (the test waits for it).
-unsafe impl<T> Send for Sent<T> {}
-
 /// A write as large as the chunked ones, behind a user event the
 /// application has not set, returns at once (the chunked path would wait
 /// in the call for its first chunks, which wait for the event) and lands
@@ -170,11 +163,8 @@ fn a_large_write_behind_a_user_event_returns_at_once() {
         let gate = clCreateUserEvent(ctx, &mut err);
         ok(err);
         let data: Vec<u8> = (0..SIZE).map(|i| (i * 7 % 251) as u8).collect();
-        let call = Sent((queue, buf, gate, data.as_ptr()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let call = call;
-            let (queue, buf, gate, data) = call.0;
+        let src = data.as_ptr();
+        let (status, event) = returns_at_once("the write", move || {
             let mut event: H = null_mut();
             let status = clEnqueueWriteBuffer(
                 queue,
@@ -182,16 +172,13 @@ fn a_large_write_behind_a_user_event_returns_at_once() {
                 CL_FALSE,
                 0,
                 SIZE,
-                data.cast(),
+                src.cast(),
                 1,
                 &gate,
                 &mut event,
             );
-            let _ = tx.send(Sent((status, event)));
+            (status, event)
         });
-        let Sent((status, event)) = rx
-            .recv_timeout(std::time::Duration::from_secs(20))
-            .expect("the write returned before its user event was set");
         ok(status);
         assert_eq!(ferrocl_runtime::memory::chunked_writes(), before);
         ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::rlib::{check_validation, event_u32, ok, profiling_times, Env};
+use common::rlib::{check_validation, event_u32, ok, profiling_times, returns_at_once, Env};
 use ferrocl::enqueue::*;
 use ferrocl::event::*;
 use ferrocl::kernel::*;
@@ -240,13 +240,6 @@ fn reads_ahead_outlive_their_queue_handle() {
     check_validation();
 }
 
-/// Handles and pointers moved to the thread that makes a call which may
-/// not return.
-struct Sent<T>(T);
-// SAFETY: OpenCL handles may be used from any thread; the data pointer
-// stays valid until the call returns (the test waits for it).
-unsafe impl<T> Send for Sent<T> {}
-
 /// A read as large, behind a user event the application has not set, does
 /// not go ahead in chunks (the chunks in flight would wait for the event
 /// in the call on an error), returns at once, and lands once the event is
@@ -262,11 +255,8 @@ fn a_large_read_behind_a_user_event_returns_at_once() {
         let gate = clCreateUserEvent(env.ctx, &mut err);
         ok(err);
         let mut out = vec![0x5au8; SIZE + 2 * MARGIN];
-        let call = Sent((env.queue, buf, gate, out[MARGIN..].as_mut_ptr()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let call = call;
-            let (queue, buf, gate, dst) = call.0;
+        let (queue, dst) = (env.queue, out[MARGIN..].as_mut_ptr());
+        let (status, event) = returns_at_once("the read", move || {
             let mut event: H = null_mut();
             let status = clEnqueueReadBuffer(
                 queue,
@@ -279,11 +269,8 @@ fn a_large_read_behind_a_user_event_returns_at_once() {
                 &gate,
                 &mut event,
             );
-            let _ = tx.send(Sent((status, event)));
+            (status, event)
         });
-        let Sent((status, event)) = rx
-            .recv_timeout(std::time::Duration::from_secs(20))
-            .expect("the read returned before its user event was set");
         ok(status);
         assert_eq!(reads_ahead_in_chunks(), before);
         ok(clSetUserEventStatus(gate, CL_COMPLETE as cl_int));

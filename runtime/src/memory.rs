@@ -1288,10 +1288,7 @@ pub fn enqueue_map(
     match queue.enqueue(map_command(mem), wait_list, record) {
         Ok(event) => Ok((event, ptr as *mut c_void)),
         Err(code) => {
-            let mut maps = mem.maps.lock();
-            if let Some(i) = maps.iter().rposition(|m| m.ptr == ptr) {
-                maps.remove(i);
-            }
+            forget_mapping(mem, ptr);
             if ptr == stage_ptr {
                 staging::unregister_mapping(ptr);
             }
@@ -1378,12 +1375,17 @@ fn map_directly(
     match queue.enqueue_with_access(map_command(mem), wait_list, access, record) {
         Ok(event) => Ok((event, ptr as *mut c_void)),
         Err(code) => {
-            let mut maps = mem.maps.lock();
-            if let Some(i) = maps.iter().rposition(|m| m.ptr == ptr) {
-                maps.remove(i);
-            }
+            forget_mapping(mem, ptr);
             Err(code)
         }
+    }
+}
+
+/// Takes back the latest mapping of `mem` at `ptr`, whose map failed.
+fn forget_mapping(mem: &Mem, ptr: usize) {
+    let mut maps = mem.maps.lock();
+    if let Some(i) = maps.iter().rposition(|m| m.ptr == ptr) {
+        maps.remove(i);
     }
 }
 

@@ -1031,6 +1031,31 @@ pub mod rlib {
         })
     }
 
+    /// A value moved to another thread though it holds OpenCL handles or
+    /// pointers, which any thread may use.
+    pub struct Sent<T>(pub T);
+    // SAFETY: OpenCL handles may be used from any thread; the caller keeps
+    // what a pointer points to alive until the other thread is done.
+    unsafe impl<T> Send for Sent<T> {}
+
+    /// Runs `call` on another thread and returns what it returns; panics,
+    /// naming `what`, when it has not returned within 20 s: for an enqueue
+    /// call that must not wait for an event the application sets after
+    /// it. The memory `call` uses must outlive the wait.
+    pub fn returns_at_once<T: 'static>(what: &str, call: impl FnOnce() -> T + 'static) -> T {
+        let call = Sent(call);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            // The whole wrapper moves here, not only its closure.
+            let call = call;
+            let _ = tx.send(Sent((call.0)()));
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(Sent(result)) => result,
+            Err(_) => panic!("{what} did not return while its user event was unset"),
+        }
+    }
+
     /// A context and an in-order queue on the first device, released on
     /// drop.
     pub struct Env {
