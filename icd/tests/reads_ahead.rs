@@ -41,7 +41,7 @@ fn env(properties: cl_bitfield) -> Env {
 }
 
 /// Nine chunks and part of a tenth (more than the chunks in flight, so
-/// most are held when the call returns), read from an odd offset.
+/// the last ones are held when the call returns), read from an odd offset.
 const SIZE: usize = (144 << 20) + 12_345;
 const AT: usize = 4_099;
 /// Bytes of the destination around the read, which it must leave alone.

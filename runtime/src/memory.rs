@@ -518,6 +518,13 @@ const READ_CHUNK: usize = 16 << 20;
 /// Chunks of one read in flight at a time: the staging memory a read
 /// holds, and how far the device may run ahead of the host copies.
 const READ_CHUNKS_IN_FLIGHT: usize = 3;
+/// Chunks of a read ahead ([`read_ahead_in_chunks`]) in flight at a time.
+/// More than a blocking read's: a chunk after these is released only once
+/// the completion thread has run the listener of the one this many
+/// before, which can lag when the application's thread retires batches
+/// (in `clFinish`). H200, 512 MiB reads back to back, three rounds: 3 in
+/// flight 35.6-37.9 GB/s, 6 in flight 38.3-40.1.
+const READ_AHEAD_IN_FLIGHT: usize = 6;
 
 /// A blocking linear read as commands of [`READ_CHUNK`] bytes, each
 /// submitted on its own, copied out by up to sixteen threads each
@@ -563,7 +570,7 @@ pub fn reads_ahead_in_chunks() -> u64 {
 }
 
 /// A non-blocking linear read as commands of [`READ_CHUNK`] bytes that run
-/// ahead of the application: the first [`READ_CHUNKS_IN_FLIGHT`] are
+/// ahead of the application: the first [`READ_AHEAD_IN_FLIGHT`] are
 /// submitted now, and each later one is held until the chunk that many
 /// before it has completed, its bytes copied out (a gate event that chunk
 /// completes), so the queue's completion thread releases the rest as the
@@ -588,11 +595,11 @@ fn read_ahead_in_chunks(
     // Set once a chunk fails: every later chunk then fails too, so the last
     // chunk's event tells the application.
     let failed = Arc::new(AtomicBool::new(false));
-    let mut window = std::collections::VecDeque::with_capacity(READ_CHUNKS_IN_FLIGHT);
+    let mut window = std::collections::VecDeque::with_capacity(READ_AHEAD_IN_FLIGHT);
     let mut first: Option<Arc<Event>> = None;
     let mut last: Option<Arc<Event>> = None;
     for at in (0..read.region[0]).step_by(READ_CHUNK) {
-        let gate = if window.len() < READ_CHUNKS_IN_FLIGHT {
+        let gate = if window.len() < READ_AHEAD_IN_FLIGHT {
             None
         } else {
             window
