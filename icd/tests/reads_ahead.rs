@@ -1,8 +1,9 @@
-//! Large non-blocking reads go as chunk commands that the queue releases
-//! as the earlier chunks are copied out (runtime/src/memory.rs
-//! `read_ahead_in_chunks`): the call returns at once, the bytes arrive
-//! whole and in queue order, the returned event spans the whole read, and
-//! the read finishes after the application has released its queue.
+//! Large reads go as chunk commands that the queue releases as the
+//! earlier chunks are copied out (runtime/src/memory.rs
+//! `read_ahead_in_chunks`): a non-blocking call returns at once, a
+//! blocking one once the bytes are there, the bytes arrive whole and in
+//! queue order, the returned event spans the whole read, and the read
+//! finishes after the application has released its queue.
 //! lavapipe's buffers are host memory, which a read on an idle queue copies
 //! from directly, so this process sets `FERROCL_DIRECT_ACCESS=off` before
 //! its first OpenCL call: reads then take the path of a discrete GPU.
@@ -181,6 +182,39 @@ fn reads_ahead_arrive_whole_and_in_order() {
         ok(clReleaseMemObject(buf));
         ok(clReleaseKernel(set));
         ok(clReleaseProgram(program));
+    }
+    drop(env);
+    check_validation();
+}
+
+/// A blocking read goes ahead in chunks too, then waits: the bytes are
+/// there when the call returns.
+#[test]
+fn blocking_reads_go_ahead_then_wait() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let env = env(0);
+    unsafe {
+        let (buf, data) = filled_buffer(&env, 7);
+        let mut out = vec![0x5au8; SIZE + 2 * MARGIN];
+        let before = reads_ahead_in_chunks();
+        ok(clEnqueueReadBuffer(
+            env.queue,
+            buf,
+            CL_TRUE,
+            AT,
+            SIZE,
+            out[MARGIN..].as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut(),
+        ));
+        assert_eq!(
+            reads_ahead_in_chunks(),
+            before + 1,
+            "the read went ahead in chunks"
+        );
+        check_read(&out, &data);
+        ok(clReleaseMemObject(buf));
     }
     drop(env);
     check_validation();

@@ -462,11 +462,17 @@ pub fn enqueue_read(
         region,
     };
     // Asked again: a migration from another device adds to the wait list.
+    // A blocking read goes ahead too, then waits: its chunks are released
+    // by the completion thread, not by the waiting thread's own retiring.
+    if in_chunks && queue.runs_unheld(wait_list) {
+        let event = read_ahead_in_chunks(queue, &read, wait_list, command_type)?;
+        if blocking {
+            wait_blocking(&event)?;
+        }
+        return Ok(event);
+    }
     if in_chunks && blocking {
         return read_in_chunks(queue, &read, wait_list, command_type);
-    }
-    if in_chunks && queue.runs_unheld(wait_list) {
-        return read_ahead_in_chunks(queue, &read, wait_list, command_type);
     }
     if let Some(event) = read_into_imported(queue, &read, wait_list, command_type)? {
         return Ok(event);
@@ -572,10 +578,10 @@ pub fn reads_ahead_in_chunks() -> u64 {
 /// A non-blocking linear read as commands of [`READ_CHUNK`] bytes that run
 /// ahead of the application: the first [`READ_AHEAD_IN_FLIGHT`] are
 /// submitted now, and each later one is held until the chunk that many
-/// before it has completed, its bytes copied out (a gate event that chunk
-/// completes), so the queue's completion thread releases the rest as the
-/// copies out finish and the read holds that many chunks of staging
-/// however long it is. Before, such a read went through one staging
+/// before it has its bytes copied out (a gate event that chunk opens), so
+/// the thread that retires the chunks releases the rest as the copies out
+/// finish and the read holds that many chunks of staging however long it
+/// is. Before, such a read went through one staging
 /// buffer of its whole size (a fresh allocation per call past the pool's
 /// largest) or imported the application's pages: on an H200 2 GiB reads
 /// ran at 2.4-3.3 GB/s and 256 MiB ones at 4-6 against NVIDIA's 9-11. The
@@ -595,18 +601,17 @@ fn read_ahead_in_chunks(
     // Set once a chunk fails: every later chunk then fails too, so the last
     // chunk's event tells the application.
     let failed = Arc::new(AtomicBool::new(false));
+    // The gates of the chunks in flight, oldest first.
     let mut window = std::collections::VecDeque::with_capacity(READ_AHEAD_IN_FLIGHT);
     let mut first: Option<Arc<Event>> = None;
     let mut last: Option<Arc<Event>> = None;
     for at in (0..read.region[0]).step_by(READ_CHUNK) {
-        let gate = if window.len() < READ_AHEAD_IN_FLIGHT {
+        let earlier = if window.len() < READ_AHEAD_IN_FLIGHT {
             None
         } else {
-            window
-                .pop_front()
-                .map(|earlier| copied_out_gate(&earlier, &failed))
+            window.pop_front()
         };
-        let waits = match (&gate, at) {
+        let waits = match (&earlier, at) {
             (Some(gate), _) => std::slice::from_ref(gate),
             (None, 0) => wait_list,
             (None, _) => &[],
@@ -618,12 +623,21 @@ fn read_ahead_in_chunks(
             ..read.clone()
         };
         let (access, record) = staged_read_command(chunk);
-        let chunk_failed = failed.clone();
+        let gate = Event::new_gate(queue.context.clone());
+        let (opened, chunk_failed) = (gate.clone(), failed.clone());
         let record = move |r: &mut Recorder<'_>| {
             if chunk_failed.load(Ordering::Acquire) {
                 return Err(CL_OUT_OF_RESOURCES);
             }
-            record(r).inspect_err(|_| chunk_failed.store(true, Ordering::Release))
+            record(r).inspect_err(|_| chunk_failed.store(true, Ordering::Release))?;
+            // After the copy out: whichever thread retires the chunk opens
+            // the gate at once (an application thread retiring in
+            // `clFinish` leaves the event's listeners to the completion
+            // thread, a hand-off per chunk).
+            r.after(Box::new(move || {
+                opened.complete(CL_COMPLETE as cl_int);
+            }));
+            Ok(())
         };
         let event = match queue.enqueue_with_access(command_type, waits, access, record) {
             Ok(event) => event,
@@ -637,9 +651,10 @@ fn read_ahead_in_chunks(
                 return Err(code);
             }
         };
+        open_when_done(&event, &gate, &failed);
         queue.flush();
         first.get_or_insert_with(|| event.clone());
-        window.push_back(event.clone());
+        window.push_back(gate);
         last = Some(event);
     }
     let (Some(first), Some(last)) = (first, last) else {
@@ -649,13 +664,12 @@ fn read_ahead_in_chunks(
     Ok(last)
 }
 
-/// An event, not of any queue, that completes once `chunk` has (with its
-/// error, marking the read `failed`): a later chunk that waits for it is
-/// held by its queue until then, and released by the completion of
-/// `chunk`.
-fn copied_out_gate(chunk: &Arc<Event>, failed: &Arc<AtomicBool>) -> Arc<Event> {
-    let gate = Event::new_gate(chunk.context.clone());
-    let (opened, chunk_done, failed) = (gate.clone(), Arc::downgrade(chunk), failed.clone());
+/// Opens `gate` (an event of no queue, which a later chunk waits for, held
+/// by its queue until then) once `chunk` is done, with its error, marking
+/// the read `failed`: the chunk's own post-action opens it on success, but
+/// a failed batch runs no post-actions.
+fn open_when_done(chunk: &Arc<Event>, gate: &Arc<Event>, failed: &Arc<AtomicBool>) {
+    let (gate, chunk_done, failed) = (gate.clone(), Arc::downgrade(chunk), failed.clone());
     chunk.on_done(Box::new(move || {
         // The chunk runs this as it completes, so it is still alive.
         let status = chunk_done
@@ -664,9 +678,8 @@ fn copied_out_gate(chunk: &Arc<Event>, failed: &Arc<AtomicBool>) -> Arc<Event> {
         if status < 0 {
             failed.store(true, Ordering::Release);
         }
-        opened.complete(status);
+        gate.complete(status);
     }));
-    gate
 }
 
 /// A transfer of `len` bytes as commands of `size` bytes, each submitted
