@@ -1346,10 +1346,15 @@ fn maps_directly(mem: &Mem, buffer: &Buffer) -> Option<usize> {
 /// `FERROCL_DIRECT_ACCESS=off` reads and maps through staging everywhere,
 /// as on a discrete GPU (tests use it to run that path on lavapipe).
 fn host_accessed(buffer: &Buffer) -> Option<std::ptr::NonNull<u8>> {
-    buffer.mapped_ptr().filter(|_| {
-        buffer.host_cached()
-            && crate::device::code_shape("FERROCL_DIRECT_ACCESS", ["on", "off"], true)
-    })
+    // Read once: every read and map on lavapipe asks.
+    static DIRECT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let direct = || {
+        *DIRECT
+            .get_or_init(|| crate::device::code_shape("FERROCL_DIRECT_ACCESS", ["on", "off"], true))
+    };
+    buffer
+        .mapped_ptr()
+        .filter(|_| buffer.host_cached() && direct())
 }
 
 /// Maps that were the buffer's own memory so far in this process (a
