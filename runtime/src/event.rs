@@ -473,6 +473,15 @@ impl Event {
                 queue.wait_for(self, value);
             }
         }
+        self.wait_passively()
+    }
+
+    /// Blocks until the event is complete or failed, leaving its batch to
+    /// the thread that retires it, and returns its status. For a command
+    /// that is submitted, or will be without this thread, when this thread
+    /// would otherwise spin on the timeline beside a copy that wants every
+    /// core (see [`Queue::finish`]).
+    pub(crate) fn wait_passively(&self) -> cl_int {
         let mut state = self.state.lock();
         while state.status > CL_COMPLETE as cl_int {
             self.changed.wait(&mut state);

@@ -631,6 +631,10 @@ fn read_ahead_in_chunks(
                 return Err(CL_OUT_OF_RESOURCES);
             }
             record(r).inspect_err(|_| chunk_failed.store(true, Ordering::Release))?;
+            // Chunks released together (the first ones of a read queued
+            // behind another) are submitted one by one, so each is copied
+            // out as soon as the device has written it.
+            r.end_batch();
             // After the copy out: whichever thread retires the chunk opens
             // the gate at once (an application thread retiring in
             // `clFinish` leaves the event's listeners to the completion
