@@ -9,14 +9,13 @@
 
 mod common;
 
-use common::rlib::{check_validation, event_u32, ok, profiling_times, returns_at_once, Env};
-use ferrocl::enqueue::*;
+use common::rlib::{
+    check_validation, event_u32, ok, profiling_times, returns_at_once, Env, Kernel, SET_WORDS,
+};
 use ferrocl::event::*;
-use ferrocl::kernel::*;
 use ferrocl::memory::*;
-use ferrocl::program::*;
 use ferrocl_runtime::cl::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::Once;
 
@@ -46,45 +45,18 @@ fn chunked_writes_arrive_whole_and_in_order() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let env = env(CL_QUEUE_PROFILING_ENABLE);
     let (ctx, queue) = (env.ctx, env.queue);
-    let dev = common::rlib::device();
+    let set = Kernel::build(ctx, SET_WORDS, c"set");
     let before = ferrocl_runtime::memory::chunked_writes();
     let mut err = 0;
     unsafe {
-        let source = CString::new(
-            "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }",
-        )
-        .unwrap();
-        let ptr = source.as_ptr();
-        let program = clCreateProgramWithSource(ctx, 1, &ptr, null(), &mut err);
-        ok(err);
-        ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
-        let set = clCreateKernel(program, c"set".as_ptr(), &mut err);
-        ok(err);
         let total = (SIZE + 2 * AT).next_multiple_of(4);
         let buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, null_mut(), &mut err);
         ok(err);
         // Still queued or running when the write comes: the write's chunks
         // must land after it.
-        let value = 0xeeee_eeeeu32;
-        ok(clSetKernelArg(
-            set,
-            0,
-            std::mem::size_of::<H>(),
-            (&buf as *const H).cast(),
-        ));
-        ok(clSetKernelArg(set, 1, 4, (&value as *const u32).cast()));
-        let global = total / 4;
-        ok(clEnqueueNDRangeKernel(
-            queue,
-            set,
-            1,
-            null(),
-            &global,
-            null(),
-            0,
-            null(),
-            null_mut(),
-        ));
+        set.arg(0, &buf);
+        set.arg(1, &0xeeee_eeeeu32);
+        ok(clReleaseEvent(set.run(queue, total / 4, &[])));
         let data: Vec<u8> = (0..SIZE).map(|i| (i * 31 % 253) as u8).collect();
         let mut event: H = null_mut();
         ok(clEnqueueWriteBuffer(
@@ -139,9 +111,8 @@ fn chunked_writes_arrive_whole_and_in_order() {
         );
         ok(clReleaseEvent(event));
         ok(clReleaseMemObject(buf));
-        ok(clReleaseKernel(set));
-        ok(clReleaseProgram(program));
     }
+    drop(set);
     drop(env);
     check_validation();
 }

@@ -13,16 +13,15 @@
 
 mod common;
 
-use common::rlib::{check_validation, event_u32, ok, profiling_times, returns_at_once, Env};
-use ferrocl::enqueue::*;
+use common::rlib::{
+    check_validation, event_u32, ok, profiling_times, returns_at_once, Env, Kernel, SET_WORDS,
+};
 use ferrocl::event::*;
-use ferrocl::kernel::*;
 use ferrocl::memory::*;
-use ferrocl::program::*;
 use ferrocl::queue::*;
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::memory::reads_ahead_in_chunks;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 type H = *mut c_void;
@@ -121,43 +120,14 @@ fn check_read(out: &[u8], data: &[u8]) {
 fn reads_ahead_arrive_whole_and_in_order() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let env = env(CL_QUEUE_PROFILING_ENABLE);
-    let dev = common::rlib::device();
-    let mut err = 0;
+    let set = Kernel::build(env.ctx, SET_WORDS, c"set");
     unsafe {
-        let source = CString::new(
-            "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }",
-        )
-        .unwrap();
-        let ptr = source.as_ptr();
-        let program = clCreateProgramWithSource(env.ctx, 1, &ptr, null(), &mut err);
-        ok(err);
-        ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
-        let set = clCreateKernel(program, c"set".as_ptr(), &mut err);
-        ok(err);
         let (buf, data) = filled_buffer(&env, 3);
         let mut out = vec![0x5au8; SIZE + 2 * MARGIN];
         let read = read_ahead(env.queue, buf, &mut out);
-        let value = 0xeeee_eeeeu32;
-        ok(clSetKernelArg(
-            set,
-            0,
-            std::mem::size_of::<H>(),
-            (&buf as *const H).cast(),
-        ));
-        ok(clSetKernelArg(set, 1, 4, (&value as *const u32).cast()));
-        let global = (AT + SIZE) / 4;
-        let mut after = null_mut();
-        ok(clEnqueueNDRangeKernel(
-            env.queue,
-            set,
-            1,
-            null(),
-            &global,
-            null(),
-            0,
-            null(),
-            &mut after,
-        ));
+        set.arg(0, &buf);
+        set.arg(1, &0xeeee_eeeeu32);
+        let after = set.run(env.queue, (AT + SIZE) / 4, &[]);
         ok(clFinish(env.queue));
         check_read(&out, &data);
         assert_eq!(
@@ -180,9 +150,8 @@ fn reads_ahead_arrive_whole_and_in_order() {
         ok(clReleaseEvent(read));
         ok(clReleaseEvent(after));
         ok(clReleaseMemObject(buf));
-        ok(clReleaseKernel(set));
-        ok(clReleaseProgram(program));
     }
+    drop(set);
     drop(env);
     check_validation();
 }

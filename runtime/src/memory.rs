@@ -413,8 +413,11 @@ pub fn enqueue_read(
     blocking: bool,
 ) -> Result<Arc<Event>, cl_int> {
     // Chunks carry a read of any length; pieces are for the other paths.
-    let in_chunks = read_goes_in_chunks(queue, dst_ptr, dst, region, blocking, wait_list);
-    if past_one_piece(region) && !in_chunks {
+    // Only a read that runs without the application goes ahead, and a
+    // blocking one that does not is paced by this thread.
+    let in_chunks = read_goes_in_chunks(queue, dst_ptr, dst, region);
+    let mut ahead = in_chunks && queue.runs_unheld(wait_list);
+    if past_one_piece(region) && !ahead && !(in_chunks && blocking) {
         return in_pieces(region[0], wait_list, |at, len, waits| {
             let (src, dst) = (src.shifted(at), dst.shifted(at));
             enqueue_read(
@@ -432,6 +435,10 @@ pub fn enqueue_read(
     }
     let mut waits = Cow::Borrowed(wait_list);
     let buffer = migrate::prepare(queue, mem, Use::Read, &mut waits)?;
+    // A migration from another device adds to the wait list.
+    if matches!(waits, Cow::Owned(_)) {
+        ahead = in_chunks && queue.runs_unheld(&waits);
+    }
     let wait_list = &*waits;
     // Host-cached device memory (lavapipe, unified memory): a blocking read
     // waits for the queue anyway, then copies straight out of the buffer;
@@ -461,10 +468,9 @@ pub fn enqueue_read(
         dst,
         region,
     };
-    // Asked again: a migration from another device adds to the wait list.
     // A blocking read goes ahead too, then waits for its last chunk (2-4 %
     // faster on an H200 than pacing the chunks from the waiting thread).
-    if in_chunks && queue.runs_unheld(wait_list) {
+    if ahead {
         let event = read_ahead_in_chunks(queue, &read, wait_list, command_type)?;
         if blocking {
             wait_blocking(&event)?;
@@ -481,26 +487,17 @@ pub fn enqueue_read(
 }
 
 /// Whether a read of `region` into the application's memory at `dst_ptr`
-/// goes as chunk commands ([`read_in_chunks`], [`read_ahead_in_chunks`]):
-/// a linear one of two chunks or more, on an in-order queue, into memory
+/// suits chunk commands ([`read_in_chunks`], [`read_ahead_in_chunks`]): a
+/// linear one of two chunks or more, on an in-order queue, into memory
 /// that is not a mapped staging buffer (which the device copies into
-/// directly), and when not blocking, one that runs without the
-/// application.
-fn read_goes_in_chunks(
-    queue: &Queue,
-    dst_ptr: usize,
-    dst: Rect,
-    region: [usize; 3],
-    blocking: bool,
-    wait_list: &[Arc<Event>],
-) -> bool {
+/// directly).
+fn read_goes_in_chunks(queue: &Queue, dst_ptr: usize, dst: Rect, region: [usize; 3]) -> bool {
     region[1] == 1
         && region[2] == 1
         && region[0] >= 2 * READ_CHUNK
         && !queue.out_of_order()
         && !staging::host_import_requested()
         && mapped_staging_region(queue, dst_ptr, dst, region).is_none()
-        && (blocking || queue.runs_unheld(wait_list))
 }
 
 /// What a read moves: `region` from `mem` (its device copy `buffer`) at
@@ -656,8 +653,9 @@ fn read_ahead_in_chunks(
                 return Err(code);
             }
         };
+        // Recorded now or when released, a chunk submits its own batch
+        // (`end_batch` above).
         open_when_done(&event, &gate, &failed);
-        queue.flush();
         first.get_or_insert_with(|| event.clone());
         window.push_back(gate);
         last = Some(event);

@@ -942,8 +942,11 @@ impl Mode {
 pub mod rlib {
     use ferrocl::context::{clCreateContext, clReleaseContext};
     use ferrocl::device::clGetDeviceIDs;
+    use ferrocl::enqueue::clEnqueueNDRangeKernel;
     use ferrocl::event::{clGetEventInfo, clGetEventProfilingInfo};
+    use ferrocl::kernel::{clCreateKernel, clReleaseKernel, clSetKernelArg};
     use ferrocl::platform::clGetPlatformIDs;
+    use ferrocl::program::{clBuildProgram, clCreateProgramWithSource, clReleaseProgram};
     use ferrocl::queue::{clCreateCommandQueue, clReleaseCommandQueue};
     use ferrocl_runtime::cl::*;
     use std::ffi::c_void;
@@ -1029,6 +1032,87 @@ pub mod rlib {
             });
             t
         })
+    }
+
+    /// `set(x, v)`: every word of `x` to `v`, one per work-item.
+    pub const SET_WORDS: &str =
+        "__kernel void set(__global uint *x, uint v) { x[get_global_id(0)] = v; }";
+
+    /// A kernel built from OpenCL C for the first device, with its program;
+    /// both released on drop.
+    pub struct Kernel {
+        pub program: H,
+        pub kernel: H,
+    }
+
+    impl Kernel {
+        /// Builds `source` in `ctx` and makes its kernel `name`.
+        pub fn build(ctx: H, source: &str, name: &std::ffi::CStr) -> Kernel {
+            let dev = device();
+            let source = std::ffi::CString::new(source).expect("source without NUL");
+            let mut err = 0;
+            // SAFETY: valid handles and NUL-terminated strings that outlive
+            // the calls.
+            unsafe {
+                let ptr = source.as_ptr();
+                let program = clCreateProgramWithSource(ctx, 1, &ptr, null(), &mut err);
+                ok(err);
+                ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
+                let kernel = clCreateKernel(program, name.as_ptr(), &mut err);
+                ok(err);
+                Kernel { program, kernel }
+            }
+        }
+
+        /// Sets argument `index` to the bytes of `value` (a memory object's
+        /// handle or a scalar).
+        pub fn arg<T>(&self, index: cl_uint, value: &T) {
+            // SAFETY: `value` holds `size_of::<T>()` bytes.
+            ok(unsafe {
+                clSetKernelArg(
+                    self.kernel,
+                    index,
+                    std::mem::size_of::<T>(),
+                    (value as *const T).cast(),
+                )
+            });
+        }
+
+        /// Enqueues `global` work-items in one dimension (the local size
+        /// left to the runtime) on `queue` after `waits`; the launch's
+        /// event.
+        pub fn run(&self, queue: H, global: usize, waits: &[H]) -> H {
+            let mut event = null_mut();
+            // SAFETY: valid handles; `waits` holds its length of events.
+            ok(unsafe {
+                clEnqueueNDRangeKernel(
+                    queue,
+                    self.kernel,
+                    1,
+                    null(),
+                    &global,
+                    null(),
+                    waits.len() as cl_uint,
+                    if waits.is_empty() {
+                        null()
+                    } else {
+                        waits.as_ptr()
+                    },
+                    &mut event,
+                )
+            });
+            event
+        }
+    }
+
+    impl Drop for Kernel {
+        fn drop(&mut self) {
+            // SAFETY: this value's own handles, released once.
+            unsafe {
+                clReleaseKernel(self.kernel);
+                clReleaseProgram(self.program);
+            }
+        }
     }
 
     /// A value moved to another thread though it holds OpenCL handles or

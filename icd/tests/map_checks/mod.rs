@@ -7,17 +7,14 @@
 
 #![allow(dead_code)]
 
-use crate::common::rlib::{check_validation, device, ok, Env};
+use crate::common::rlib::{check_validation, device, ok, Env, Kernel};
 use ferrocl::device::clGetDeviceInfo;
-use ferrocl::enqueue::*;
 use ferrocl::event::*;
-use ferrocl::kernel::*;
 use ferrocl::memory::*;
-use ferrocl::program::*;
 use ferrocl::queue::clFinish;
 use ferrocl_runtime::cl::*;
 use ferrocl_runtime::memory::direct_maps;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 type H = *mut c_void;
@@ -45,77 +42,22 @@ pub fn unified_memory() -> bool {
 }
 
 /// `x[i] = x[i] * mul + add` over a buffer of words.
-struct Kernel {
-    program: H,
-    kernel: H,
+const AXPB: &str = "__kernel void axpb(__global uint *x, uint mul, uint add) {\n\
+    size_t i = get_global_id(0);\n\
+    x[i] = x[i] * mul + add;\n\
+}";
+
+fn axpb_kernel(env: &Env) -> Kernel {
+    Kernel::build(env.ctx, AXPB, c"axpb")
 }
 
-impl Kernel {
-    fn new(env: &Env) -> Kernel {
-        let dev = device();
-        let mut err = 0;
-        let source = CString::new(
-            "__kernel void axpb(__global uint *x, uint mul, uint add) {\n\
-                 size_t i = get_global_id(0);\n\
-                 x[i] = x[i] * mul + add;\n\
-             }",
-        )
-        .unwrap();
-        unsafe {
-            let ptr = source.as_ptr();
-            let program = clCreateProgramWithSource(env.ctx, 1, &ptr, null(), &mut err);
-            ok(err);
-            ok(clBuildProgram(program, 1, &dev, null(), None, null_mut()));
-            let kernel = clCreateKernel(program, c"axpb".as_ptr(), &mut err);
-            ok(err);
-            Kernel { program, kernel }
-        }
-    }
-
-    /// Enqueues the kernel over `buf` after `waits`; its event.
-    fn run(&self, env: &Env, buf: H, mul: u32, add: u32, waits: &[H]) -> H {
-        let mut event = null_mut();
-        unsafe {
-            ok(clSetKernelArg(self.kernel, 0, 8, (&buf as *const H).cast()));
-            ok(clSetKernelArg(
-                self.kernel,
-                1,
-                4,
-                (&mul as *const u32).cast(),
-            ));
-            ok(clSetKernelArg(
-                self.kernel,
-                2,
-                4,
-                (&add as *const u32).cast(),
-            ));
-            ok(clEnqueueNDRangeKernel(
-                env.queue,
-                self.kernel,
-                1,
-                null(),
-                &WORDS,
-                null(),
-                waits.len() as cl_uint,
-                if waits.is_empty() {
-                    null()
-                } else {
-                    waits.as_ptr()
-                },
-                &mut event,
-            ));
-        }
-        event
-    }
-}
-
-impl Drop for Kernel {
-    fn drop(&mut self) {
-        unsafe {
-            clReleaseKernel(self.kernel);
-            clReleaseProgram(self.program);
-        }
-    }
+/// Enqueues [`AXPB`] over the `WORDS` words of `buf` after `waits`; its
+/// event.
+fn axpb(kernel: &Kernel, env: &Env, buf: H, mul: u32, add: u32, waits: &[H]) -> H {
+    kernel.arg(0, &buf);
+    kernel.arg(1, &mul);
+    kernel.arg(2, &add);
+    kernel.run(env.queue, WORDS, waits)
 }
 
 fn zeroed_buffer(env: &Env) -> H {
@@ -191,11 +133,11 @@ fn assert_direct(before: u64, maps: u64, direct: bool) {
 /// writing that the host fills reaches the kernel after its unmap.
 pub fn maps_order_with_kernels(env: Env, direct: bool) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let kernel = Kernel::new(&env);
+    let kernel = axpb_kernel(&env);
     let before = direct_maps();
     unsafe {
         let buf = zeroed_buffer(&env);
-        ok(clReleaseEvent(kernel.run(&env, buf, 1, 7, &[])));
+        ok(clReleaseEvent(axpb(&kernel, &env, buf, 1, 7, &[])));
         let (ptr, event) = map(&env, buf, false, CL_MAP_READ, 0, BYTES, &[]);
         ok(clWaitForEvents(1, &event));
         ok(clReleaseEvent(event));
@@ -222,7 +164,7 @@ pub fn maps_order_with_kernels(env: Env, direct: bool) {
             *w = i as u32;
         }
         unmap(&env, buf, ptr);
-        ok(clReleaseEvent(kernel.run(&env, buf, 3, 1, &[])));
+        ok(clReleaseEvent(axpb(&kernel, &env, buf, 3, 1, &[])));
         let mut out = vec![0u32; WORDS];
         ok(clEnqueueReadBuffer(
             env.queue,
@@ -256,13 +198,13 @@ pub fn maps_order_with_kernels(env: Env, direct: bool) {
 /// reaches the parent.
 pub fn sub_buffer_maps_agree(env: Env, direct: bool) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let kernel = Kernel::new(&env);
+    let kernel = axpb_kernel(&env);
     let before = direct_maps();
     let origin = 4096usize;
     let size = BYTES / 2;
     unsafe {
         let buf = zeroed_buffer(&env);
-        ok(clReleaseEvent(kernel.run(&env, buf, 1, 5, &[])));
+        ok(clReleaseEvent(axpb(&kernel, &env, buf, 1, 5, &[])));
         let region = [origin, size];
         let mut err = 0;
         let sub = clCreateSubBuffer(
@@ -326,14 +268,14 @@ pub fn sub_buffer_maps_agree(env: Env, direct: bool) {
 /// at once, and shows the kernel's writes once its event completes.
 pub fn a_map_behind_a_user_event_returns_at_once(env: Env, direct: bool) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let kernel = Kernel::new(&env);
+    let kernel = axpb_kernel(&env);
     let before = direct_maps();
     let mut err = 0;
     unsafe {
         let buf = zeroed_buffer(&env);
         let gate = clCreateUserEvent(env.ctx, &mut err);
         ok(err);
-        let written = kernel.run(&env, buf, 1, 11, &[gate]);
+        let written = axpb(&kernel, &env, buf, 1, 11, &[gate]);
         let (ptr, event) = map(&env, buf, false, CL_MAP_READ, 0, BYTES, &[written]);
         let mut status: cl_int = 0;
         ok(clGetEventInfo(
