@@ -1083,6 +1083,7 @@ pub mod rlib {
         /// event.
         pub fn run(&self, queue: H, global: usize, waits: &[H]) -> H {
             let mut event = null_mut();
+            let (count, list) = wait_list(waits);
             // SAFETY: valid handles; `waits` holds its length of events.
             ok(unsafe {
                 clEnqueueNDRangeKernel(
@@ -1092,17 +1093,24 @@ pub mod rlib {
                     null(),
                     &global,
                     null(),
-                    waits.len() as cl_uint,
-                    if waits.is_empty() {
-                        null()
-                    } else {
-                        waits.as_ptr()
-                    },
+                    count,
+                    list,
                     &mut event,
                 )
             });
             event
         }
+    }
+
+    /// `waits` as an enqueue call's wait list: its length and its events
+    /// (NULL when empty, as the API asks).
+    pub fn wait_list(waits: &[H]) -> (cl_uint, *const H) {
+        let list = if waits.is_empty() {
+            null()
+        } else {
+            waits.as_ptr()
+        };
+        (waits.len() as cl_uint, list)
     }
 
     impl Drop for Kernel {

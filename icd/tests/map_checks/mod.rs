@@ -7,7 +7,7 @@
 
 #![allow(dead_code)]
 
-use crate::common::rlib::{check_validation, device, ok, Env, Kernel};
+use crate::common::rlib::{check_validation, device, ok, wait_list, Env, Kernel};
 use ferrocl::device::clGetDeviceInfo;
 use ferrocl::event::*;
 use ferrocl::memory::*;
@@ -89,6 +89,7 @@ unsafe fn map(
 ) -> (*mut u32, H) {
     let mut err = 0;
     let mut event = null_mut();
+    let (count, list) = wait_list(waits);
     let ptr = clEnqueueMapBuffer(
         env.queue,
         buf,
@@ -96,12 +97,8 @@ unsafe fn map(
         flags,
         offset,
         size,
-        waits.len() as cl_uint,
-        if waits.is_empty() {
-            null()
-        } else {
-            waits.as_ptr()
-        },
+        count,
+        list,
         &mut event,
         &mut err,
     );
