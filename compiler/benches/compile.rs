@@ -2,7 +2,8 @@
 //! a generated 2000-line program of many kernels and helpers, and a typical
 //! conformance-suite kernel. Prints the median and spread of many runs.
 //!
-//! `cargo bench -p ferrocl-compiler --bench compile`
+//! `cargo bench -p ferrocl-compiler --bench compile`; with `COMPILE_FILE`
+//! set, that OpenCL C file is measured as well.
 
 use ferrocl_compiler::{compile, CompileRequest, TargetCaps};
 use std::time::{Duration, Instant};
@@ -79,6 +80,18 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse::<usize>().ok())
         .unwrap_or(1001);
+    if let Some(path) = std::env::var_os("COMPILE_FILE") {
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            eprintln!("cannot read {}", path.to_string_lossy());
+            std::process::exit(1);
+        };
+        let name = std::path::Path::new(&path).file_name().unwrap_or_default();
+        report(
+            &name.to_string_lossy(),
+            source.lines().count(),
+            measure(&source, "", runs),
+        );
+    }
     let large = large_program(2000);
     let large_lines = large.lines().count();
     let kernels = large.matches("__kernel").count();

@@ -9,11 +9,12 @@
 //! - `name`: the module differs by an `OpName` of the entry point.
 //!
 //! Prints the first creation and the median and minimum of the rest, in ms.
-//! `PIPELINE_COUNT` sets how many are made per file and mode (default 24).
+//! `PIPELINE_COUNT` sets how many are made per file and mode (default 24);
+//! `PIPELINE_NOOPT=1` asks for unoptimized pipelines (DISABLE_OPTIMIZATION).
 //!
 //! cargo run --release -p ferrocl-vk --example pipeline_latency -- a.spv:main:0
 
-use ferrocl_vk::Instance;
+use ferrocl_vk::{Instance, PipelineOptions};
 use std::time::Instant;
 
 const PIPELINES: u32 = 24;
@@ -100,6 +101,10 @@ fn main() {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(64);
+        let options = PipelineOptions {
+            disable_optimization: std::env::var("PIPELINE_NOOPT").is_ok_and(|v| v == "1"),
+            ..PipelineOptions::default()
+        };
         for mode in ["spec", "name"] {
             if mode == "spec" && !has_spec_id_zero(&words) {
                 continue;
@@ -117,7 +122,8 @@ fn main() {
                     ),
                 };
                 let started = Instant::now();
-                let created = device.create_pipeline(&module, entry, push, &spec);
+                let created =
+                    device.create_pipeline_with_options(&module, entry, push, &spec, &options);
                 let ms = started.elapsed().as_secs_f64() * 1e3;
                 if let Err(e) = created {
                     eprintln!("{path} {entry}: {e}");

@@ -26,6 +26,9 @@ pub struct PipelineOptions {
     /// (CAPTURE_STATISTICS and CAPTURE_INTERNAL_REPRESENTATIONS). Needs
     /// `Features::pipeline_statistics`.
     pub capture_statistics: bool,
+    /// Ask the driver for a quick compile (DISABLE_OPTIMIZATION): code
+    /// that runs sooner and slower.
+    pub disable_optimization: bool,
 }
 
 /// One executable the driver compiled a pipeline into, as
@@ -343,6 +346,9 @@ pub(crate) fn create_raw_pipeline(
     if options.capture_statistics {
         flags |= vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
             | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+    }
+    if options.disable_optimization {
+        flags |= vk::PipelineCreateFlags::DISABLE_OPTIMIZATION;
     }
     let info = [vk::ComputePipelineCreateInfo::default()
         .flags(flags)
