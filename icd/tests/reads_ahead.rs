@@ -20,7 +20,9 @@ use ferrocl::event::*;
 use ferrocl::memory::*;
 use ferrocl::queue::*;
 use ferrocl_runtime::cl::*;
-use ferrocl_runtime::memory::reads_ahead_in_chunks;
+use ferrocl_runtime::memory::{
+    read_ahead_peak, reads_ahead_in_chunks, reset_read_ahead_peak, READ_AHEAD_IN_FLIGHT,
+};
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
@@ -205,6 +207,37 @@ fn reads_ahead_back_to_back() {
         for out in &outs {
             check_read(out, &data);
         }
+        ok(clReleaseMemObject(buf));
+    }
+    drop(env);
+    check_validation();
+}
+
+/// Reads queued back to back share one window of chunks in flight: the
+/// first chunks of a read released behind another wait for that read's
+/// chunks to be copied out, so the queue never holds more chunks of
+/// staging than one read does.
+#[test]
+fn reads_back_to_back_share_one_window() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let env = env(0);
+    unsafe {
+        let (buf, data) = filled_buffer(&env, 7);
+        let mut outs: Vec<Vec<u8>> = (0..3).map(|_| vec![0x5au8; SIZE + 2 * MARGIN]).collect();
+        ok(clFinish(env.queue));
+        reset_read_ahead_peak();
+        for out in &mut outs {
+            ok(clReleaseEvent(read_ahead(env.queue, buf, out)));
+        }
+        ok(clFinish(env.queue));
+        for out in &outs {
+            check_read(out, &data);
+        }
+        let peak = read_ahead_peak();
+        assert!(
+            (1..=READ_AHEAD_IN_FLIGHT as u64).contains(&peak),
+            "{peak} chunks in flight at once"
+        );
         ok(clReleaseMemObject(buf));
     }
     drop(env);

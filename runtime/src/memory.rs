@@ -526,7 +526,7 @@ const READ_CHUNKS_IN_FLIGHT: usize = 3;
 /// copied out and retired, by whichever thread gets to it. H200, 512 MiB
 /// non-blocking reads back to back, three rounds: 3 in flight 35.6-37.9
 /// GB/s, 6 in flight 38.3-40.1.
-const READ_AHEAD_IN_FLIGHT: usize = 6;
+pub const READ_AHEAD_IN_FLIGHT: usize = 6;
 
 /// A blocking linear read as commands of [`READ_CHUNK`] bytes, each
 /// submitted on its own, copied out by up to sixteen threads each
@@ -573,13 +573,42 @@ pub fn reads_ahead_in_chunks() -> u64 {
     READS_AHEAD.load(Ordering::Relaxed)
 }
 
+/// Read-ahead chunks recorded and not yet copied out, in this process, and
+/// the most there were at once since [`reset_read_ahead_peak`] (a
+/// diagnostic: tests check the window of chunks in flight).
+static CHUNKS_IN_FLIGHT: AtomicU64 = AtomicU64::new(0);
+static CHUNKS_PEAK: AtomicU64 = AtomicU64::new(0);
+
+/// The most read-ahead chunks that were recorded and not yet copied out at
+/// one time since the last [`reset_read_ahead_peak`].
+pub fn read_ahead_peak() -> u64 {
+    CHUNKS_PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts [`read_ahead_peak`] again from the chunks in flight now.
+pub fn reset_read_ahead_peak() {
+    CHUNKS_PEAK.store(CHUNKS_IN_FLIGHT.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+/// Counts a chunk as out of flight, once: its post-action or, after a
+/// failed batch, its event's listener.
+fn chunk_out_of_flight(recorded: &AtomicBool) {
+    if recorded.swap(false, Ordering::AcqRel) {
+        CHUNKS_IN_FLIGHT.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A linear read as commands of [`READ_CHUNK`] bytes that run ahead of the
-/// application (a blocking read then waits for the returned event): the
-/// first [`READ_AHEAD_IN_FLIGHT`] are submitted now, and each later one is
-/// held until the chunk that many before it has its bytes copied out (a
+/// application (a blocking read then waits for the returned event): each
+/// chunk is held until the chunk [`READ_AHEAD_IN_FLIGHT`] before it on the
+/// queue (of this read or of reads before it) has its bytes copied out (a
 /// gate event that chunk opens), so the thread that retires the chunks
-/// releases the rest as the copies out finish and the read holds that many
-/// chunks of staging however long it is. Before, a non-blocking read went
+/// releases the rest as the copies out finish, and the queue's reads hold
+/// that many chunks of staging however long and however many they are.
+/// Reads queued back to back each kept a window of their own before: on
+/// an H200, twenty 128 MiB reads and one `clFinish` ran at half the rate
+/// of blocking reads, each copy out taking three times as long with twelve
+/// chunks in flight. Before chunks, a non-blocking read went
 /// through one staging buffer of its whole size (a fresh allocation per
 /// call past the pool's largest) or imported the application's pages: on
 /// an H200 2 GiB reads ran at 2.4-3.3 GB/s and 256 MiB ones at 4-6 against
@@ -599,8 +628,11 @@ fn read_ahead_in_chunks(
     // Set once a chunk fails: every later chunk then fails too, so the last
     // chunk's event tells the application.
     let failed = Arc::new(AtomicBool::new(false));
-    // The gates of the chunks in flight, oldest first.
-    let mut window = std::collections::VecDeque::with_capacity(READ_AHEAD_IN_FLIGHT);
+    // The gates of the queue's chunks in flight, oldest first, this read's
+    // and the reads' before it: held for the whole read, so that two
+    // threads reading through one queue each keep the window whole.
+    let mut window = queue.read_ahead_gates.lock();
+    window.retain(|gate| !gate.is_done());
     let mut first: Option<Arc<Event>> = None;
     let mut last: Option<Arc<Event>> = None;
     for at in (0..read.region[0]).step_by(READ_CHUNK) {
@@ -609,7 +641,12 @@ fn read_ahead_in_chunks(
         } else {
             window.pop_front()
         };
+        let both: Vec<Arc<Event>>;
         let waits = match (&earlier, at) {
+            (Some(gate), 0) if !wait_list.is_empty() => {
+                both = wait_list.iter().chain([gate]).cloned().collect();
+                &both[..]
+            }
             (Some(gate), _) => std::slice::from_ref(gate),
             (None, 0) => wait_list,
             (None, _) => &[],
@@ -622,12 +659,16 @@ fn read_ahead_in_chunks(
         };
         let (access, record) = staged_read_command(chunk);
         let gate = Event::new_gate(queue.context.clone());
-        let (opened, chunk_failed) = (gate.clone(), failed.clone());
+        let recorded = Arc::new(AtomicBool::new(false));
+        let (opened, chunk_failed, in_flight) = (gate.clone(), failed.clone(), recorded.clone());
         let record = move |r: &mut Recorder<'_>| {
             if chunk_failed.load(Ordering::Acquire) {
                 return Err(CL_OUT_OF_RESOURCES);
             }
             record(r).inspect_err(|_| chunk_failed.store(true, Ordering::Release))?;
+            in_flight.store(true, Ordering::Release);
+            let now = CHUNKS_IN_FLIGHT.fetch_add(1, Ordering::Relaxed) + 1;
+            CHUNKS_PEAK.fetch_max(now, Ordering::Relaxed);
             // Chunks released together (the first ones of a read queued
             // behind another) are submitted one by one, so each is copied
             // out as soon as the device has written it.
@@ -637,6 +678,7 @@ fn read_ahead_in_chunks(
             // `clFinish` leaves the event's listeners to the completion
             // thread, a hand-off per chunk).
             r.after(Box::new(move || {
+                chunk_out_of_flight(&in_flight);
                 opened.complete(CL_COMPLETE as cl_int);
             }));
             Ok(())
@@ -655,7 +697,7 @@ fn read_ahead_in_chunks(
         };
         // Recorded now or when released, a chunk submits its own batch
         // (`end_batch` above).
-        open_when_done(&event, &gate, &failed);
+        open_when_done(&event, &gate, &failed, recorded);
         first.get_or_insert_with(|| event.clone());
         window.push_back(gate);
         last = Some(event);
@@ -671,9 +713,15 @@ fn read_ahead_in_chunks(
 /// by its queue until then) once `chunk` is done, with its error, marking
 /// the read `failed`: the chunk's own post-action opens it on success, but
 /// a failed batch runs no post-actions.
-fn open_when_done(chunk: &Arc<Event>, gate: &Arc<Event>, failed: &Arc<AtomicBool>) {
+fn open_when_done(
+    chunk: &Arc<Event>,
+    gate: &Arc<Event>,
+    failed: &Arc<AtomicBool>,
+    recorded: Arc<AtomicBool>,
+) {
     let (gate, chunk_done, failed) = (gate.clone(), Arc::downgrade(chunk), failed.clone());
     chunk.on_done(Box::new(move || {
+        chunk_out_of_flight(&recorded);
         // The chunk runs this as it completes, so it is still alive.
         let status = chunk_done
             .upgrade()

@@ -497,6 +497,11 @@ pub struct Queue {
     printf_pool: Arc<PrintfPool>,
     /// The spare events were made ([`Queue::take_spare_event`]).
     spare_events_made: AtomicBool,
+    /// The gates of this queue's read-ahead chunks in flight, oldest first
+    /// (`memory::read_ahead_in_chunks`): each read goes on from the window
+    /// of the reads before it, so reads queued back to back hold one
+    /// window of staging between them, not one each.
+    pub read_ahead_gates: Mutex<VecDeque<Arc<Event>>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Queue.
@@ -558,6 +563,7 @@ impl Queue {
             }),
             completion,
             completion_thread: Mutex::new(Some(thread)),
+            read_ahead_gates: Mutex::new(VecDeque::new()),
             printf_pool,
             spare_events_made: AtomicBool::new(false),
         }))
