@@ -710,9 +710,11 @@ fn read_ahead_in_chunks(
 }
 
 /// Opens `gate` (an event of no queue, which a later chunk waits for, held
-/// by its queue until then) once `chunk` is done, with its error, marking
-/// the read `failed`: the chunk's own post-action opens it on success, but
-/// a failed batch runs no post-actions.
+/// by its queue until then) once `chunk` is done, marking the read
+/// `failed` if it failed: the chunk's own post-action opens it on success,
+/// but a failed batch runs no post-actions. The gate opens without the
+/// error: the chunk waiting for it may be of a later read, which a failed
+/// one must not fail (the read's own later chunks fail on `failed`).
 fn open_when_done(
     chunk: &Arc<Event>,
     gate: &Arc<Event>,
@@ -729,7 +731,7 @@ fn open_when_done(
         if status < 0 {
             failed.store(true, Ordering::Release);
         }
-        gate.complete(status);
+        gate.complete(CL_COMPLETE as cl_int);
     }));
 }
 
