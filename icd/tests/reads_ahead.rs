@@ -14,7 +14,7 @@
 mod common;
 
 use common::rlib::{
-    check_validation, event_u32, ok, profiling_times, returns_at_once, Env, Kernel, SET_WORDS,
+    check_validation, event_u32, ok, profiling_times, returns_at_once, Env, Kernel, Sent, SET_WORDS,
 };
 use ferrocl::event::*;
 use ferrocl::memory::*;
@@ -192,7 +192,10 @@ fn blocking_reads_go_ahead_then_wait() {
 }
 
 /// Reads enqueued back to back, as clpeak's non-blocking read row does,
-/// each land whole once the queue is finished.
+/// each land whole once the queue is finished, and share one window of
+/// chunks in flight: the first chunks of a read released behind another
+/// wait for that read's chunks to be copied out, so the queue never holds
+/// more chunks of staging than one read does.
 #[test]
 fn reads_ahead_back_to_back() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -200,31 +203,6 @@ fn reads_ahead_back_to_back() {
     unsafe {
         let (buf, data) = filled_buffer(&env, 5);
         let mut outs: Vec<Vec<u8>> = (0..3).map(|_| vec![0x5au8; SIZE + 2 * MARGIN]).collect();
-        for out in &mut outs {
-            ok(clReleaseEvent(read_ahead(env.queue, buf, out)));
-        }
-        ok(clFinish(env.queue));
-        for out in &outs {
-            check_read(out, &data);
-        }
-        ok(clReleaseMemObject(buf));
-    }
-    drop(env);
-    check_validation();
-}
-
-/// Reads queued back to back share one window of chunks in flight: the
-/// first chunks of a read released behind another wait for that read's
-/// chunks to be copied out, so the queue never holds more chunks of
-/// staging than one read does.
-#[test]
-fn reads_back_to_back_share_one_window() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let env = env(0);
-    unsafe {
-        let (buf, data) = filled_buffer(&env, 7);
-        let mut outs: Vec<Vec<u8>> = (0..3).map(|_| vec![0x5au8; SIZE + 2 * MARGIN]).collect();
-        ok(clFinish(env.queue));
         reset_read_ahead_peak();
         for out in &mut outs {
             ok(clReleaseEvent(read_ahead(env.queue, buf, out)));
@@ -233,15 +211,59 @@ fn reads_back_to_back_share_one_window() {
         for out in &outs {
             check_read(out, &data);
         }
-        let peak = read_ahead_peak();
-        assert!(
-            (1..=READ_AHEAD_IN_FLIGHT as u64).contains(&peak),
-            "{peak} chunks in flight at once"
-        );
+        check_window();
         ok(clReleaseMemObject(buf));
     }
     drop(env);
     check_validation();
+}
+
+/// Two threads reading through one queue at once: every read lands whole,
+/// and the window of chunks in flight stays the queue's one window.
+#[test]
+fn reads_ahead_from_two_threads_on_one_queue() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let env = env(0);
+    unsafe {
+        let (buf, data) = filled_buffer(&env, 13);
+        reset_read_ahead_peak();
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let handles = Sent((env.queue, buf));
+                std::thread::spawn(move || {
+                    // Moved whole: a closure would capture only the fields.
+                    let handles = handles;
+                    let Sent((queue, buf)) = handles;
+                    let mut outs: Vec<Vec<u8>> =
+                        (0..2).map(|_| vec![0x5au8; SIZE + 2 * MARGIN]).collect();
+                    for out in &mut outs {
+                        ok(clReleaseEvent(read_ahead(queue, buf, out)));
+                    }
+                    ok(clFinish(queue));
+                    outs
+                })
+            })
+            .collect();
+        for thread in threads {
+            for out in thread.join().expect("a reading thread") {
+                check_read(&out, &data);
+            }
+        }
+        check_window();
+        ok(clReleaseMemObject(buf));
+    }
+    drop(env);
+    check_validation();
+}
+
+/// Since the last `reset_read_ahead_peak`, some chunks were in flight and
+/// never more than one window of them.
+fn check_window() {
+    let peak = read_ahead_peak();
+    assert!(
+        (1..=READ_AHEAD_IN_FLIGHT as u64).contains(&peak),
+        "{peak} chunks in flight at once"
+    );
 }
 
 /// The application may release its queue as soon as the read is enqueued:

@@ -629,8 +629,9 @@ fn read_ahead_in_chunks(
     // chunk's event tells the application.
     let failed = Arc::new(AtomicBool::new(false));
     // The gates of the queue's chunks in flight, oldest first, this read's
-    // and the reads' before it: held for the whole read, so that two
-    // threads reading through one queue each keep the window whole.
+    // and the reads' before it: locked while the chunks are enqueued, so
+    // that the window's order is the queue's (a chunk waiting for the gate
+    // of one enqueued after it on an in-order queue would wait forever).
     let mut window = queue.read_ahead_gates.lock();
     window.retain(|gate| !gate.is_done());
     let mut first: Option<Arc<Event>> = None;
