@@ -26,8 +26,10 @@ pub struct PipelineOptions {
     /// (CAPTURE_STATISTICS and CAPTURE_INTERNAL_REPRESENTATIONS). Needs
     /// `Features::pipeline_statistics`.
     pub capture_statistics: bool,
-    /// Ask the driver for a quick compile (DISABLE_OPTIMIZATION): code
-    /// that runs sooner and slower.
+    /// Ask the driver for a quick compile (DISABLE_OPTIMIZATION), whose
+    /// code may run slower. NVIDIA's driver 580 ignores it: the same
+    /// compile times and the same code (docs/performance.md, "The driver's
+    /// compile under the cold build").
     pub disable_optimization: bool,
 }
 
