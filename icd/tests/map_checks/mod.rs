@@ -7,7 +7,7 @@
 
 #![allow(dead_code)]
 
-use crate::common::rlib::{check_validation, device, ok, wait_list, Env, Kernel};
+use crate::common::rlib::{check_validation, device, event_u32, ok, wait_list, Env, Kernel};
 use ferrocl::device::clGetDeviceInfo;
 use ferrocl::event::*;
 use ferrocl::memory::*;
@@ -117,6 +117,23 @@ unsafe fn unmap(env: &Env, buf: H, ptr: *mut u32) {
     ));
 }
 
+/// The `WORDS` words of `buf`, read after the commands before.
+unsafe fn read_words(env: &Env, buf: H) -> Vec<u32> {
+    let mut out = vec![0u32; WORDS];
+    ok(clEnqueueReadBuffer(
+        env.queue,
+        buf,
+        CL_TRUE,
+        0,
+        BYTES,
+        out.as_mut_ptr().cast(),
+        0,
+        null(),
+        null_mut(),
+    ));
+    out
+}
+
 fn assert_direct(before: u64, maps: u64, direct: bool) {
     let expected = if direct { before + maps } else { before };
     assert_eq!(
@@ -162,18 +179,7 @@ pub fn maps_order_with_kernels(env: Env, direct: bool) {
         }
         unmap(&env, buf, ptr);
         ok(clReleaseEvent(axpb(&kernel, &env, buf, 3, 1, &[])));
-        let mut out = vec![0u32; WORDS];
-        ok(clEnqueueReadBuffer(
-            env.queue,
-            buf,
-            CL_TRUE,
-            0,
-            BYTES,
-            out.as_mut_ptr().cast(),
-            0,
-            null(),
-            null_mut(),
-        ));
+        let out = read_words(&env, buf);
         let wrong = out
             .iter()
             .enumerate()
@@ -231,18 +237,7 @@ pub fn sub_buffer_maps_agree(env: Env, direct: bool) {
         }
         unmap(&env, sub, part);
         unmap(&env, buf, whole);
-        let mut out = vec![0u32; WORDS];
-        ok(clEnqueueReadBuffer(
-            env.queue,
-            buf,
-            CL_TRUE,
-            0,
-            BYTES,
-            out.as_mut_ptr().cast(),
-            0,
-            null(),
-            null_mut(),
-        ));
+        let out = read_words(&env, buf);
         let expected = |i: usize| {
             if (origin..origin + size).contains(&(i * 4)) {
                 9
@@ -274,14 +269,7 @@ pub fn a_map_behind_a_user_event_returns_at_once(env: Env, direct: bool) {
         ok(err);
         let written = axpb(&kernel, &env, buf, 1, 11, &[gate]);
         let (ptr, event) = map(&env, buf, false, CL_MAP_READ, 0, BYTES, &[written]);
-        let mut status: cl_int = 0;
-        ok(clGetEventInfo(
-            event,
-            CL_EVENT_COMMAND_EXECUTION_STATUS,
-            4,
-            (&mut status as *mut cl_int).cast(),
-            null_mut(),
-        ));
+        let status = event_u32(event, CL_EVENT_COMMAND_EXECUTION_STATUS) as cl_int;
         assert!(
             status > CL_COMPLETE as cl_int,
             "the map waits for the gated kernel"
