@@ -1475,7 +1475,20 @@ impl<'a> Parser<'a> {
                 None => {}
             }
             self.bump();
-            return mk(StmtKind::Empty);
+            // A pragma is no statement of its own: `for (...) #pragma
+            // unroll for (...) s;` has the inner loop as its body (OpenCV's
+            // Farneback kernels are written so). At the end of a block
+            // there is no statement to take.
+            if self.is_punct("}") || self.at_eof() {
+                if let Some((_, at, _)) = self.pending_hint.take() {
+                    self.diags.warning(
+                        at,
+                        "unroll pragma ignored: it must precede a for, while or do loop",
+                    );
+                }
+                return mk(StmtKind::Empty);
+            }
+            return self.statement();
         }
         // An unroll hint read just before belongs to this statement, which
         // must be a loop (attributes in between keep it for the statement

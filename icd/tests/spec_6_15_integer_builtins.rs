@@ -30,6 +30,11 @@ fn integer_functions_on_int() {
         row("rotate", "out[i] = rotate(x, 7);", |x| x.rotate_left(7)),
         row("rotate by negative", "out[i] = rotate(x, -3);", |x| x.rotate_left(29)),
         row("mad24", "out[i] = mad24(x & 0x7fffff, 3, -1);", |x| (x & 0x7f_ffff) * 3 - 1),
+        // Floating scalars beside integer arguments take the integer
+        // overload, converted toward zero as C converts them (OpenCV's
+        // Hough transform indexes with `mad24(p.y, step, p.x + offset)`).
+        row("mad24 float args", "float f = (float)(x & 0xffff) + 0.75f; out[i] = mad24(f, 3, -f);", |x| (x & 0xffff) * 2),
+        row("mul24 float and uint", "out[i] = (int)mul24((float)(x & 0xff) + 0.5f, 2u);", |x| (x & 0xff) * 2),
         row("mul24", "out[i] = mul24((x << 8) >> 8, 100);", |x| ((x << 8) >> 8).wrapping_mul(100)),
         row("upsample short", "out[i] = upsample((short)x, (ushort)(x >> 16));", |x| ((x as i16 as i32) << 16) | ((x >> 16) as u16 as i32)),
         row("max of vectors", "int4 v = max((int4)(x), (int4)(0, 1, 2, 3)); out[i] = v.x + v.w;", |x| x.max(0).wrapping_add(x.max(3))),

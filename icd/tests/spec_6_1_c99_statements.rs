@@ -27,6 +27,10 @@ fn selection_and_iteration() {
         row("if else chain", "if (x < -100) out[i] = -2; else if (x < 0) out[i] = -1; else if (x == 0) out[i] = 0; else out[i] = 1;", |x| if x < -100 { -2 } else if x < 0 { -1 } else if x == 0 { 0 } else { 1 }),
         row("dangling else binds inner", "out[i] = 0; if (x > 0) if (x > 100) out[i] = 2; else out[i] = 1;", |x| if x > 0 { if x > 100 { 2 } else { 1 } } else { 0 }),
         row("for loop", "int s = 0; for (int j = 0; j < (x & 15); j++) s += j; out[i] = s;", |x| (0..(x & 15)).sum()),
+        // A pragma is no statement: the loop after it is the body (OpenCV's
+        // Farneback optical flow nests its loops so).
+        row("pragma between a loop and its body", "int s = 0; for (int a = 0; a < 3; a++)\n#pragma unroll\n for (int b = 0; b < 4; b++) s += a * 4 + b + (x & 1);\n out[i] = s;", |x| 66 + 12 * (x & 1)),
+        row("pragma between if and its loop", "int s = 0; if (x > 0)\n#pragma unroll 2\n for (int b = 0; b < 3; b++) s += b;\n out[i] = s;", |x| if x > 0 { 3 } else { 0 }),
         row("while loop", "uint n = ((uint)x & 255) + 1; int steps = 0; while (n != 1 && steps < 1000) { n = (n & 1) ? 3 * n + 1 : n / 2; steps++; } out[i] = steps;", |x| collatz_steps(((x as u32) & 255) + 1)),
         row("do while runs once", "int s = 0; do { s++; } while (x > 0 && s < 3); out[i] = s;", |x| if x > 0 { 3 } else { 1 }),
         row("break leaves inner loop only", "int s = 0; for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++) { if (b == a) break; s++; } out[i] = s + (x & 0);", |_| 6),

@@ -875,6 +875,22 @@ impl<'a> Lowerer<'a> {
     fn int_gentype(&mut self, vals: &[Val], span: Span, name: &str) -> R<Type> {
         let t = self.gentype(vals, span)?;
         if !t.is_integer() {
+            // Floating scalars beside integer arguments of one type convert
+            // to it, as overload resolution in C picks the integer overload
+            // that the integer arguments match exactly (OpenCV's Hough
+            // transform calls `mad24(p.y, step, p.x + offset)` with a
+            // `float2 p`). Floating vectors do not convert implicitly, and
+            // floating arguments alone match no overload better than the
+            // others.
+            let mut integers = vals.iter().filter(|v| v.ty.is_integer()).map(|v| &v.ty);
+            let only_float_scalars = vals
+                .iter()
+                .all(|v| v.ty.is_integer() || (v.ty.is_float() && !v.ty.is_vector()));
+            if let Some(first) = integers.next() {
+                if only_float_scalars && integers.all(|t| t == first) {
+                    return Some(first.clone());
+                }
+            }
             self.error(span, format!("'{name}' needs integer arguments"));
             return None;
         }
