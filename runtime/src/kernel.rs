@@ -31,7 +31,7 @@ use ferrocl_vk::{Pipeline, PipelineOptions};
 use parking_lot::Mutex;
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 /// The value of one argument.
@@ -77,7 +77,7 @@ type CachedPipeline = (PipelineKey, Vec<u32>, Arc<Pipeline>);
 type PipelineInProgress = (PipelineKey, Vec<u32>, Arc<Mutex<()>>);
 
 /// A kernel's pipelines, shared with its other kernel objects
-/// ([`SharedPipelines`]) and with the jobs that create pipelines ahead of
+/// ([`SharedKernel`]) and with the jobs that create pipelines ahead of
 /// a launch ([`Kernel::create_pipelines_ahead`]).
 #[derive(Default)]
 struct KernelPipelines {
@@ -146,30 +146,85 @@ impl KernelPipelines {
     }
 }
 
-/// The pipelines of one kernel of a program, which every kernel object of
-/// that name shares: an application that makes a kernel object per call
-/// (or several, one per thread) compiles each pipeline once, and those
-/// made ahead of the first launch ([`Kernel::create_pipelines_ahead`])
-/// are queued once. Kept by the program until it is built again
+/// What every kernel object of one name of a program shares: its
+/// pipelines, so that an application that makes a kernel object per call
+/// (OpenCV makes one per operation, hundreds for one template match)
+/// compiles each pipeline once and queues those made ahead of the first
+/// launch ([`Kernel::create_pipelines_ahead`]) once; and the kernel's
+/// modules cut from the executables with the analysis of which arguments
+/// it writes ([`Kernel::cut_and_analyse`]), which took 0.1-1 ms per
+/// `clCreateKernel`. Kept by the program until it is built again
 /// (`Program::compile_for` clears them) or released.
-pub struct SharedPipelines {
+pub struct SharedKernel {
     name: String,
+    /// The executables the modules were cut from (per device of the
+    /// program): an entry made from other ones is not this build's.
+    executables: Vec<Option<Arc<CompiledProgram>>>,
     pipelines: Arc<KernelPipelines>,
+    analysis: (EntryModules, Vec<bool>),
 }
 
-/// The pipelines kernel `name` of `program` shares with its other kernel
-/// objects, and whether they are new (none was made before).
-fn shared_pipelines(program: &Program, name: &str) -> (Arc<KernelPipelines>, bool) {
-    let mut shared = program.kernel_pipelines.lock();
-    if let Some(s) = shared.iter().find(|s| s.name == name) {
-        return (s.pipelines.clone(), false);
+impl SharedKernel {
+    fn is(&self, name: &str, executables: &[Option<Arc<CompiledProgram>>]) -> bool {
+        self.name == name
+            && self.executables.len() == executables.len()
+            && self
+                .executables
+                .iter()
+                .zip(executables)
+                .all(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                })
     }
+}
+
+/// Kernels cut and analysed in this process ([`Kernel::cut_and_analyse`]):
+/// a diagnostic for the tests, which check that kernel objects of a name
+/// made before share its analysis.
+static KERNELS_ANALYSED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many kernels this process has cut and analysed.
+pub fn kernels_analysed() -> usize {
+    KERNELS_ANALYSED.load(Ordering::Relaxed)
+}
+
+/// What kernel objects named `name` of `program` share (see
+/// [`SharedKernel`]): the pipelines, the cut modules and the analysis,
+/// and whether they are new (no kernel object of this name was made from
+/// these executables before).
+fn shared_kernel(
+    program: &Program,
+    name: &str,
+    executables: &[Option<Arc<CompiledProgram>>],
+    info: &KernelInfo,
+) -> (Arc<KernelPipelines>, (EntryModules, Vec<bool>), bool) {
+    let find = |shared: &[SharedKernel]| {
+        shared
+            .iter()
+            .find(|s| s.is(name, executables))
+            .map(|s| (s.pipelines.clone(), s.analysis.clone(), false))
+    };
+    if let Some(found) = find(&program.shared_kernels.lock()) {
+        return found;
+    }
+    // Cut and analysed outside the lock; a thread that made the same
+    // kernel meanwhile wins, and this one's work is dropped.
+    let analysis = Kernel::cut_and_analyse(executables, info);
+    let mut shared = program.shared_kernels.lock();
+    if let Some(found) = find(&shared) {
+        return found;
+    }
+    shared.retain(|s| s.name != name);
     let pipelines = Arc::new(KernelPipelines::default());
-    shared.push(SharedPipelines {
+    shared.push(SharedKernel {
         name: name.to_string(),
+        executables: executables.to_vec(),
         pipelines: pipelines.clone(),
+        analysis: analysis.clone(),
     });
-    (pipelines, true)
+    (pipelines, analysis, true)
 }
 
 fn find_pipeline(
@@ -346,8 +401,7 @@ impl Kernel {
             .find(|k| k.name == name)
             .ok_or(CL_INVALID_KERNEL_NAME)?
             .clone();
-        let modules = Kernel::cut_and_analyse(&executables, &info);
-        let (pipelines, new) = shared_pipelines(program, name);
+        let (pipelines, modules, new) = shared_kernel(program, name, &executables, &info);
         let kernel =
             Kernel::from_parts(program.clone(), info, executables, modules, None, pipelines);
         if new {
@@ -362,6 +416,7 @@ impl Kernel {
         executables: &[Option<Arc<CompiledProgram>>],
         info: &KernelInfo,
     ) -> (EntryModules, Vec<bool>) {
+        KERNELS_ANALYSED.fetch_add(1, Ordering::Relaxed);
         // Each device's module for this kernel is cut now, from the
         // executable's index: the analysis of which arguments the kernel
         // writes reads it (a fifth of the five-kernel benchmark program's

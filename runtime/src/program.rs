@@ -89,9 +89,10 @@ pub struct Program {
     /// Kernel objects alive for this program (`clBuildProgram` is
     /// `CL_INVALID_OPERATION` while any is).
     pub kernel_count: AtomicUsize,
-    /// Per kernel name, the pipelines all its kernel objects share
-    /// (runtime/src/kernel.rs `SharedPipelines`), for the current build.
-    pub kernel_pipelines: Mutex<Vec<crate::kernel::SharedPipelines>>,
+    /// Per kernel name, what all its kernel objects share (pipelines, cut
+    /// modules; runtime/src/kernel.rs `SharedKernel`), for the current
+    /// build.
+    pub shared_kernels: Mutex<Vec<crate::kernel::SharedKernel>>,
 }
 
 // SAFETY: repr(C) with the header first; the tag is unique to Program.
@@ -141,7 +142,7 @@ impl Program {
             headers: Mutex::new(Vec::new()),
             builds: Mutex::new(builds),
             kernel_count: AtomicUsize::new(0),
-            kernel_pipelines: Mutex::new(Vec::new()),
+            shared_kernels: Mutex::new(Vec::new()),
         })
     }
 
@@ -284,9 +285,9 @@ impl Program {
             for &i in indices {
                 builds[i].status = CL_BUILD_IN_PROGRESS;
             }
-            // Pipelines shared by kernel objects belong to the executables
-            // this build replaces.
-            self.kernel_pipelines.lock().clear();
+            // What kernel objects share belongs to the executables this
+            // build replaces.
+            self.shared_kernels.lock().clear();
         }
         let mut result = Ok(());
         for &i in indices {
