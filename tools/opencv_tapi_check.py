@@ -33,6 +33,7 @@ double (at output row 37 of 222 from 480 the float product is 80.0 and
 the double one 79.99...).
 """
 
+import os
 import sys
 import time
 
@@ -40,31 +41,34 @@ import cv2
 import numpy as np
 
 cv2.ocl.setUseOpenCL(False)
+# The images' size, WIDTHxHEIGHT (tools/opencv_tapi_bench.py asks for
+# larger ones).
+COLS, ROWS = (int(v) for v in os.environ.get("OPENCV_CHECK_SIZE", "640x480").split("x"))
 rng = np.random.default_rng(1)
 # Smooth images: on noise, a sampling position that moves by the 1/32 of a
 # pixel that OpenCV's interpolation tables resolve changes a pixel by up
 # to 8 levels, and the OpenCL kernels place samples in single precision
 # where the CPU code uses double, so noise would measure OpenCV's kernels
 # rather than the platform.
-_noise = rng.random((480, 640, 3)).astype(np.float32)
+_noise = rng.random((ROWS, COLS, 3)).astype(np.float32)
 _smooth = cv2.GaussianBlur(_noise, (0, 0), 3)
 BGR8 = cv2.normalize(_smooth, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
 GRAY8 = cv2.cvtColor(BGR8, cv2.COLOR_BGR2GRAY)
-F32 = rng.random((480, 640), dtype=np.float32)
-F32C3 = rng.random((480, 640, 3), dtype=np.float32)
-MASK = (rng.random((480, 640)) > 0.3).astype(np.uint8)
+F32 = rng.random((ROWS, COLS), dtype=np.float32)
+F32C3 = rng.random((ROWS, COLS, 3), dtype=np.float32)
+MASK = (rng.random((ROWS, COLS)) > 0.3).astype(np.uint8)
 ROTATE = cv2.getRotationMatrix2D((320, 240), 30, 0.8)
 PERSPECTIVE = np.array([[1, 0.1, 5], [0.05, 1, 3], [1e-4, 2e-4, 1]], np.float64)
 BOX5 = np.ones((5, 5), np.float32) / 25
 MAP_X, MAP_Y = np.meshgrid(
-    (np.arange(640) * 0.97 + 3.3).astype(np.float32),
-    (np.arange(480) * 1.01 - 2.7).astype(np.float32),
+    (np.arange(COLS) * 0.97 + 3.3).astype(np.float32),
+    (np.arange(ROWS) * 1.01 - 2.7).astype(np.float32),
 )
 REVERSE = np.arange(255, -1, -1, dtype=np.uint8)
 TEMPLATE = GRAY8[100:130, 200:240].copy()
 SHIFTED = np.roll(GRAY8, (2, 3), axis=(0, 1))
 # Three lines on black, for the Hough transforms.
-LINES = np.zeros((480, 640), np.uint8)
+LINES = np.zeros((ROWS, COLS), np.uint8)
 LINE_ENDS = [((20, 30), (600, 60)), ((100, 400), (500, 100)), ((320, 10), (330, 470))]
 for _p, _q in LINE_ENDS:
     cv2.line(LINES, _p, _q, 255, 1)
@@ -133,8 +137,8 @@ IMAGE_OPS = {
     "resize_area": lambda a: cv2.resize(a, (320, 240), interpolation=cv2.INTER_AREA),
     "pyrDown": cv2.pyrDown,
     "pyrUp": cv2.pyrUp,
-    "warpAffine": lambda a: cv2.warpAffine(a, ROTATE, (640, 480)),
-    "warpPerspective": lambda a: cv2.warpPerspective(a, PERSPECTIVE, (640, 480)),
+    "warpAffine": lambda a: cv2.warpAffine(a, ROTATE, (COLS, ROWS)),
+    "warpPerspective": lambda a: cv2.warpPerspective(a, PERSPECTIVE, (COLS, ROWS)),
     "remap": lambda a: cv2.remap(a, MAP_X, MAP_Y, cv2.INTER_LINEAR),
     "threshold": lambda a: cv2.threshold(a, 100, 255, cv2.THRESH_BINARY)[1],
     "equalizeHist": cv2.equalizeHist,
@@ -420,8 +424,8 @@ def within_where(where, abs_tol):
 
 
 TOLERANCES = {
-    "warpAffine": within_where(inside_source(ROTATE, (480, 640)), 1),
-    "warpPerspective": within_where(inside_source(PERSPECTIVE, (480, 640)), 1),
+    "warpAffine": within_where(inside_source(ROTATE, (ROWS, COLS)), 1),
+    "warpPerspective": within_where(inside_source(PERSPECTIVE, (ROWS, COLS)), 1),
     "Canny": similar(1e-2),
     "Canny_L2": similar(1e-2),
     # The kernels sum in single-precision integral images (OpenCV asks for
