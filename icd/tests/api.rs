@@ -961,6 +961,56 @@ fn rectangular_transfers() {
         ));
     }
     assert_eq!(env.read::<u8>(dst, 0, 16 * 8 * 3), host);
+
+    // Within one buffer: to a box past the source (the rows go as one
+    // command), and to one whose rows fall between the source's (the
+    // spans meet, so row by row).
+    let one = env.buffer(CL_MEM_READ_WRITE, 2000, null_mut());
+    let pattern: Vec<u8> = (0..2000).map(|i| (i * 7 % 251) as u8).collect();
+    env.write(one, 0, &pattern);
+    let copy_within = |src_origin: [usize; 3],
+                       dst_origin: [usize; 3],
+                       region: [usize; 3],
+                       pitch: [usize; 2]| unsafe {
+        ok(clEnqueueCopyBufferRect(
+            env.queue,
+            one,
+            one,
+            src_origin.as_ptr(),
+            dst_origin.as_ptr(),
+            region.as_ptr(),
+            pitch[0],
+            pitch[1],
+            pitch[0],
+            pitch[1],
+            0,
+            null(),
+            null_mut(),
+        ));
+    };
+    let mut want = pattern.clone();
+    let mut copy_model =
+        |src_origin: [usize; 3], dst_origin: [usize; 3], region: [usize; 3], pitch: [usize; 2]| {
+            let at = |o: [usize; 3], x: usize, y: usize, z: usize| {
+                (o[0] + x) + (o[1] + y) * pitch[0] + (o[2] + z) * pitch[1]
+            };
+            let before = want.clone();
+            for z in 0..region[2] {
+                for y in 0..region[1] {
+                    for x in 0..region[0] {
+                        want[at(dst_origin, x, y, z)] = before[at(src_origin, x, y, z)];
+                    }
+                }
+            }
+        };
+    for (s, d, reg, pitch) in [
+        ([0, 0, 0], [4, 1, 2], [16, 8, 2], [40, 400]),
+        ([0, 0, 0], [20, 0, 0], [16, 8, 1], [40, 400]),
+    ] {
+        copy_within(s, d, reg, pitch);
+        copy_model(s, d, reg, pitch);
+    }
+    assert_eq!(env.read::<u8>(one, 0, 2000), want);
     unsafe {
         // Out of bounds and bad pitches.
         let big = [16usize, 8, 5];
@@ -1036,6 +1086,7 @@ fn rectangular_transfers() {
         assert_eq!(r, CL_MEM_COPY_OVERLAP);
         ok(clReleaseMemObject(buf));
         ok(clReleaseMemObject(dst));
+        ok(clReleaseMemObject(one));
     }
     check_validation();
 }

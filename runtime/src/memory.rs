@@ -369,6 +369,19 @@ fn mapped(staging: &Staging) -> Result<*mut u8, cl_int> {
     Ok(ptr)
 }
 
+/// The rows of a rectangle copy, `(source offset, destination offset)` of
+/// each row of `region`, in order, for
+/// `ferrocl_vk::CommandStream::copy_buffer_rows`.
+fn rect_rows(region: [usize; 3], offsets: impl Fn(usize, usize) -> (u64, u64)) -> Vec<(u64, u64)> {
+    let mut rows = Vec::with_capacity(region[1] * region[2]);
+    for z in 0..region[2] {
+        for y in 0..region[1] {
+            rows.push(offsets(y, z));
+        }
+    }
+    rows
+}
+
 /// Copies `region` (rows of `region[0]` bytes) from the rectangle `src` at
 /// host address `from` to the rectangle `dst` at host address `to`.
 fn copy_rects(from: usize, src: Rect, to: usize, dst: Rect, region: [usize; 3]) {
@@ -841,16 +854,13 @@ fn staged_read_command(
         // Kept before anything is recorded: the buffer may only go back to
         // the pool once every copy into it has run.
         r.keep(stage.clone());
-        let mut at = 0u64;
-        for z in 0..region[2] {
-            for y in 0..region[1] {
-                let from = (mem.offset + src.offset(0, y, z)) as u64;
-                r.stream
-                    .copy_buffer(&buffer, from, stage.buffer(), at, row as u64)
-                    .map_err(vk_error)?;
-                at += row as u64;
-            }
-        }
+        let rows = rect_rows(region, |y, z| {
+            let packed = (row * (y + z * region[1])) as u64;
+            ((mem.offset + src.offset(0, y, z)) as u64, packed)
+        });
+        r.stream
+            .copy_buffer_rows(&buffer, stage.buffer(), &rows, row as u64)
+            .map_err(vk_error)?;
         let stage_ptr = mapped(&stage)? as usize;
         r.after(Box::new(move || {
             let mut at = 0usize;
@@ -1067,17 +1077,13 @@ pub fn enqueue_write(
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(stage.clone());
-        let mut at = 0u64;
-        for z in 0..region[2] {
-            for y in 0..region[1] {
-                let to = (mem.offset + dst.offset(0, y, z)) as u64;
-                r.stream
-                    .copy_buffer(stage.buffer(), at, &buffer, to, row as u64)
-                    .map_err(vk_error)?;
-                at += row as u64;
-            }
-        }
-        Ok(())
+        let rows = rect_rows(region, |y, z| {
+            let packed = (row * (y + z * region[1])) as u64;
+            (packed, (mem.offset + dst.offset(0, y, z)) as u64)
+        });
+        r.stream
+            .copy_buffer_rows(stage.buffer(), &buffer, &rows, row as u64)
+            .map_err(vk_error)
     };
     queue.enqueue_with_access(command_type, wait_list, access, record)
 }
@@ -1212,15 +1218,15 @@ pub fn enqueue_copy(
                 .copy_buffer(&src_buffer, from, &dst_buffer, to, row)
                 .map_err(vk_error)?;
         } else {
-            for z in 0..region[2] {
-                for y in 0..region[1] {
-                    let from = (src_mem.offset + src.offset(0, y, z)) as u64;
-                    let to = (dst_mem.offset + dst.offset(0, y, z)) as u64;
-                    r.stream
-                        .copy_buffer(&src_buffer, from, &dst_buffer, to, row)
-                        .map_err(vk_error)?;
-                }
-            }
+            let rows = rect_rows(region, |y, z| {
+                (
+                    (src_mem.offset + src.offset(0, y, z)) as u64,
+                    (dst_mem.offset + dst.offset(0, y, z)) as u64,
+                )
+            });
+            r.stream
+                .copy_buffer_rows(&src_buffer, &dst_buffer, &rows, row)
+                .map_err(vk_error)?;
         }
         Ok(())
     };

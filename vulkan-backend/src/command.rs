@@ -467,6 +467,63 @@ impl CommandStream {
         Ok(())
     }
 
+    /// Copies rows of `row` bytes between buffers, one row per pair of
+    /// offsets `(src_offset, dst_offset)` (the rows of a rectangle), as one
+    /// `vkCmdCopyBuffer` with a region per row: a copy command per row made
+    /// OpenCV's rectangle copies of 1,080 rows cost the GPU 0.1-0.2 ms
+    /// each. Rows large enough for the compute copy, and rows in one
+    /// buffer whose source and destination spans meet, go one by one
+    /// through [`CommandStream::copy_buffer`].
+    pub fn copy_buffer_rows(
+        &mut self,
+        src: &Arc<Buffer>,
+        dst: &Arc<Buffer>,
+        rows: &[(u64, u64)],
+        row: u64,
+    ) -> Result<()> {
+        let span = |offsets: &mut dyn Iterator<Item = u64>| {
+            offsets.fold((u64::MAX, 0u64), |(lo, hi), o| {
+                (lo.min(o), hi.max(o.saturating_add(row)))
+            })
+        };
+        let (src_lo, src_hi) = span(&mut rows.iter().map(|r| r.0));
+        let (dst_lo, dst_hi) = span(&mut rows.iter().map(|r| r.1));
+        let spans_meet = Arc::ptr_eq(src, dst) && src_lo < dst_hi && dst_lo < src_hi;
+        let on_compute = self
+            .device
+            .copy_on_compute(row, src.system_memory() || dst.system_memory());
+        if rows.len() < 2 || row == 0 || spans_meet || on_compute {
+            for &(from, to) in rows {
+                self.copy_buffer(src, from, dst, to, row)?;
+            }
+            return Ok(());
+        }
+        if src_hi > src.size() || dst_hi > dst.size() {
+            return Err(Error::Other("buffer copy out of bounds".to_string()));
+        }
+        let regions: Vec<vk::BufferCopy> = rows
+            .iter()
+            .map(|&(src_offset, dst_offset)| vk::BufferCopy {
+                src_offset,
+                dst_offset,
+                size: row,
+            })
+            .collect();
+        let device = Arc::clone(&self.device);
+        let batch = self.recording()?;
+        // SAFETY: both buffers are live and kept alive by the batch; every
+        // row is in bounds (the spans are), and the source rows and the
+        // destination rows do not meet (other buffers, or disjoint spans).
+        unsafe {
+            device
+                .raw
+                .cmd_copy_buffer(batch.cmd, src.raw, dst.raw, &regions)
+        };
+        batch.keep_buffer(src);
+        batch.keep_buffer(dst);
+        Ok(())
+    }
+
     /// Fills `size` bytes at `offset` with the 32-bit `value` (offset and
     /// size multiples of 4).
     pub fn fill_buffer(
