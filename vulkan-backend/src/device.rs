@@ -32,6 +32,9 @@ pub(crate) struct DeviceShared {
     copy_engine: AtomicU8,
     /// `None` only during teardown.
     pub allocator: Mutex<Option<Allocator>>,
+    /// Freed buffers kept for new ones of the same size
+    /// (`crate::recycle`).
+    pub recycled: crate::recycle::Recycled,
     /// Memory types that are DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT on
     /// the largest device-local heap.
     pub host_visible_device_local_types: u32,
@@ -184,6 +187,8 @@ impl Drop for DeviceShared {
         // SAFETY: pipelines created through the cache are gone or independent
         // of it; the cache is destroyed once.
         unsafe { self.raw.destroy_pipeline_cache(self.pipeline_cache, None) };
+        // Kept buffers go before the allocator whose memory they hold.
+        crate::memory::destroy_kept(self, self.recycled.drain());
         // The allocator frees its memory blocks, which needs the device.
         drop(self.allocator.get_mut().take());
         // SAFETY: every child object is destroyed above or by its owner,
@@ -304,6 +309,7 @@ impl Instance {
                 builtins: Mutex::new(HashMap::new()),
                 copy_engine: AtomicU8::new(CopyEngine::Auto.as_u8()),
                 allocator: Mutex::new(Some(allocator)),
+                recycled: crate::recycle::Recycled::default(),
                 host_visible_device_local_types: candidate.host_visible_device_local_types,
                 calibration,
                 external_memory_host,

@@ -53,6 +53,7 @@ mod info;
 mod instance;
 mod memory;
 mod pipeline;
+mod recycle;
 mod sync;
 mod timestamp;
 

@@ -5,6 +5,7 @@
 
 use crate::device::{Device, DeviceShared};
 use crate::error::{allocation_vk_error, allocator_error, Error, Result};
+use crate::recycle::{Kept, Recycled};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use std::ffi::c_void;
@@ -66,6 +67,10 @@ pub struct Buffer {
     /// Host pages at the device address of a coarse-grained SVM buffer
     /// whose own mapping (if any) lies elsewhere.
     mirror: Option<HostMirror>,
+    /// Where a buffer of gpu-allocator's memory made by
+    /// [`Device::create_aligned_buffer`] lives: such a buffer is kept for
+    /// a new one when freed (`crate::recycle`).
+    location: Option<MemoryLocation>,
 }
 
 impl Buffer {
@@ -121,16 +126,22 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if let (Some(Backing::Pooled(_)), None, Some(location)) =
+            (&self.memory, &self.mirror, self.location)
+        {
+            if Recycled::keeps(self.size) {
+                if let Some(Backing::Pooled(allocation)) = self.memory.take() {
+                    let kept = Kept::new(self.raw, allocation, self.size, location, self.address);
+                    destroy_kept(&self.device, self.device.recycled.keep(kept));
+                    return;
+                }
+            }
+        }
         // SAFETY: the runtime and the command streams keep a buffer alive
         // until every command using it has completed.
         unsafe { self.device.raw.destroy_buffer(self.raw, None) };
         match self.memory.take() {
-            Some(Backing::Pooled(allocation)) => {
-                if let Some(allocator) = self.device.allocator.lock().as_mut() {
-                    // A failure here only leaks the range; nothing to report to.
-                    let _ = allocator.free(allocation);
-                }
-            }
+            Some(Backing::Pooled(allocation)) => free_pooled(&self.device, allocation),
             Some(Backing::ImportedHost(memory) | Backing::ImportedFd(memory)) => {
                 // SAFETY: the buffer bound to it is destroyed above; the
                 // application's pages, or the exporter's memory, stay
@@ -140,6 +151,55 @@ impl Drop for Buffer {
             Some(Backing::Owned(memories)) => free_memories(&self.device, &memories),
             None => {}
         }
+    }
+}
+
+/// Gives `allocation` back to gpu-allocator.
+fn free_pooled(shared: &DeviceShared, allocation: Allocation) {
+    if let Some(allocator) = shared.allocator.lock().as_mut() {
+        // A failure here only leaks the range; nothing to report to.
+        let _ = allocator.free(allocation);
+    }
+}
+
+/// Destroys buffers the recycler let go of.
+pub(crate) fn destroy_kept(shared: &DeviceShared, kept: Vec<Kept>) {
+    for k in kept {
+        // SAFETY: a kept buffer was freed by its last user, after every
+        // command using it completed, and nothing took it since.
+        unsafe { shared.raw.destroy_buffer(k.raw, None) };
+        free_pooled(shared, k.allocation);
+    }
+}
+
+/// A buffer of gpu-allocator's memory, bound, with its device address.
+fn pooled_buffer(
+    shared: &Arc<DeviceShared>,
+    raw: vk::Buffer,
+    allocation: Allocation,
+    size: u64,
+    address: u64,
+    location: MemoryLocation,
+) -> Buffer {
+    let mapped = mapping_of(&allocation);
+    let host_cached = mapped.is_some()
+        && allocation
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_CACHED);
+    let system_memory = !allocation
+        .memory_properties()
+        .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL);
+    Buffer {
+        device: Arc::clone(shared),
+        raw,
+        memory: Some(Backing::Pooled(allocation)),
+        size,
+        address,
+        mapped,
+        host_cached,
+        system_memory,
+        mirror: None,
+        location: Some(location),
     }
 }
 
@@ -187,40 +247,52 @@ impl Device {
             }
             return create_past_limit_buffer(shared, size, min_alignment, PastTheLimit::Sparse);
         }
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(crate::info::BUFFER_USAGE)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: the device is alive; size is within maxBufferSize.
-        let raw = unsafe { shared.raw.create_buffer(&info, None) }
-            .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
-        match allocate_and_bind(shared, raw, location, min_alignment) {
-            Ok((allocation, address)) => {
-                let mapped = mapping_of(&allocation);
-                let host_cached = mapped.is_some()
-                    && allocation
-                        .memory_properties()
-                        .contains(vk::MemoryPropertyFlags::HOST_CACHED);
-                let system_memory = !allocation
-                    .memory_properties()
-                    .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL);
-                Ok(Buffer {
-                    device: Arc::clone(shared),
-                    raw,
-                    memory: Some(Backing::Pooled(allocation)),
-                    size,
-                    address,
-                    mapped,
-                    host_cached,
-                    system_memory,
-                    mirror: None,
-                })
+        let (found, stale) = shared.recycled.take(size, location, min_alignment);
+        destroy_kept(shared, stale);
+        if let Some(k) = found {
+            return Ok(pooled_buffer(
+                shared,
+                k.raw,
+                k.allocation,
+                size,
+                k.address,
+                location,
+            ));
+        }
+        match new_pooled_buffer(shared, size, location, min_alignment) {
+            // Memory the kept buffers hold may be what is missing.
+            Err(Error::OutOfDeviceMemory) => {
+                destroy_kept(shared, shared.recycled.drain());
+                new_pooled_buffer(shared, size, location, min_alignment)
             }
-            Err(e) => {
-                // SAFETY: created above, never bound or used.
-                unsafe { shared.raw.destroy_buffer(raw, None) };
-                Err(e)
-            }
+            made => made,
+        }
+    }
+}
+
+/// A new buffer of gpu-allocator's memory (see
+/// [`Device::create_aligned_buffer`]).
+fn new_pooled_buffer(
+    shared: &Arc<DeviceShared>,
+    size: u64,
+    location: MemoryLocation,
+    min_alignment: u64,
+) -> Result<Buffer> {
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(crate::info::BUFFER_USAGE)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: the device is alive; size is within maxBufferSize.
+    let raw = unsafe { shared.raw.create_buffer(&info, None) }
+        .map_err(|e| allocation_vk_error("vkCreateBuffer", e))?;
+    match allocate_and_bind(shared, raw, location, min_alignment) {
+        Ok((allocation, address)) => Ok(pooled_buffer(
+            shared, raw, allocation, size, address, location,
+        )),
+        Err(e) => {
+            // SAFETY: created above, never bound or used.
+            unsafe { shared.raw.destroy_buffer(raw, None) };
+            Err(e)
         }
     }
 }
@@ -351,6 +423,7 @@ fn owned_buffer(
             host_cached: false,
             system_memory: false,
             mirror: None,
+            location: None,
         }),
         Err(e) => {
             // SAFETY: no command has used the buffer; a sparse bind
@@ -645,6 +718,7 @@ impl Device {
             system_memory: true,
             mapped,
             mirror: None,
+            location: None,
         })
     }
 
@@ -702,6 +776,7 @@ impl Device {
             system_memory: false,
             mapped: None,
             mirror: None,
+            location: None,
         })
     }
 }

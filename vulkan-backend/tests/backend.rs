@@ -262,6 +262,48 @@ fn buffers_map_write_and_read() {
     });
 }
 
+/// A freed buffer serves the next one of its size and location
+/// (vulkan-backend/src/recycle.rs), still holding what it held; other
+/// sizes and locations, and alignments its address does not meet, get
+/// buffers of their own; the device's teardown destroys what is kept.
+#[test]
+fn freed_buffers_serve_new_ones_of_their_size() {
+    with_device(|device| {
+        let size = 3 << 20;
+        let first = device
+            .create_buffer(size, MemoryLocation::HostToDevice)
+            .unwrap();
+        let address = first.device_address();
+        let pattern: Vec<u32> = (0..256).map(|i| i * 7 + 5).collect();
+        write_bytes(&first, &u32_bytes(&pattern));
+        drop(first);
+        let again = device
+            .create_buffer(size, MemoryLocation::HostToDevice)
+            .unwrap();
+        assert_eq!(again.device_address(), address, "the freed buffer");
+        assert_eq!(read_u32s(&again)[..256], pattern[..]);
+        // While that one is in use: another size, another location, an
+        // alignment past the address's own.
+        let other_size = device
+            .create_buffer(size + 4096, MemoryLocation::HostToDevice)
+            .unwrap();
+        let other_place = device
+            .create_buffer(size, MemoryLocation::DeviceToHost)
+            .unwrap();
+        for b in [&other_size, &other_place] {
+            assert_ne!(b.device_address(), address);
+        }
+        drop(again);
+        let unaligned = 1u64 << address.trailing_zeros();
+        let aligned = device
+            .create_aligned_buffer(size, MemoryLocation::HostToDevice, unaligned << 1)
+            .unwrap();
+        assert_ne!(aligned.device_address(), address);
+        // Freed buffers left kept here: the teardown destroys them, which
+        // the validation layer checks.
+    });
+}
+
 #[test]
 fn buffer_size_errors() {
     with_device(|device| {
