@@ -305,6 +305,11 @@ impl Rect {
             + (self.origin[2] + z) * self.slice_pitch
     }
 
+    /// `[row pitch, slice pitch]`.
+    fn pitches(&self) -> [u64; 2] {
+        [self.row_pitch as u64, self.slice_pitch as u64]
+    }
+
     /// One past the last byte of `region`.
     pub fn end(&self, region: [usize; 3]) -> usize {
         self.offset(region[0], region[1] - 1, region[2] - 1)
@@ -369,17 +374,11 @@ fn mapped(staging: &Staging) -> Result<*mut u8, cl_int> {
     Ok(ptr)
 }
 
-/// The rows of a rectangle copy, `(source offset, destination offset)` of
-/// each row of `region`, in order, for
-/// `ferrocl_vk::CommandStream::copy_buffer_rows`.
-fn rect_rows(region: [usize; 3], offsets: impl Fn(usize, usize) -> (u64, u64)) -> Vec<(u64, u64)> {
-    let mut rows = Vec::with_capacity(region[1] * region[2]);
-    for z in 0..region[2] {
-        for y in 0..region[1] {
-            rows.push(offsets(y, z));
-        }
-    }
-    rows
+/// `[row pitch, slice pitch]` of `region` packed row after row (a
+/// staging buffer's).
+fn packed_pitches(region: [usize; 3]) -> [u64; 2] {
+    let row = region[0] as u64;
+    [row, row * region[1] as u64]
 }
 
 /// Copies `region` (rows of `region[0]` bytes) from the rectangle `src` at
@@ -854,12 +853,16 @@ fn staged_read_command(
         // Kept before anything is recorded: the buffer may only go back to
         // the pool once every copy into it has run.
         r.keep(stage.clone());
-        let rows = rect_rows(region, |y, z| {
-            let packed = (row * (y + z * region[1])) as u64;
-            ((mem.offset + src.offset(0, y, z)) as u64, packed)
-        });
         r.stream
-            .copy_buffer_rows(&buffer, stage.buffer(), &rows, row as u64)
+            .copy_buffer_rect(
+                &buffer,
+                (mem.offset + src.offset(0, 0, 0)) as u64,
+                src.pitches(),
+                stage.buffer(),
+                0,
+                packed_pitches(region),
+                region.map(|d| d as u64),
+            )
             .map_err(vk_error)?;
         let stage_ptr = mapped(&stage)? as usize;
         r.after(Box::new(move || {
@@ -1077,12 +1080,16 @@ pub fn enqueue_write(
     let record = move |r: &mut Recorder<'_>| {
         r.keep(mem.clone());
         r.keep(stage.clone());
-        let rows = rect_rows(region, |y, z| {
-            let packed = (row * (y + z * region[1])) as u64;
-            (packed, (mem.offset + dst.offset(0, y, z)) as u64)
-        });
         r.stream
-            .copy_buffer_rows(stage.buffer(), &buffer, &rows, row as u64)
+            .copy_buffer_rect(
+                stage.buffer(),
+                0,
+                packed_pitches(region),
+                &buffer,
+                (mem.offset + dst.offset(0, 0, 0)) as u64,
+                dst.pitches(),
+                region.map(|d| d as u64),
+            )
             .map_err(vk_error)
     };
     queue.enqueue_with_access(command_type, wait_list, access, record)
@@ -1218,14 +1225,16 @@ pub fn enqueue_copy(
                 .copy_buffer(&src_buffer, from, &dst_buffer, to, row)
                 .map_err(vk_error)?;
         } else {
-            let rows = rect_rows(region, |y, z| {
-                (
-                    (src_mem.offset + src.offset(0, y, z)) as u64,
-                    (dst_mem.offset + dst.offset(0, y, z)) as u64,
-                )
-            });
             r.stream
-                .copy_buffer_rows(&src_buffer, &dst_buffer, &rows, row)
+                .copy_buffer_rect(
+                    &src_buffer,
+                    (src_mem.offset + src.offset(0, 0, 0)) as u64,
+                    src.pitches(),
+                    &dst_buffer,
+                    (dst_mem.offset + dst.offset(0, 0, 0)) as u64,
+                    dst.pitches(),
+                    region.map(|d| d as u64),
+                )
                 .map_err(vk_error)?;
         }
         Ok(())

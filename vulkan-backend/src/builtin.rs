@@ -12,10 +12,14 @@
 /// Invocations per work-group of the built-in kernels.
 pub(crate) const LOCAL_SIZE: u32 = 256;
 
-/// Push-constant block of both kernels, 32 bytes:
+/// Push-constant range of every built-in kernel's layout, 80 bytes; each
+/// kernel's block begins at 0:
 /// copy: { u64 src, u64 dst, u64 count, u64 stride }
 /// fill: { u64 dst, u64 count, u64 stride, u32 value }
-pub(crate) const PUSH_SIZE: u32 = 32;
+/// rectangle copy: { u64 src, u64 dst, u64 count, u64 stride,
+///   u64 row_units, u64 rows, u64 src_pitch, u64 src_slice,
+///   u64 dst_pitch, u64 dst_slice }
+pub(crate) const PUSH_SIZE: u32 = 80;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum BuiltinKernel {
@@ -27,18 +31,27 @@ pub(crate) enum BuiltinKernel {
     Fill16,
     /// Stores `count` uints of the 32-bit value.
     Fill4,
+    /// Copies a rectangle (rows of `row_units` 16-byte units, `rows` rows
+    /// a slice, each row at its pitches), `count` units in all.
+    CopyRect16,
+    /// The same in 4-byte units.
+    CopyRect4,
 }
 
 impl BuiltinKernel {
     pub fn unit(self) -> u64 {
         match self {
-            BuiltinKernel::Copy16 | BuiltinKernel::Fill16 => 16,
-            BuiltinKernel::Copy4 | BuiltinKernel::Fill4 => 4,
+            BuiltinKernel::Copy16 | BuiltinKernel::Fill16 | BuiltinKernel::CopyRect16 => 16,
+            BuiltinKernel::Copy4 | BuiltinKernel::Fill4 | BuiltinKernel::CopyRect4 => 4,
         }
     }
 
     fn is_copy(self) -> bool {
-        matches!(self, BuiltinKernel::Copy16 | BuiltinKernel::Copy4)
+        !matches!(self, BuiltinKernel::Fill16 | BuiltinKernel::Fill4)
+    }
+
+    fn is_rect(self) -> bool {
+        matches!(self, BuiltinKernel::CopyRect16 | BuiltinKernel::CopyRect4)
     }
 
     pub const ENTRY_POINT: &'static str = "main";
@@ -73,6 +86,8 @@ mod op {
     pub const CONVERT_U_TO_PTR: u32 = 120;
     pub const I_ADD: u32 = 128;
     pub const I_MUL: u32 = 132;
+    pub const U_DIV: u32 = 134;
+    pub const U_MOD: u32 = 137;
     pub const U_LESS_THAN: u32 = 176;
     pub const PHI: u32 = 245;
     pub const LOOP_MERGE: u32 = 246;
@@ -204,10 +219,11 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         &[gid, DECORATION_BUILT_IN, BUILT_IN_GLOBAL_INVOCATION_ID],
     );
     m.inst(op::DECORATE, &[push_struct, DECORATION_BLOCK]);
-    for (i, offset) in [0u32, 8, 16, 24].into_iter().enumerate() {
+    let members: u32 = if kernel.is_rect() { 10 } else { 4 };
+    for i in 0..members {
         m.inst(
             op::MEMBER_DECORATE,
-            &[push_struct, i as u32, DECORATION_OFFSET, offset],
+            &[push_struct, i, DECORATION_OFFSET, 8 * i],
         );
     }
 
@@ -218,7 +234,9 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
     m.inst(op::TYPE_VECTOR, &[v3uint, uint, 3]);
     m.inst(op::TYPE_VECTOR, &[v4uint, uint, 4]);
     if kernel.is_copy() {
-        m.inst(op::TYPE_STRUCT, &[push_struct, ulong, ulong, ulong, ulong]);
+        let mut fields = vec![push_struct];
+        fields.resize(1 + members as usize, ulong);
+        m.inst(op::TYPE_STRUCT, &fields);
     } else {
         m.inst(op::TYPE_STRUCT, &[push_struct, ulong, ulong, ulong, uint]);
     }
@@ -241,8 +259,8 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         &[ptr_unit, STORAGE_PHYSICAL_STORAGE_BUFFER, unit_t],
     );
 
-    // Constants: member indices 0..3 and the unit size.
-    let idx: Vec<u32> = (0..4).map(|_| m.id()).collect();
+    // Constants: member indices and the unit size.
+    let idx: Vec<u32> = (0..members).map(|_| m.id()).collect();
     for (i, &id) in idx.iter().enumerate() {
         m.inst(op::CONSTANT, &[uint, id, i as u32]);
     }
@@ -302,6 +320,14 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         };
         (Source::Value(value), dst, count, stride)
     };
+    // A rectangle's geometry: row_units, rows, and each side's pitches.
+    let rect_push = kernel.is_rect().then(|| {
+        let mut loaded = [0u32; 6];
+        for (value, &member) in loaded.iter_mut().zip(&idx[4..]) {
+            *value = load_push_ulong(&mut m, member);
+        }
+        loaded
+    });
     m.inst(op::BRANCH, &[header]);
 
     // Loop header: i = phi(first, i + stride); while i < count.
@@ -317,14 +343,46 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
     m.inst(op::LOOP_MERGE, &[merge, continue_block, 0]);
     m.inst(op::BRANCH_CONDITIONAL, &[in_range, body, merge]);
 
-    // Body: move one unit at byte offset i * unit.
+    // Body: move one unit at byte offset i * unit, or for a rectangle, of
+    // unit x of row y of slice z (i = x + row_units * (y + rows * z)) at
+    // each side's pitches.
     m.inst(op::LABEL, &[body]);
-    let offset = m.id();
-    m.inst(op::I_MUL, &[ulong, offset, i, unit_bytes]);
+    let (src_offset, dst_offset) = if kernel.is_rect() {
+        let [row_units, rows, src_pitch, src_slice, dst_pitch, dst_slice] =
+            rect_push.expect("rectangle members loaded");
+        let x = m.id();
+        m.inst(op::U_MOD, &[ulong, x, i, row_units]);
+        let row = m.id();
+        m.inst(op::U_DIV, &[ulong, row, i, row_units]);
+        let y = m.id();
+        m.inst(op::U_MOD, &[ulong, y, row, rows]);
+        let z = m.id();
+        m.inst(op::U_DIV, &[ulong, z, row, rows]);
+        let x_bytes = m.id();
+        m.inst(op::I_MUL, &[ulong, x_bytes, x, unit_bytes]);
+        let side = |m: &mut Module, pitch: u32, slice: u32| {
+            let in_slice = m.id();
+            m.inst(op::I_MUL, &[ulong, in_slice, y, pitch]);
+            let slices = m.id();
+            m.inst(op::I_MUL, &[ulong, slices, z, slice]);
+            let rows_bytes = m.id();
+            m.inst(op::I_ADD, &[ulong, rows_bytes, in_slice, slices]);
+            let offset = m.id();
+            m.inst(op::I_ADD, &[ulong, offset, rows_bytes, x_bytes]);
+            offset
+        };
+        let src_offset = side(&mut m, src_pitch, src_slice);
+        let dst_offset = side(&mut m, dst_pitch, dst_slice);
+        (src_offset, dst_offset)
+    } else {
+        let offset = m.id();
+        m.inst(op::I_MUL, &[ulong, offset, i, unit_bytes]);
+        (offset, offset)
+    };
     let value = match source {
         Source::Address(src) => {
             let address = m.id();
-            m.inst(op::I_ADD, &[ulong, address, src, offset]);
+            m.inst(op::I_ADD, &[ulong, address, src, src_offset]);
             let pointer = m.id();
             m.inst(op::CONVERT_U_TO_PTR, &[ptr_unit, pointer, address]);
             let loaded = m.id();
@@ -343,7 +401,7 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         Source::Value(value) => value,
     };
     let address = m.id();
-    m.inst(op::I_ADD, &[ulong, address, dst, offset]);
+    m.inst(op::I_ADD, &[ulong, address, dst, dst_offset]);
     let pointer = m.id();
     m.inst(op::CONVERT_U_TO_PTR, &[ptr_unit, pointer, address]);
     m.inst(
@@ -378,6 +436,8 @@ mod tests {
             BuiltinKernel::Copy4,
             BuiltinKernel::Fill16,
             BuiltinKernel::Fill4,
+            BuiltinKernel::CopyRect16,
+            BuiltinKernel::CopyRect4,
         ] {
             let words = spirv(kernel);
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -148,8 +148,8 @@ fn copy_kernel(alignment_bits: u64) -> Option<BuiltinKernel> {
     }
 }
 
-/// Four u64 values as the 32-byte push block of a built-in kernel.
-fn push_words(values: [u64; 4]) -> [u8; builtin::PUSH_SIZE as usize] {
+/// u64 values as the push block of a built-in kernel (zeros after them).
+fn push_words(values: &[u64]) -> [u8; builtin::PUSH_SIZE as usize] {
     let mut push = [0u8; builtin::PUSH_SIZE as usize];
     for (chunk, value) in push.chunks_exact_mut(8).zip(values) {
         chunk.copy_from_slice(&value.to_ne_bytes());
@@ -438,7 +438,7 @@ impl CommandStream {
             if let Some(kernel) = copy_kernel(src_address | dst_address | size) {
                 let units = size / kernel.unit();
                 let recorded = self.record_builtin(kernel, units, |stride| {
-                    push_words([src_address, dst_address, units, stride])
+                    push_words(&[src_address, dst_address, units, stride])
                 })?;
                 if recorded {
                     let batch = self.recording()?;
@@ -465,6 +465,99 @@ impl CommandStream {
         batch.keep_buffer(src);
         batch.keep_buffer(dst);
         Ok(())
+    }
+
+    /// Copies a rectangle: `region` is `[row bytes, rows a slice, slices]`,
+    /// each side at its byte offset and `[row pitch, slice pitch]`. Where
+    /// offsets, pitches and the row are multiples of 4 and the two sides'
+    /// spans do not meet in one buffer, it is one dispatch of the built-in
+    /// rectangle copy where `DeviceShared::rect_copy_on_compute` says so.
+    /// Otherwise the rows go as regions of one transfer command
+    /// ([`CommandStream::copy_buffer_rows`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy_buffer_rect(
+        &mut self,
+        src: &Arc<Buffer>,
+        src_offset: u64,
+        src_pitches: [u64; 2],
+        dst: &Arc<Buffer>,
+        dst_offset: u64,
+        dst_pitches: [u64; 2],
+        region: [u64; 3],
+    ) -> Result<()> {
+        let [row, rows, slices] = region;
+        if row == 0 || rows == 0 || slices == 0 {
+            return Ok(());
+        }
+        // One past the last byte of each side.
+        let end = |offset: u64, [pitch, slice]: [u64; 2]| {
+            (slices - 1)
+                .checked_mul(slice)
+                .and_then(|s| (rows - 1).checked_mul(pitch)?.checked_add(s))
+                .and_then(|r| r.checked_add(offset)?.checked_add(row))
+        };
+        let (Some(src_end), Some(dst_end)) =
+            (end(src_offset, src_pitches), end(dst_offset, dst_pitches))
+        else {
+            return Err(Error::Other("buffer copy out of bounds".to_string()));
+        };
+        if src_end > src.size() || dst_end > dst.size() {
+            return Err(Error::Other("buffer copy out of bounds".to_string()));
+        }
+        let spans_meet = Arc::ptr_eq(src, dst) && src_offset < dst_end && dst_offset < src_end;
+        let src_address = src.device_address() + src_offset;
+        let dst_address = dst.device_address() + dst_offset;
+        let bits = src_address
+            | dst_address
+            | row
+            | src_pitches[0]
+            | src_pitches[1]
+            | dst_pitches[0]
+            | dst_pitches[1];
+        let kernel = if bits & 15 == 0 {
+            Some(BuiltinKernel::CopyRect16)
+        } else if bits & 3 == 0 {
+            Some(BuiltinKernel::CopyRect4)
+        } else {
+            None
+        };
+        let on_compute = self.device.rect_copy_on_compute();
+        if let (Some(kernel), false, true, true) =
+            (kernel, spans_meet, on_compute, rows * slices > 1)
+        {
+            let row_units = row / kernel.unit();
+            let units = row_units * rows * slices;
+            let recorded = self.record_builtin(kernel, units, |stride| {
+                push_words(&[
+                    src_address,
+                    dst_address,
+                    units,
+                    stride,
+                    row_units,
+                    rows,
+                    src_pitches[0],
+                    src_pitches[1],
+                    dst_pitches[0],
+                    dst_pitches[1],
+                ])
+            })?;
+            if recorded {
+                let batch = self.recording()?;
+                batch.keep_buffer(src);
+                batch.keep_buffer(dst);
+                return Ok(());
+            }
+        }
+        let mut offsets = Vec::with_capacity((rows * slices) as usize);
+        for z in 0..slices {
+            for y in 0..rows {
+                offsets.push((
+                    src_offset + z * src_pitches[1] + y * src_pitches[0],
+                    dst_offset + z * dst_pitches[1] + y * dst_pitches[0],
+                ));
+            }
+        }
+        self.copy_buffer_rows(src, dst, &offsets, row)
     }
 
     /// Copies rows of `row` bytes between buffers, one row per pair of
@@ -555,7 +648,7 @@ impl CommandStream {
             };
             let units = size / kernel.unit();
             let recorded = self.record_builtin(kernel, units, |stride| {
-                let mut push = push_words([dst_address, units, stride, 0]);
+                let mut push = push_words(&[dst_address, units, stride, 0]);
                 push[24..28].copy_from_slice(&value.to_ne_bytes());
                 push
             })?;
@@ -608,7 +701,7 @@ impl CommandStream {
             };
             batch.bound_pipeline = pipeline;
         }
-        // SAFETY: the whole 32-byte range of the built-in layout.
+        // SAFETY: the whole push-constant range of the built-in layout.
         unsafe {
             device.raw.cmd_push_constants(
                 batch.cmd,

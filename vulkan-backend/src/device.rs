@@ -119,6 +119,18 @@ impl DeviceShared {
         }
     }
 
+    /// Whether a rectangle copy runs as the built-in kernel: on GPUs, where
+    /// NVIDIA's driver runs a `vkCmdCopyBuffer` of many regions as as many
+    /// small copies (OpenCV's 1,080-row copies took 75 us each to record
+    /// on an H200); lavapipe copies regions with the CPU, as fast.
+    pub fn rect_copy_on_compute(&self) -> bool {
+        match CopyEngine::from_u8(self.copy_engine.load(Ordering::Relaxed)) {
+            CopyEngine::Transfer => false,
+            CopyEngine::Compute => true,
+            CopyEngine::Auto => self.info.device_type != crate::DeviceType::Cpu,
+        }
+    }
+
     /// Whether a fill runs as a compute kernel: only when asked for, since
     /// `vkCmdFillBuffer` kept up with the kernel on every device measured.
     pub fn fill_on_compute(&self) -> bool {
