@@ -206,6 +206,13 @@ pub struct TargetCaps {
     /// `if` chains (lower/funnel.rs) become such a shift of the pair
     /// instead of two 32-bit shifts, an OR and a select.
     pub funnel_shift64: bool,
+    /// The driver's GLSL.std.450 `Fma` is fused and correctly rounded for
+    /// every width (NVIDIA's: `FFMA`, `DFMA`, `HFMA2`): `fma` becomes that
+    /// instruction instead of the library's, which Vulkan requires where
+    /// `Fma` may be a multiply and an add, and whose float version (the
+    /// product and the sum in double, rounded to odd, then to float) NVIDIA's
+    /// driver made about thirty instructions with double-precision adds.
+    pub fused_fma: bool,
     /// Where the launch header and the arguments together pass
     /// `max_push_constants_size`, the header moves to a buffer and the
     /// arguments stay in push constants ([`ArgBlock::HeaderBuffer`]),
@@ -274,6 +281,7 @@ impl Default for TargetCaps {
             f64_rounding_from_floor: false,
             rotate64_in_halves: false,
             funnel_shift64: false,
+            fused_fma: false,
             header_buffer: false,
             outline_min_nodes: lower::OUTLINE_MIN_NODES,
             outline_member_copies: true,

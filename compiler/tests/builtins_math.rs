@@ -77,6 +77,30 @@ fn fast_relaxed_math_uses_instructions_but_keeps_fma_exact() {
     }
 }
 
+/// On a driver whose `Fma` is fused (`TargetCaps::fused_fma`), `fma` of
+/// every width is that instruction, with no call into the library.
+#[test]
+fn fma_is_the_drivers_where_it_is_fused() {
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+               __kernel void k(__global float *x, __global double *d) {\n\
+               x[0] = fma(x[0], x[1], x[2]);\n\
+               d[0] = fma(d[0], d[1], d[2]);\n\
+               }\n";
+    let fused = TargetCaps {
+        fused_fma: true,
+        ..fp64_caps()
+    };
+    let text = common::disassemble(&build_opts(src, "", &fused).spirv);
+    if text.is_empty() {
+        return;
+    }
+    let fmas = text.lines().filter(|l| l.contains(" Fma ")).count();
+    assert_eq!(fmas, 2, "one GLSL Fma per width:\n{text}");
+    assert!(!text.contains("OpFunctionCall"), "a library call:\n{text}");
+    let library = common::disassemble(&build_opts(src, "", &fp64_caps()).spirv);
+    assert!(!library.contains(" Fma "), "the library's fma uses Fma:\n{library}");
+}
+
 #[test]
 fn fast_relaxed_math_defines_its_macro() {
     let src = "#ifndef __FAST_RELAXED_MATH__\n#error not defined\n#endif\n\

@@ -50,6 +50,7 @@ fn rich_caps() -> TargetCaps {
         ]),
         rotate64_in_halves: true,
         funnel_shift64: true,
+        fused_fma: true,
         header_buffer: true,
         outline_min_nodes: 0,
         ..TargetCaps::default()

@@ -218,7 +218,8 @@ impl<'a> Lowerer<'a> {
             "__ferrocl_exp" | "__ferrocl_exp2" | "__ferrocl_log" | "__ferrocl_log2"
         );
         let glsl_first =
-            relaxed && vulkan_bound_is_opencls && matches!(s, Scalar::Float | Scalar::Half);
+            (relaxed && vulkan_bound_is_opencls && matches!(s, Scalar::Float | Scalar::Half))
+                || (func == "__ferrocl_fma" && self.caps.fused_fma);
         if let (true, Some(op)) = (glsl_first, fallback) {
             let ids = self.convert_all(vals, &t, span)?;
             let ty = self.sty(&t);
