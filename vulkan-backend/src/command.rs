@@ -448,19 +448,30 @@ impl CommandStream {
                 }
             }
         }
-        let device = Arc::clone(&self.device);
-        let batch = self.recording()?;
         let region = [vk::BufferCopy {
             src_offset,
             dst_offset,
             size,
         }];
-        // SAFETY: both buffers are live, in bounds, non-overlapping, and
-        // kept alive by the batch.
+        self.record_copy_regions(src, dst, &region)
+    }
+
+    /// Records one `vkCmdCopyBuffer` of `regions`, which the caller has
+    /// checked: in bounds, and no source region meeting a destination one.
+    fn record_copy_regions(
+        &mut self,
+        src: &Arc<Buffer>,
+        dst: &Arc<Buffer>,
+        regions: &[vk::BufferCopy],
+    ) -> Result<()> {
+        let device = Arc::clone(&self.device);
+        let batch = self.recording()?;
+        // SAFETY: both buffers are live and kept alive by the batch; the
+        // caller checked the regions.
         unsafe {
             device
                 .raw
-                .cmd_copy_buffer(batch.cmd, src.raw, dst.raw, &region)
+                .cmd_copy_buffer(batch.cmd, src.raw, dst.raw, regions)
         };
         batch.keep_buffer(src);
         batch.keep_buffer(dst);
@@ -602,19 +613,10 @@ impl CommandStream {
                 size: row,
             })
             .collect();
-        let device = Arc::clone(&self.device);
-        let batch = self.recording()?;
-        // SAFETY: both buffers are live and kept alive by the batch; every
-        // row is in bounds (the spans are), and the source rows and the
-        // destination rows do not meet (other buffers, or disjoint spans).
-        unsafe {
-            device
-                .raw
-                .cmd_copy_buffer(batch.cmd, src.raw, dst.raw, &regions)
-        };
-        batch.keep_buffer(src);
-        batch.keep_buffer(dst);
-        Ok(())
+        // Every row is in bounds (the spans are), and the source rows and
+        // the destination rows do not meet (other buffers, or disjoint
+        // spans).
+        self.record_copy_regions(src, dst, &regions)
     }
 
     /// Fills `size` bytes at `offset` with the 32-bit `value` (offset and
