@@ -98,7 +98,10 @@ fn fma_is_the_drivers_where_it_is_fused() {
     assert_eq!(fmas, 2, "one GLSL Fma per width:\n{text}");
     assert!(!text.contains("OpFunctionCall"), "a library call:\n{text}");
     let library = common::disassemble(&build_opts(src, "", &fp64_caps()).spirv);
-    assert!(!library.contains(" Fma "), "the library's fma uses Fma:\n{library}");
+    assert!(
+        !library.contains(" Fma "),
+        "the library's fma uses Fma:\n{library}"
+    );
 }
 
 #[test]
