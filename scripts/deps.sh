@@ -15,9 +15,18 @@ FERROCL_PACKAGES=(
     gcc                     # builds the C tests
 )
 
+# What the tests need besides: OpenCV's Python module, whose OpenCL path
+# scripts/test.sh checks against its CPU path (tools/opencv_tapi_check.py).
+FERROCL_TEST_PACKAGES=(
+    python3-opencv
+)
+
+# The packages named (default: FERROCL_PACKAGES) that are not installed.
 ferrocl_missing_packages() {
     local missing=()
-    for p in "${FERROCL_PACKAGES[@]}"; do
+    local wanted=("$@")
+    [ ${#wanted[@]} -eq 0 ] && wanted=("${FERROCL_PACKAGES[@]}")
+    for p in "${wanted[@]}"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
             missing+=("$p")
         fi
@@ -25,13 +34,16 @@ ferrocl_missing_packages() {
     echo "${missing[@]:-}"
 }
 
+# Installs the packages named (default: FERROCL_PACKAGES) that are missing.
 ferrocl_install_deps() {
+    local wanted=("$@")
+    [ ${#wanted[@]} -eq 0 ] && wanted=("${FERROCL_PACKAGES[@]}")
     if ! command -v dpkg-query >/dev/null 2>&1; then
-        echo "ferrocl: this is not a Debian-like system; install the equivalents of: ${FERROCL_PACKAGES[*]}" >&2
+        echo "ferrocl: this is not a Debian-like system; install the equivalents of: ${wanted[*]}" >&2
         return 0
     fi
     local missing
-    missing=$(ferrocl_missing_packages)
+    missing=$(ferrocl_missing_packages "${wanted[@]}")
     [ -z "$missing" ] && return 0
     echo "ferrocl: installing missing packages: $missing"
     local sudo=""

@@ -13,13 +13,14 @@ kernel. Needs Debian's python3-opencv (OpenCV 4.6).
 
     cc -O2 -shared -fPIC -o /tmp/libcl_profile_layer.so \\
         tools/cl_profile_layer.c -lpthread
-    OCL_ICD_VENDORS=/tmp/vf OPENCV_OPENCL_DEVICE=:CPU: \\
+    OCL_ICD_VENDORS=/tmp/vf OPENCV_OPENCL_DEVICE=ferrocl:: \\
     OPENCL_LAYERS=/tmp/libcl_profile_layer.so CL_PROFILE_TRACE=1 \\
     CL_PROFILE_OUT=/tmp/trace.txt \\
         /usr/bin/python3 tools/opencv_tapi_check.py --trace /tmp/trace.txt
 
-(`:CPU:` picks lavapipe, which ferrocl reports as a CPU device; on a GPU
-leave OPENCV_OPENCL_DEVICE unset.) Arguments other than `--trace` keep
+(`ferrocl::` picks ferrocl's device of any type: OpenCV takes GPUs
+only by default, and ferrocl reports lavapipe as a CPU device.
+scripts/test.sh runs it so.) Arguments other than `--trace` keep
 only the operations whose names contain one of them. Exit status 1 when
 any operation differs, fails or ran no kernel. docs/conformance.md says
 what it found.
