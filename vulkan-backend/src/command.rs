@@ -441,10 +441,7 @@ impl CommandStream {
                     push_words(&[src_address, dst_address, units, stride])
                 })?;
                 if recorded {
-                    let batch = self.recording()?;
-                    batch.keep_buffer(src);
-                    batch.keep_buffer(dst);
-                    return Ok(());
+                    return self.keep_buffers(src, dst);
                 }
             }
         }
@@ -473,6 +470,12 @@ impl CommandStream {
                 .raw
                 .cmd_copy_buffer(batch.cmd, src.raw, dst.raw, regions)
         };
+        self.keep_buffers(src, dst)
+    }
+
+    /// Keeps both buffers of a copy alive with the batch being recorded.
+    fn keep_buffers(&mut self, src: &Arc<Buffer>, dst: &Arc<Buffer>) -> Result<()> {
+        let batch = self.recording()?;
         batch.keep_buffer(src);
         batch.keep_buffer(dst);
         Ok(())
@@ -553,10 +556,7 @@ impl CommandStream {
                 ])
             })?;
             if recorded {
-                let batch = self.recording()?;
-                batch.keep_buffer(src);
-                batch.keep_buffer(dst);
-                return Ok(());
+                return self.keep_buffers(src, dst);
             }
         }
         let mut offsets = Vec::with_capacity((rows * slices) as usize);
