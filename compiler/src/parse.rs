@@ -1465,16 +1465,21 @@ impl<'a> Parser<'a> {
     fn statement_inner(&mut self) -> Stmt {
         let span = self.span();
         let mk = |kind| Stmt { kind, span };
-        if let TokenKind::Pragma(text) = &self.peek().kind {
-            match pragma_loop_hint(text) {
-                Some(Ok(hint)) => self.pending_hint = Some((hint, span, false)),
-                Some(Err(())) => self.diags.warning(
-                    span,
-                    "unroll pragma ignored: the count must be a positive integer",
-                ),
-                None => {}
+        if matches!(self.peek().kind, TokenKind::Pragma(_)) {
+            // Pragmas in a row, read here rather than one call deeper
+            // each, which would count as nesting.
+            while let TokenKind::Pragma(text) = &self.peek().kind {
+                let at = self.span();
+                match pragma_loop_hint(text) {
+                    Some(Ok(hint)) => self.pending_hint = Some((hint, at, false)),
+                    Some(Err(())) => self.diags.warning(
+                        at,
+                        "unroll pragma ignored: the count must be a positive integer",
+                    ),
+                    None => {}
+                }
+                self.bump();
             }
-            self.bump();
             // A pragma is no statement of its own: `for (...) #pragma
             // unroll for (...) s;` has the inner loop as its body (OpenCV's
             // Farneback kernels are written so). At the end of a block

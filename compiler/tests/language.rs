@@ -902,3 +902,21 @@ fn wide_library_calls_inline_the_function_once() {
     // Up to four components stay inlined one after another.
     assert!(words("float4") > 3 * scalar);
 }
+
+/// Pragmas in a row before a statement are read one after the other, not
+/// as nesting: a thousand of them build, the loop after them keeps its
+/// hint, and a pragma between a loop's head and its body leaves the body
+/// to the statement after it.
+#[test]
+fn pragmas_in_a_row_and_between_a_statement_and_its_body() {
+    let many = "#pragma unroll\n".repeat(1000);
+    build(&format!(
+        "kernel void k(global int *o, int n) {{\n\
+         {many}for (int i = 0; i < 4; i++) o[i] = i;\n\
+         for (int a = 0; a < n; a++)\n\
+         #pragma unroll 2\n\
+         for (int b = 0; b < 4; b++) o[a * 4 + b] += a;\n\
+         #pragma unroll\n\
+         }}\n"
+    ));
+}
