@@ -75,6 +75,13 @@ for _p, _q in LINE_ENDS:
     cv2.line(LINES, _p, _q, 255, 1)
 
 
+# Five noisy frames of the colour image, for the background subtractors.
+FRAMES = [
+    np.clip(BGR8.astype(np.int16) + rng.integers(-20, 20, BGR8.shape), 0, 255).astype(np.uint8)
+    for _ in range(5)
+]
+
+
 def like(a, array):
     """`array` as the kind of input `a` is (a UMat for the OpenCL run)."""
     return cv2.UMat(array) if isinstance(a, cv2.UMat) else array
@@ -303,6 +310,34 @@ def same_lines(got, want):
     return order(got) == order(want)
 
 
+def background_mask(a, make):
+    """The foreground mask a fresh subtractor gives for the last of
+    FRAMES, fed as the kind of input `a` is."""
+    subtractor = make()
+    mask = None
+    for frame in FRAMES:
+        mask = subtractor.apply(like(a, frame))
+    return mask
+
+
+# Operations of OpenCV's video and object detection modules: (operation,
+# input, check).
+MODULES = {
+    "BackgroundSubtractorMOG2": (
+        lambda a: background_mask(a, cv2.createBackgroundSubtractorMOG2),
+        BGR8,
+        within(0),
+    ),
+    "BackgroundSubtractorKNN": (
+        lambda a: background_mask(a, cv2.createBackgroundSubtractorKNN),
+        BGR8,
+        within(0),
+    ),
+    # Descriptors normalised to at most 0.2 per bin (L2-Hys); the kernels
+    # sum gradients in another order than the CPU code.
+    "HOGDescriptor_compute": (lambda a: cv2.HOGDescriptor().compute(a), GRAY8, within(1e-3)),
+}
+
 on_drawn_lines.whole = True
 same_lines.whole = True
 
@@ -463,6 +498,8 @@ def cases():
         yield name, fn, data, check, model
     for name, (fn, data, whole) in WHOLE.items():
         yield name, fn, data, whole, None
+    for name, (fn, data, check) in MODULES.items():
+        yield name, fn, data, check, None
 
 
 def main(argv):
