@@ -310,6 +310,18 @@ def same_lines(got, want):
     return order(got) == order(want)
 
 
+# Corners of the gray image at least 20 pixels inside it, for the sparse
+# optical flow: SHIFTED wraps at the edges, and near them the CPU code and
+# the OpenCL kernel take different windows.
+_corners = cv2.goodFeaturesToTrack(GRAY8, 100, 0.01, 10).reshape(-1, 2)
+CORNERS = _corners[
+    (_corners[:, 0] >= 20)
+    & (_corners[:, 0] < COLS - 20)
+    & (_corners[:, 1] >= 20)
+    & (_corners[:, 1] < ROWS - 20)
+].reshape(-1, 1, 2)
+
+
 def background_mask(a, make):
     """The foreground mask a fresh subtractor gives for the last of
     FRAMES, fed as the kind of input `a` is."""
@@ -336,6 +348,19 @@ MODULES = {
     # Descriptors normalised to at most 0.2 per bin (L2-Hys); the kernels
     # sum gradients in another order than the CPU code.
     "HOGDescriptor_compute": (lambda a: cv2.HOGDescriptor().compute(a), GRAY8, within(1e-3)),
+    # Positions of the corners in the shifted image (3 and 2 pixels away):
+    # both paths find them within a thousandth of a pixel.
+    "calcOpticalFlowPyrLK": (
+        lambda a: cv2.calcOpticalFlowPyrLK(a, shifted_for(a), like(a, CORNERS), None)[0],
+        GRAY8,
+        within(1e-2),
+    ),
+    # ORB's descriptors: bit strings, equal.
+    "ORB_descriptors": (
+        lambda a: cv2.ORB_create().detectAndCompute(a, None)[1],
+        GRAY8,
+        within(0),
+    ),
 }
 
 on_drawn_lines.whole = True
