@@ -67,6 +67,11 @@ MAP_X, MAP_Y = np.meshgrid(
 )
 REVERSE = np.arange(255, -1, -1, dtype=np.uint8)
 TEMPLATE = GRAY8[100:130, 200:240].copy()
+FLIPPED = cv2.flip(GRAY8, 1)
+WEIGHTS_A = np.full(GRAY8.shape, 0.3, np.float32)
+WEIGHTS_B = np.full(GRAY8.shape, 0.7, np.float32)
+# Luma over half-resolution interleaved chroma (NV12), from the gray image.
+NV12 = np.vstack([GRAY8, GRAY8[: ROWS // 2]])
 SHIFTED = np.roll(GRAY8, (2, 3), axis=(0, 1))
 # Three lines on black, for the Hough transforms.
 LINES = np.zeros((ROWS, COLS), np.uint8)
@@ -172,6 +177,15 @@ IMAGE_OPS = {
     "min": lambda a: cv2.min(a, 100),
     "max": lambda a: cv2.max(a, 100),
     "compare": lambda a: cv2.compare(a, 128, cv2.CMP_GT),
+    "filter2D_11x11": lambda a: cv2.filter2D(a, -1, np.ones((11, 11), np.float32) / 121),
+    "GaussianBlur_31x31": lambda a: cv2.GaussianBlur(a, (31, 31), 8),
+    "Sobel_7": lambda a: cv2.Sobel(a, cv2.CV_32F, 1, 1, ksize=7),
+    "linearPolar": lambda a: cv2.linearPolar(a, (320, 240), 200, cv2.WARP_FILL_OUTLIERS),
+    "CLAHE": lambda a: cv2.createCLAHE(2.0, (8, 8)).apply(a),
+    "fastNlMeansDenoising": lambda a: cv2.fastNlMeansDenoising(a, None, 10, 7, 21),
+    "blendLinear": lambda a: cv2.blendLinear(
+        a, like(a, FLIPPED), like(a, WEIGHTS_A), like(a, WEIGHTS_B)
+    ),
     "cvtColor_HSV": lambda a: cv2.cvtColor(a, cv2.COLOR_BGR2HSV),
     "cvtColor_YUV": lambda a: cv2.cvtColor(a, cv2.COLOR_BGR2YUV),
     "cvtColor_Lab": lambda a: cv2.cvtColor(a, cv2.COLOR_BGR2Lab),
@@ -205,6 +219,7 @@ GRAY_ONLY = {
     "Canny", "Canny_L2", "equalizeHist", "cornerHarris", "goodFeaturesToTrack",
     "calcHist", "matchTemplate_CCORR_NORMED", "matchTemplate_CCOEFF_NORMED",
     "matchTemplate_SQDIFF", "calcOpticalFlowFarneback", "reduce_sum", "reduce_max",
+    "CLAHE", "fastNlMeansDenoising", "blendLinear",
     "cornerMinEigenVal", "integral", "medianBlur5", "inRange", "compare",
 }
 BGR_ONLY = {
@@ -233,6 +248,7 @@ FLOAT_OPS = {
         cv2.dft(a, flags=cv2.DFT_COMPLEX_OUTPUT), flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE
     ),
     "GaussianBlur_f32": lambda a: cv2.GaussianBlur(a, (5, 5), 1.0),
+    "Laplacian_f32": lambda a: cv2.Laplacian(a, cv2.CV_32F, ksize=5),
     "normalize_l2": lambda a: cv2.normalize(a, None, 1.0, 0.0, cv2.NORM_L2),
 }
 
@@ -345,6 +361,7 @@ MODULES = {
         BGR8,
         within(0),
     ),
+    "cvtColor_NV12": (lambda a: cv2.cvtColor(a, cv2.COLOR_YUV2BGR_NV12), NV12, within(1)),
     # Descriptors normalised to at most 0.2 per bin (L2-Hys); the kernels
     # sum gradients in another order than the CPU code.
     "HOGDescriptor_compute": (lambda a: cv2.HOGDescriptor().compute(a), GRAY8, within(1e-3)),
@@ -488,6 +505,8 @@ TOLERANCES = {
     "warpAffine": within_where(inside_source(ROTATE, (ROWS, COLS)), 1),
     "warpPerspective": within_where(inside_source(PERSPECTIVE, (ROWS, COLS)), 1),
     "Canny": similar(1e-2),
+    # Derivatives of 8-bit images as floats up to about 1e5.
+    "Sobel_7": within(1e-2, 1e-4),
     "Canny_L2": similar(1e-2),
     # The kernels sum in single-precision integral images (OpenCV asks for
     # CV_32F), where the CPU code uses double; a normalised coefficient of
