@@ -2,14 +2,15 @@
 """OpenCV's OpenCL path (the T-API) on an OpenCL platform, checked against
 OpenCV's own CPU path.
 
-Runs about a hundred OpenCV operations twice, once on plain arrays with
+Runs about 150 OpenCV operations twice, once on plain arrays with
 OpenCL off and once on `cv2.UMat`s with OpenCL on, and compares the
 results. OpenCV falls back to its CPU code without a word when an OpenCL
 kernel fails to build or launch, so a match alone proves nothing: with
 the launch trace of tools/cl_profile_layer.c (built as below and named in
 OPENCL_LAYERS, CL_PROFILE_TRACE=1, CL_PROFILE_OUT=FILE) and `--trace FILE`,
 an operation counts as passed only if it also launched at least one
-kernel. Needs Debian's python3-opencv (OpenCV 4.6).
+kernel and no program failed to build. Needs Debian's python3-opencv
+(OpenCV 4.6; the opencv-python wheels of 4.10 run it too).
 
     cc -O2 -shared -fPIC -o /tmp/libcl_profile_layer.so \\
         tools/cl_profile_layer.c -lpthread
@@ -22,7 +23,7 @@ kernel. Needs Debian's python3-opencv (OpenCV 4.6).
 only by default, and ferrocl reports lavapipe as a CPU device.
 scripts/test.sh runs it so.) Arguments other than `--trace` keep
 only the operations whose names contain one of them. Exit status 1 when
-any operation differs, fails or ran no kernel. docs/conformance.md says
+any operation differs, fails, ran no kernel or saw a build fail. docs/conformance.md says
 what it found.
 
 Two operations are compared with what OpenCV's OpenCL kernels compute,
