@@ -92,14 +92,6 @@ def like(a, array):
     """`array` as the kind of input `a` is (a UMat for the OpenCL run)."""
     return cv2.UMat(array) if isinstance(a, cv2.UMat) else array
 
-
-def template_for(a):
-    return like(a, TEMPLATE)
-
-
-def shifted_for(a):
-    return like(a, SHIFTED)
-
 def within(abs_tol, rel_tol=0.0):
     """Every element within `abs_tol + rel_tol * |expected|`."""
 
@@ -205,14 +197,14 @@ IMAGE_OPS = {
     "goodFeaturesToTrack": lambda a: cv2.goodFeaturesToTrack(a, 100, 0.01, 10),
     "calcHist": lambda a: cv2.calcHist([a], [0], None, [256], [0, 256]),
     "matchTemplate_CCORR_NORMED": lambda a: cv2.matchTemplate(
-        a, template_for(a), cv2.TM_CCORR_NORMED
+        a, like(a, TEMPLATE), cv2.TM_CCORR_NORMED
     ),
     "matchTemplate_CCOEFF_NORMED": lambda a: cv2.matchTemplate(
-        a, template_for(a), cv2.TM_CCOEFF_NORMED
+        a, like(a, TEMPLATE), cv2.TM_CCOEFF_NORMED
     ),
-    "matchTemplate_SQDIFF": lambda a: cv2.matchTemplate(a, template_for(a), cv2.TM_SQDIFF),
+    "matchTemplate_SQDIFF": lambda a: cv2.matchTemplate(a, like(a, TEMPLATE), cv2.TM_SQDIFF),
     "calcOpticalFlowFarneback": lambda a: cv2.calcOpticalFlowFarneback(
-        a, shifted_for(a), None, 0.5, 3, 15, 3, 5, 1.2, 0
+        a, like(a, SHIFTED), None, 0.5, 3, 15, 3, 5, 1.2, 0
     ),
     "split": lambda a: tuple(cv2.split(a)),
 }
@@ -369,7 +361,7 @@ MODULES = {
     # Positions of the corners in the shifted image (3 and 2 pixels away):
     # both paths find them within a thousandth of a pixel.
     "calcOpticalFlowPyrLK": (
-        lambda a: cv2.calcOpticalFlowPyrLK(a, shifted_for(a), like(a, CORNERS), None)[0],
+        lambda a: cv2.calcOpticalFlowPyrLK(a, like(a, SHIFTED), like(a, CORNERS), None)[0],
         GRAY8,
         within(1e-2),
     ),

@@ -138,6 +138,17 @@ impl Module {
         id
     }
 
+    /// An instruction with a result type (`ty`) and a new result id,
+    /// which it returns; `operands` follow the id.
+    fn value(&mut self, opcode: u32, ty: u32, operands: &[u32]) -> u32 {
+        let id = self.id();
+        let mut words = Vec::with_capacity(operands.len() + 2);
+        words.extend([ty, id]);
+        words.extend_from_slice(operands);
+        self.inst(opcode, &words);
+        id
+    }
+
     fn inst(&mut self, opcode: u32, operands: &[u32]) {
         let count = operands.len() as u32 + 1;
         self.words.push((count << 16) | opcode);
@@ -264,8 +275,7 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
     for (i, &id) in idx.iter().enumerate() {
         m.inst(op::CONSTANT, &[uint, id, i as u32]);
     }
-    let unit_bytes = m.id();
-    m.inst(op::CONSTANT, &[ulong, unit_bytes, kernel.unit() as u32, 0]);
+    let unit_bytes = m.value(op::CONSTANT, ulong, &[kernel.unit() as u32, 0]);
 
     m.inst(op::VARIABLE, &[ptr_input_v3, gid, STORAGE_INPUT]);
     m.inst(op::VARIABLE, &[ptr_push, pc, STORAGE_PUSH_CONSTANT]);
@@ -278,18 +288,12 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
     let merge = m.id();
     m.inst(op::FUNCTION, &[void, main, 0, fn_void]);
     m.inst(op::LABEL, &[entry_block]);
-    let g = m.id();
-    m.inst(op::LOAD, &[v3uint, g, gid]);
-    let gx = m.id();
-    m.inst(op::COMPOSITE_EXTRACT, &[uint, gx, g, 0]);
-    let first = m.id();
-    m.inst(op::U_CONVERT, &[ulong, first, gx]);
+    let g = m.value(op::LOAD, v3uint, &[gid]);
+    let gx = m.value(op::COMPOSITE_EXTRACT, uint, &[g, 0]);
+    let first = m.value(op::U_CONVERT, ulong, &[gx]);
     let load_push_ulong = |m: &mut Module, member: u32| {
-        let ptr = m.id();
-        m.inst(op::ACCESS_CHAIN, &[ptr_push_ulong, ptr, pc, member]);
-        let value = m.id();
-        m.inst(op::LOAD, &[ulong, value, ptr]);
-        value
+        let ptr = m.value(op::ACCESS_CHAIN, ptr_push_ulong, &[pc, member]);
+        m.value(op::LOAD, ulong, &[ptr])
     };
     // copy: src, dst, count, stride; fill: dst, count, stride, value.
     let (source, dst, count, stride) = if kernel.is_copy() {
@@ -304,17 +308,10 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         let dst = load_push_ulong(&mut m, idx[0]);
         let count = load_push_ulong(&mut m, idx[1]);
         let stride = load_push_ulong(&mut m, idx[2]);
-        let ptr = m.id();
-        m.inst(op::ACCESS_CHAIN, &[ptr_push_uint, ptr, pc, idx[3]]);
-        let value = m.id();
-        m.inst(op::LOAD, &[uint, value, ptr]);
+        let ptr = m.value(op::ACCESS_CHAIN, ptr_push_uint, &[pc, idx[3]]);
+        let value = m.value(op::LOAD, uint, &[ptr]);
         let value = if kernel.unit() == 16 {
-            let vector = m.id();
-            m.inst(
-                op::COMPOSITE_CONSTRUCT,
-                &[v4uint, vector, value, value, value, value],
-            );
-            vector
+            m.value(op::COMPOSITE_CONSTRUCT, v4uint, &[value; 4])
         } else {
             value
         };
@@ -338,8 +335,7 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
         op::PHI,
         &[ulong, i, first, entry_block, next, continue_block],
     );
-    let in_range = m.id();
-    m.inst(op::U_LESS_THAN, &[bool_t, in_range, i, count]);
+    let in_range = m.value(op::U_LESS_THAN, bool_t, &[i, count]);
     m.inst(op::LOOP_MERGE, &[merge, continue_block, 0]);
     m.inst(op::BRANCH_CONDITIONAL, &[in_range, body, merge]);
 
@@ -350,60 +346,38 @@ pub(crate) fn spirv(kernel: BuiltinKernel) -> Vec<u32> {
     let (src_offset, dst_offset) = if kernel.is_rect() {
         let [row_units, rows, src_pitch, src_slice, dst_pitch, dst_slice] =
             rect_push.expect("rectangle members loaded");
-        let x = m.id();
-        m.inst(op::U_MOD, &[ulong, x, i, row_units]);
-        let row = m.id();
-        m.inst(op::U_DIV, &[ulong, row, i, row_units]);
-        let y = m.id();
-        m.inst(op::U_MOD, &[ulong, y, row, rows]);
-        let z = m.id();
-        m.inst(op::U_DIV, &[ulong, z, row, rows]);
-        let x_bytes = m.id();
-        m.inst(op::I_MUL, &[ulong, x_bytes, x, unit_bytes]);
+        let x = m.value(op::U_MOD, ulong, &[i, row_units]);
+        let row = m.value(op::U_DIV, ulong, &[i, row_units]);
+        let y = m.value(op::U_MOD, ulong, &[row, rows]);
+        let z = m.value(op::U_DIV, ulong, &[row, rows]);
+        let x_bytes = m.value(op::I_MUL, ulong, &[x, unit_bytes]);
         let side = |m: &mut Module, pitch: u32, slice: u32| {
-            let in_slice = m.id();
-            m.inst(op::I_MUL, &[ulong, in_slice, y, pitch]);
-            let slices = m.id();
-            m.inst(op::I_MUL, &[ulong, slices, z, slice]);
-            let rows_bytes = m.id();
-            m.inst(op::I_ADD, &[ulong, rows_bytes, in_slice, slices]);
-            let offset = m.id();
-            m.inst(op::I_ADD, &[ulong, offset, rows_bytes, x_bytes]);
-            offset
+            let in_slice = m.value(op::I_MUL, ulong, &[y, pitch]);
+            let slices = m.value(op::I_MUL, ulong, &[z, slice]);
+            let rows_bytes = m.value(op::I_ADD, ulong, &[in_slice, slices]);
+            m.value(op::I_ADD, ulong, &[rows_bytes, x_bytes])
         };
         let src_offset = side(&mut m, src_pitch, src_slice);
         let dst_offset = side(&mut m, dst_pitch, dst_slice);
         (src_offset, dst_offset)
     } else {
-        let offset = m.id();
-        m.inst(op::I_MUL, &[ulong, offset, i, unit_bytes]);
+        let offset = m.value(op::I_MUL, ulong, &[i, unit_bytes]);
         (offset, offset)
     };
     let value = match source {
         Source::Address(src) => {
-            let address = m.id();
-            m.inst(op::I_ADD, &[ulong, address, src, src_offset]);
-            let pointer = m.id();
-            m.inst(op::CONVERT_U_TO_PTR, &[ptr_unit, pointer, address]);
-            let loaded = m.id();
-            m.inst(
+            let address = m.value(op::I_ADD, ulong, &[src, src_offset]);
+            let pointer = m.value(op::CONVERT_U_TO_PTR, ptr_unit, &[address]);
+            m.value(
                 op::LOAD,
-                &[
-                    unit_t,
-                    loaded,
-                    pointer,
-                    MEMORY_ACCESS_ALIGNED,
-                    kernel.unit() as u32,
-                ],
-            );
-            loaded
+                unit_t,
+                &[pointer, MEMORY_ACCESS_ALIGNED, kernel.unit() as u32],
+            )
         }
         Source::Value(value) => value,
     };
-    let address = m.id();
-    m.inst(op::I_ADD, &[ulong, address, dst, dst_offset]);
-    let pointer = m.id();
-    m.inst(op::CONVERT_U_TO_PTR, &[ptr_unit, pointer, address]);
+    let address = m.value(op::I_ADD, ulong, &[dst, dst_offset]);
+    let pointer = m.value(op::CONVERT_U_TO_PTR, ptr_unit, &[address]);
     m.inst(
         op::STORE,
         &[pointer, value, MEMORY_ACCESS_ALIGNED, kernel.unit() as u32],
